@@ -1,0 +1,89 @@
+// swift-tools-version: 6.1
+// Waymark: location features on iOS that behave, testable anywhere, plus the
+// server the apps upload to. See README.md and the module table in DESIGN.md.
+import PackageDescription
+
+let swiftSettings: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "Waymark",
+    platforms: [.macOS(.v14), .iOS(.v17)],
+    products: [
+        .library(name: "WaymarkGeo", targets: ["WaymarkGeo"]),
+        .library(name: "WaymarkEngine", targets: ["WaymarkEngine"]),
+        .library(name: "WaymarkSimulator", targets: ["WaymarkSimulator"]),
+        .library(name: "WaymarkSync", targets: ["WaymarkSync"]),
+        .library(name: "WaymarkApple", targets: ["WaymarkApple"]),
+        .library(name: "WaymarkServer", targets: ["WaymarkServer"]),
+        .executable(name: "waymark", targets: ["waymark"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    ],
+    targets: [
+        // Value types, geodesy, GPX/GeoJSON, statistics, filters. Foundation only.
+        .target(
+            name: "WaymarkGeo",
+            swiftSettings: swiftSettings
+        ),
+        // The device seam and the pure engine components.
+        .target(
+            name: "WaymarkEngine",
+            dependencies: ["WaymarkGeo", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings
+        ),
+        // A deterministic simulator of iOS location behaviour (PLATFORM.md).
+        .target(
+            name: "WaymarkSimulator",
+            dependencies: ["WaymarkEngine"],
+            swiftSettings: swiftSettings
+        ),
+        // On-device durable store and upload queue.
+        .target(
+            name: "WaymarkSync",
+            dependencies: ["WaymarkEngine"],
+            swiftSettings: swiftSettings
+        ),
+        // The live Device over CoreLocation & co. Compiles to nothing off Apple platforms.
+        .target(
+            name: "WaymarkApple",
+            dependencies: ["WaymarkEngine"],
+            swiftSettings: swiftSettings
+        ),
+        // The tracking server.
+        .target(
+            name: "WaymarkServer",
+            dependencies: ["WaymarkGeo", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings
+        ),
+        // The command-line tool's commands, as a library so tests can parse them in-process.
+        .target(
+            name: "WaymarkCLI",
+            dependencies: [
+                "WaymarkGeo", "WaymarkEngine", "WaymarkSimulator", "WaymarkSync", "WaymarkServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "waymark",
+            dependencies: ["WaymarkCLI"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "WaymarkGeoTests",
+            dependencies: ["WaymarkGeo"],
+            resources: [.copy("Fixtures")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(name: "WaymarkEngineTests", dependencies: ["WaymarkEngine"], swiftSettings: swiftSettings),
+        .testTarget(name: "WaymarkSimulatorTests", dependencies: ["WaymarkSimulator"], swiftSettings: swiftSettings),
+        .testTarget(name: "WaymarkSyncTests", dependencies: ["WaymarkSync"], swiftSettings: swiftSettings),
+        .testTarget(name: "WaymarkServerTests", dependencies: ["WaymarkServer"], swiftSettings: swiftSettings),
+        .testTarget(name: "WaymarkCLITests", dependencies: ["WaymarkCLI"], swiftSettings: swiftSettings),
+    ]
+)
