@@ -71,7 +71,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "waymark",
-            dependencies: ["WaymarkCLI"],
+            dependencies: ["WaymarkCLI", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -80,10 +80,6 @@ let package = Package(
             resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "WaymarkEngineTests", dependencies: ["WaymarkEngine"], swiftSettings: swiftSettings),
-        .testTarget(name: "WaymarkSimulatorTests", dependencies: ["WaymarkSimulator"], swiftSettings: swiftSettings),
-        .testTarget(name: "WaymarkSyncTests", dependencies: ["WaymarkSync"], swiftSettings: swiftSettings),
-        .testTarget(name: "WaymarkServerTests", dependencies: ["WaymarkServer"], swiftSettings: swiftSettings),
         .testTarget(name: "WaymarkCLITests", dependencies: ["WaymarkCLI"], swiftSettings: swiftSettings),
     ]
 )

@@ -1,0 +1,4 @@
+import ArgumentParser
+import WaymarkCLI
+
+await WaymarkCommand.main()
