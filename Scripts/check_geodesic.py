@@ -132,8 +132,9 @@ def check(binary, count, seed):
         dist_err.append(e)
         if e > worst[0]:
             worst = (e, p)
-        # Azimuths are undefined at a pole and for coincident points: compare elsewhere.
-        if abs(p[1]) < 90 and abs(p[3]) < 90 and r["s12"] > 1e-3:
+        # Azimuths are undefined at a pole and ill-conditioned for lines of a few millimetres
+        # (a 1e-10 m rounding of a coordinate turns them by 1e-5 degrees): compare the rest.
+        if abs(p[1]) < 90 and abs(p[3]) < 90 and r["s12"] > 1:
             az_err.append(max(azimuth_difference(got[1], r["azi1"]), azimuth_difference(got[2], r["azi2"])))
 
     direct_in = [f"{p[1]!r} {p[2]!r} {r['azi1']!r} {r['s12']!r}" for p, r in zip(pairs, ref)]
@@ -147,7 +148,7 @@ def check(binary, count, seed):
     summary("inverse distance error", dist_err, "m")
     for kind in ("uniform", "antipodal", "short", "pole", "special"):
         summary(f"  {kind}", [e for e, p in zip(dist_err, pairs) if p[0] == kind], "m")
-    summary("inverse azimuth error (off poles)", az_err, "deg")
+    summary("inverse azimuth error (>1 m, off poles)", az_err, "deg")
     summary("direct end-point error", direct_err, "m")
     failures = sum(e > TOLERANCE_M for e in dist_err) + sum(e > TOLERANCE_M for e in direct_err)
     if failures:

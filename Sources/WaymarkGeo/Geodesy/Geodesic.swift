@@ -15,8 +15,8 @@ import Foundation
 ///
 /// ```swift
 /// let jfk = try Coordinate(latitude: 40.64, longitude: -73.78)
-/// let sin = try Coordinate(latitude: 1.36, longitude: 103.99)
-/// let line = Geodesic.wgs84.inverse(jfk, sin)           // 15,349.7 km, azimuth 3.9°
+/// let singapore = try Coordinate(latitude: 1.36, longitude: 103.99)
+/// let line = Geodesic.wgs84.inverse(jfk, singapore)    // 15,347,512.94 m, initial azimuth 3.31°
 /// let back = Geodesic.wgs84.direct(from: jfk, azimuth: line.initialAzimuth, distance: line.distance)
 /// ```
 ///
