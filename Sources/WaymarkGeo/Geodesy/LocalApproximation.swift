@@ -71,9 +71,9 @@ public enum LocalApproximation {
 
     /// Approximate azimuth from `a` to `b`, degrees clockwise from north in (-180, 180].
     ///
-    /// This is the direction of the chord on the tangent plane at the mid-latitude, which is
-    /// the mean of the geodesic's azimuths at the two ends to within about 10⁻⁵° for 10 km
-    /// segments at mid latitudes. Coincident points give 0.
+    /// This is the direction of the chord on the tangent plane at the mid-latitude; within the
+    /// recommended limits it is within 10⁻⁴° of the mean of the geodesic's azimuths at the two
+    /// ends (which differ from each other by the meridian convergence). Coincident points give 0.
     @inlinable
     public static func azimuth(from a: Coordinate, to b: Coordinate) -> Double {
         let d = offset(from: a, to: b)
