@@ -7,7 +7,7 @@ struct GeoCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "geo",
         abstract: "Solve geodesic problems on the WGS-84 ellipsoid.",
-        subcommands: [GeoInverseCommand.self, GeoDirectCommand.self]
+        subcommands: [GeoInverseCommand.self, GeoDirectCommand.self, GeoBenchmarkCommand.self]
     )
 }
 
@@ -125,5 +125,52 @@ enum GeoBatch {
             }
         }
         FileHandle.standardOutput.write(Data(output.utf8))
+    }
+}
+
+/// `waymark geo benchmark`: nanoseconds per call of the geodesy functions (use a release build).
+struct GeoBenchmarkCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "benchmark",
+        abstract: "Time the geodesy functions on random pairs; prints nanoseconds per call.",
+        discussion: "Build with -c release first. Scripts/bench_geodesic.py runs this next to GeographicLib."
+    )
+
+    @Option(help: "Number of random pairs per measurement.")
+    var count = 200_000
+
+    func run() throws {
+        var state: UInt64 = 0x5EED
+        func uniform() -> Double {   // SplitMix64 → [0, 1)
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return Double((z ^ (z >> 31)) >> 11) / Double(1 << 53)
+        }
+        func point() -> Coordinate {
+            Coordinate(uncheckedLatitude: asin(2 * uniform() - 1) * 180 / .pi, longitude: 360 * uniform() - 180)
+        }
+        let far = (0..<count).map { _ in (point(), point()) }
+        let near = far.map { pair in
+            (pair.0, Coordinate(uncheckedLatitude: max(-90, min(90, pair.0.latitude + 0.002 * (uniform() - 0.5))),
+                                longitude: Coordinate.normalizedLongitude(pair.0.longitude + 0.002 * (uniform() - 0.5))))
+        }
+        let g = Geodesic.wgs84
+        func measure(_ name: String, _ pairs: [(Coordinate, Coordinate)], _ body: (Coordinate, Coordinate) -> Double) {
+            var sink = 0.0
+            let start = ContinuousClock.now
+            for (a, b) in pairs { sink += body(a, b) }
+            let elapsed = ContinuousClock.now - start
+            let ns = Double(elapsed.components.seconds) * 1e9 + Double(elapsed.components.attoseconds) / 1e9
+            print("\(name.padding(toLength: 44, withPad: " ", startingAt: 0)) \(String(format: "%8.1f", ns / Double(pairs.count))) ns/call"
+                  + (sink.isNaN ? " (nan)" : ""))
+        }
+        measure("geodesic inverse (random pairs)", far) { g.inverse($0, $1).distance }
+        measure("geodesic inverse (pairs ~100 m apart)", near) { g.inverse($0, $1).distance }
+        measure("geodesic direct (random)", far) { g.direct(from: $0, azimuth: $1.longitude, distance: 1e7).destination.latitude }
+        measure("LocalApproximation.distance (~100 m)", near) { LocalApproximation.distance($0, $1) }
+        measure("LocalApproximation.segmentDistance (~100 m)", near) { LocalApproximation.segmentDistance($0, $1) }
+        measure("haversine (random)", far) { Geodesy.haversineDistance($0, $1) }
     }
 }

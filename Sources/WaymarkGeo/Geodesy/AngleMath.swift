@@ -37,7 +37,7 @@ enum AngleMath {
     @inlinable
     static func atan2Degrees(_ y: Double, _ x: Double) -> Double {
         let d = atan2(y, x) / radiansPerDegree
-        return d == -180 ? 180 : d
+        return d == -180 ? 180 : d + 0   // + 0 turns -0 into 0
     }
 
     /// `lon2 - lon1` wrapped into [-180, 180], computed without loss for nearby values.
