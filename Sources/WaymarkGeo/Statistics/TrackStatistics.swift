@@ -49,6 +49,10 @@ public struct TrackStatistics: Hashable, Sendable {
     /// over time) of the five intervals centred on it, within its segment. The first
     /// and last two intervals of a segment use the first and last full window; a
     /// segment with fewer than five intervals uses the median of all of them.
+    ///
+    /// The median removes isolated jumps, not steady jitter: a receiver that wanders
+    /// several metres every second while standing still looks like slow movement.
+    /// Run such fixes through ``KalmanSmoother`` first.
     public var movingTime: TimeInterval?
     /// Seconds spent in intervals whose smoothed speed is below the threshold.
     public var stoppedTime: TimeInterval?

@@ -88,6 +88,12 @@ public struct TrackStatisticsAccumulator: Sendable {
         add(point.coordinate, elevation: point.elevation, time: point.time)
     }
 
+    /// Adds `fix` as the next point of the current segment (its coordinate, altitude and timestamp).
+    @inlinable
+    public mutating func add(_ fix: Fix) {
+        add(fix.coordinate, elevation: fix.altitude, time: fix.timestamp)
+    }
+
     /// Adds the next point of the current segment. `elevation` is in metres.
     public mutating func add(_ coordinate: Coordinate, elevation pointElevation: Double?, time: Date?) {
         if !inSegment { inSegment = true }

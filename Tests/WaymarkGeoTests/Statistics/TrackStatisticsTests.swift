@@ -197,3 +197,19 @@ struct TrackStatisticsTests {
         #expect(TrackStatistics(document: GPXDocument(tracks: [track, track])).pointCount == 2 * 252)
     }
 }
+
+@Suite("Track statistics from fixes")
+struct TrackStatisticsFixTests {
+    @Test("fixes feed the accumulator with altitude and timestamp")
+    func fixes() throws {
+        var accumulator = TrackStatisticsAccumulator()
+        for p in SyntheticTrack.line(speed: 4, seconds: 60).points {
+            accumulator.add(Fix(coordinate: p.coordinate, altitude: 100, timestamp: try #require(p.time)))
+        }
+        let stats = accumulator.statistics
+        #expect(stats.duration == 60)
+        #expect(abs(try #require(stats.averageMovingSpeed) - 4) < 0.02)
+        #expect(stats.maximumElevation == 100)
+        #expect(stats.elevationGain == 0)
+    }
+}
