@@ -1,6 +1,9 @@
-/// Elevation gain and loss with a dead band (internal helper of ``TrackStatisticsAccumulator``).
+/// Elevation gain and loss with spike removal and a dead band (internal helper of
+/// ``TrackStatisticsAccumulator``).
 ///
-/// The filter follows the elevation in one direction, remembering the extreme
+/// First, each elevation is replaced by the median of itself and its two
+/// neighbours in the segment (the first and last points are kept as they are); this
+/// removes single-point spikes entirely, which an average would only shrink. Then the filter follows the elevation in one direction, remembering the extreme
 /// reached. A change of direction is accepted only once the elevation has moved
 /// more than `threshold` metres back from that extreme; then the finished climb
 /// (or descent), from the previous turning point to the extreme, is added to the
@@ -17,12 +20,36 @@ struct ElevationHysteresis: Sendable {
     /// +1 climbing, -1 descending, 0 undecided (no move beyond the threshold yet), nil before the first value.
     private var direction: Int?
 
+    // The running median's last two raw values and how many the segment has had (capped at 2).
+    private var older = 0.0
+    private var newer = 0.0
+    private var seen = 0
+
     init(threshold: Double) {
         self.threshold = threshold
     }
 
+    /// Adds the next raw elevation of the segment, metres.
     @inline(__always)
     mutating func add(_ elevation: Double) {
+        switch seen {
+        case 0:
+            follow(elevation)
+            older = elevation
+            seen = 1
+        case 1:
+            newer = elevation
+            seen = 2
+        default:
+            follow(max(min(older, newer), min(max(older, newer), elevation)))
+            older = newer
+            newer = elevation
+        }
+    }
+
+    /// Feeds a spike-filtered elevation to the hysteresis.
+    @inline(__always)
+    private mutating func follow(_ elevation: Double) {
         guard let dir = direction else {
             reference = elevation
             extreme = elevation
@@ -61,6 +88,8 @@ struct ElevationHysteresis: Sendable {
 
     /// Adds the climb or descent in progress and forgets the segment.
     mutating func endSegment() {
+        if seen == 2 { follow(newer) }
+        seen = 0
         if direction == 1 { gain += extreme - reference }
         if direction == -1 { loss += reference - extreme }
         direction = nil

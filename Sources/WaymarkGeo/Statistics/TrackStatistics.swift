@@ -21,7 +21,9 @@ import Foundation
 ///   the previous accepted time (duplicates, clock jumps backwards), are still
 ///   counted for distance, but their time is ignored: their hops fold into the
 ///   interval that ends at the next accepted timed point.
-/// - Time fields are nil when no segment has an interval (for example a file without times).
+/// - Time fields (times, duration, moving and stopped time) are nil when no point has
+///   a time; the speed fields are nil when no segment has an interval (for example
+///   when every point carries the same time).
 ///
 /// `TrackStatistics` is a `Sendable` value type.
 public struct TrackStatistics: Hashable, Sendable {
@@ -57,7 +59,7 @@ public struct TrackStatistics: Hashable, Sendable {
     /// Seconds spent in intervals whose smoothed speed is below the threshold.
     public var stoppedTime: TimeInterval?
     /// Distance of the moving intervals divided by ``movingTime``, metres per second;
-    /// 0 when the track never moved, nil without times.
+    /// 0 when the track never moved, nil when no segment has an interval.
     public var averageMovingSpeed: Double?
     /// The largest smoothed interval speed (see ``movingTime``), metres per second.
     ///
@@ -66,15 +68,19 @@ public struct TrackStatistics: Hashable, Sendable {
     /// sustained over at least three of five intervals to count. This is in the
     /// spirit of gpxpy, which drops the top 5% of speeds instead, but needs no memory.
     public var maximumSpeed: Double?
-    /// Total climb, metres, after hysteresis smoothing (see ``Options/elevationThreshold``);
-    /// nil when no point has an elevation.
+    /// Total climb, metres, after spike removal and hysteresis (see
+    /// ``Options/elevationThreshold``); nil when no point has an elevation.
     ///
-    /// Elevation is followed in one direction until it turns back by more than the
-    /// threshold from the highest (or lowest) value reached; the finished climb, from
-    /// the previous turning point to that extreme, is then counted in full. Wiggles
-    /// smaller than the threshold count nothing, so GPS elevation noise does not
-    /// inflate the total as it does with a plain sum of differences (gpxpy sums the
-    /// differences of a 3-point weighted average, which still counts most noise).
+    /// Within each segment, every elevation except the first and last is first
+    /// replaced by the median of itself and its two neighbours, which removes
+    /// single-point spikes. The result is then followed in one direction until it
+    /// turns back by more than the threshold from the highest (or lowest) value
+    /// reached; the finished climb, from the previous turning point to that extreme,
+    /// is counted in full. Wiggles smaller than the threshold count nothing, so GPS
+    /// elevation noise does not inflate the total as it does with a plain sum of
+    /// differences. (gpxpy sums the differences of a 3-point weighted average, which
+    /// still counts most noise and 40% of every spike; on the gpxpy and togeojson
+    /// sample tracks our totals are 1–13% lower than gpxpy's.)
     public var elevationGain: Double?
     /// Total descent, metres, with the same smoothing as ``elevationGain``.
     public var elevationLoss: Double?

@@ -152,10 +152,12 @@ public struct TrackStatisticsAccumulator: Sendable {
             s.elevationGain = elevation.gain
             s.elevationLoss = elevation.loss
         }
-        if intervalCount > 0 {
+        if startTime != nil {
             s.duration = duration
             s.movingTime = speed.movingTime
             s.stoppedTime = speed.stoppedTime
+        }
+        if intervalCount > 0 {
             s.averageMovingSpeed = speed.movingTime > 0 ? speed.movingDistance / speed.movingTime : 0
             s.maximumSpeed = speed.maximumSpeed
         }

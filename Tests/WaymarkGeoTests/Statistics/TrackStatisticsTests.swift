@@ -102,8 +102,9 @@ struct TrackStatisticsTests {
         let gain = try #require(stats.elevationGain), loss = try #require(stats.elevationLoss)
         #expect(abs(gain - 100) < 4)
         #expect(abs(loss - 50) < 4)
-        let raw = TrackStatistics(track: track.track, options: .init(elevationThreshold: 0))
-        #expect(try #require(raw.elevationGain) > 150, "summing every wiggle inflates the climb")
+        let elevations = track.points.compactMap(\.elevation)
+        let plainSum = zip(elevations, elevations.dropFirst()).map { max(0, $1 - $0) }.reduce(0, +)
+        #expect(plainSum > 150, "summing every wiggle would inflate the climb")
         #expect(try #require(stats.minimumElevation) < 0)
         #expect(try #require(stats.maximumElevation) > 100)
         #expect(stats.distance3D > stats.distance2D)
@@ -145,6 +146,19 @@ struct TrackStatisticsTests {
         #expect(stats.maximumSpeed == nil)
         #expect(stats.startTime == nil)
         #expect(stats.elevationGain == nil)
+    }
+
+    @Test("a track whose points all share one time has zero duration and no speeds")
+    func frozenClock() throws {
+        var track = SyntheticTrack()
+        for i in 0...10 { track.add(x: 0, y: Double(i) * 10, t: 5) }
+        let stats = TrackStatistics(track: track.track)
+        #expect(stats.duration == 0)
+        #expect(stats.movingTime == 0)
+        #expect(stats.startTime == stats.endTime)
+        #expect(stats.maximumSpeed == nil)
+        #expect(stats.averageMovingSpeed == nil)
+        #expect(abs(stats.distance2D - 100) < 0.3)
     }
 
     @Test("duplicate and backwards timestamps do not create impossible speeds")
@@ -211,5 +225,25 @@ struct TrackStatisticsFixTests {
         #expect(abs(try #require(stats.averageMovingSpeed) - 4) < 0.02)
         #expect(stats.maximumElevation == 100)
         #expect(stats.elevationGain == 0)
+    }
+}
+
+@Suite("Track statistics elevation spikes")
+struct TrackStatisticsSpikeTests {
+    @Test("a single-point elevation spike adds no climb")
+    func elevationSpike() throws {
+        let points = (0...50).map { Waypoint(coordinate: SyntheticTrack.origin, elevation: $0 == 25 ? 360 : 300) }
+        let stats = TrackStatistics(points: points)
+        #expect(stats.elevationGain == 0)
+        #expect(stats.elevationLoss == 0)
+        #expect(stats.maximumElevation == 360, "the raw extremes are still reported")
+    }
+
+    @Test("the first and last elevations of a segment still count")
+    func endpointsCount() throws {
+        let points = [100.0, 100, 100, 100, 120].map { Waypoint(coordinate: SyntheticTrack.origin, elevation: $0) }
+        #expect(TrackStatistics(points: points).elevationGain == 20)
+        let two = [100.0, 110].map { Waypoint(coordinate: SyntheticTrack.origin, elevation: $0) }
+        #expect(TrackStatistics(points: two).elevationGain == 10)
     }
 }
