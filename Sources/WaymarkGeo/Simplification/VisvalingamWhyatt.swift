@@ -33,6 +33,11 @@ public enum VisvalingamWhyatt {
             heap.push(AreaHeap.Entry(area: area(coordinates, i - 1, i, i + 1), index: i, version: 0))
         }
         var remaining = n
+        func requeue(_ j: Int, floor: Double) {
+            version[j] += 1
+            let a = max(floor, area(coordinates, previous[j], j, next[j]))
+            heap.push(AreaHeap.Entry(area: a, index: j, version: version[j]))
+        }
         while remaining > targetCount, let entry = heap.pop() {
             let i = entry.index
             guard !removed[i], entry.version == version[i] else { continue }
@@ -41,11 +46,8 @@ public enum VisvalingamWhyatt {
             let p = previous[i], q = next[i]
             next[p] = q
             previous[q] = p
-            for j in [p, q] where j > 0 && j < n - 1 {
-                version[j] += 1
-                let a = max(entry.area, area(coordinates, previous[j], j, next[j]))
-                heap.push(AreaHeap.Entry(area: a, index: j, version: version[j]))
-            }
+            if p > 0 { requeue(p, floor: entry.area) }
+            if q < n - 1 { requeue(q, floor: entry.area) }
         }
         return (0..<n).filter { !removed[$0] }
     }
