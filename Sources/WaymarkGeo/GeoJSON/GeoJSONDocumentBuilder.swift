@@ -44,8 +44,13 @@ struct GeoJSONDocumentBuilder {
         guard let coordinates = geometry["coordinates"] else {
             throw Self.error(coordinatesPath, "missing; a \(type) needs coordinates")
         }
-        let times = properties["coordTimes"]
-        let timesPath = Self.join(propertiesPath, "coordTimes")
+        // `coordTimes` (older togeojson, our writer) or `coordinateProperties.times` (newer togeojson).
+        var times = properties["coordTimes"]
+        var timesPath = Self.join(propertiesPath, "coordTimes")
+        if times == nil, let modern = properties["coordinateProperties"]?["times"] {
+            times = modern
+            timesPath = Self.join(propertiesPath, "coordinateProperties.times")
+        }
         switch type {
         case "Point":
             var point = try Self.position(coordinates, at: coordinatesPath)

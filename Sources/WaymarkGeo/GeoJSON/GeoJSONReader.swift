@@ -9,8 +9,8 @@ import Foundation
 /// - `MultiLineString` becomes a track with one segment per line.
 /// - Features with a `null` geometry are skipped; other geometry types are an error.
 /// - Positions are `[longitude, latitude]` with an optional elevation (metres); any
-///   further numbers are ignored. `coordTimes` (see ``GeoJSONWriter``) gives point
-///   times; `name`, `cmt`, `desc`, `src`, `type`, `number`, `sym` and `time` fill
+///   further numbers are ignored. `coordTimes` (see ``GeoJSONWriter``) or, failing
+///   that, `coordinateProperties.times` (newer togeojson) gives point times; `name`, `cmt`, `desc`, `src`, `type`, `number`, `sym` and `time` fill
 ///   the matching fields.
 ///
 /// ```swift

@@ -81,6 +81,23 @@ struct KalmanTests {
         #expect(rmsError(smoothed, truth) < rmsError(fixes, truth) * 0.6)
     }
 
+    @Test("an outlier gate in front of the smoother keeps a 500 m glitch out of the track")
+    func pipelineWithOutlier() throws {
+        var (truth, fixes) = noisyTrack(sigma: 5, seed: 6)
+        let plane = LocalPlane(origin: truth[300])
+        fixes[300].coordinate = plane.unproject(x: 500, y: 0)   // claims the usual accuracy
+        let gated = fixes.filtered(through: SpeedOutlierFilter(maximumSpeed: 40))
+        #expect(gated.count == fixes.count - 1)
+        let smoothed = KalmanSmoother(processNoise: 0.5).smooth(gated)
+        var truthWithoutGlitch = truth
+        truthWithoutGlitch.remove(at: 300)
+        let worst = zip(smoothed, truthWithoutGlitch).map { Geodesic.wgs84.inverse($0.coordinate, $1).distance }.max() ?? 0
+        #expect(worst < 15)
+        let ungated = KalmanSmoother(processNoise: 0.5).smooth(fixes)
+        #expect(Geodesic.wgs84.inverse(ungated[300].coordinate, truth[300]).distance > 30,
+                "without the gate the glitch drags the estimate")
+    }
+
     @Test("a single fix and an empty input are handled")
     func edgeCases() throws {
         #expect(KalmanSmoother().smooth([]).isEmpty)

@@ -103,6 +103,16 @@ struct GeoJSONTests {
         #expect(mixed.waypoints.map(\.coordinate.latitude) == [2, 4])
     }
 
+    @Test("reads point times from togeojson's coordinateProperties.times")
+    func coordinateProperties() throws {
+        let document = try GeoJSONReader.document(from: Data(#"""
+            {"type":"Feature","properties":{"coordinateProperties":{"times":["2024-05-01T10:00:00Z","2024-05-01T10:00:05.5Z"]}},
+             "geometry":{"type":"LineString","coordinates":[[14.5,46.05],[14.5001,46.0501]]}}
+            """#.utf8))
+        let points = try #require(document.tracks.first?.segments.first?.points)
+        #expect(points.compactMap(\.time).map(ISO8601UTC.string) == ["2024-05-01T10:00:00Z", "2024-05-01T10:00:05.500Z"])
+    }
+
     @Test("errors name the JSON path and what was expected", arguments: [
         (#"{"type":"FeatureCollection","features":[{"type":"Feature","geometry":{"type":"Point","coordinates":[1,2]}},{"type":"Feature","geometry":{"type":"LineString","coordinates":[[1,2],[3,4],[5]]}}]}"#,
          "features[1].geometry.coordinates[2]: expected [longitude, latitude]"),
