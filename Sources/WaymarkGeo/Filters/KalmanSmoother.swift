@@ -80,12 +80,12 @@ public struct KalmanSmoother: Sendable {
         let c00 = a * i00 + b * i01, c01 = a * i01 + b * i11
         let c10 = c * i00 + d * i01, c11 = c * i01 + d * i11
         // Differences of the smoothed and predicted states at k + 1, metres and m/s.
-        let dz = LocalPlane(origin: p.position).project(s.position)
+        let dz = LocalProjection(origin: p.position).project(s.position)
         let dve = s.velocityEast - p.velocityEast, dvn = s.velocityNorth - p.velocityNorth
         var out = f
-        out.position = LocalPlane(origin: f.position).unproject(x: c00 * dz.x + c01 * dve, y: c00 * dz.y + c01 * dvn)
-        out.velocityEast += c10 * dz.x + c11 * dve
-        out.velocityNorth += c10 * dz.y + c11 * dvn
+        out.position = LocalProjection(origin: f.position).coordinate(east: c00 * dz.east + c01 * dve, north: c00 * dz.north + c01 * dvn)
+        out.velocityEast += c10 * dz.east + c11 * dve
+        out.velocityNorth += c10 * dz.north + c11 * dvn
         // Ps = Pf + C (Ps' - Pp) Cᵀ.
         let epp = s.pp - p.pp, epv = s.pv - p.pv, evv = s.vv - p.vv
         let m00 = c00 * epp + c01 * epv, m01 = c00 * epv + c01 * evv

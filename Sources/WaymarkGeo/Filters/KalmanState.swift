@@ -38,8 +38,8 @@ struct KalmanState: Sendable {
     /// Moves the state `dt` seconds ahead with white-noise acceleration of spectral density `q` (m²/s³).
     mutating func predict(dt: Double, processNoise q: Double) {
         guard dt > 0 else { return }
-        let plane = LocalPlane(origin: position)
-        position = plane.unproject(x: velocityEast * dt, y: velocityNorth * dt)
+        let plane = LocalProjection(origin: position)
+        position = plane.coordinate(east: velocityEast * dt, north: velocityNorth * dt)
         let dt2 = dt * dt
         pp += 2 * dt * pv + dt2 * vv + q * dt2 * dt / 3
         pv += dt * vv + q * dt2 / 2
@@ -48,13 +48,13 @@ struct KalmanState: Sendable {
 
     /// Folds in a measured position with per-axis variance `r` (m²).
     mutating func update(measurement: Coordinate, variance r: Double) {
-        let plane = LocalPlane(origin: position)
+        let plane = LocalProjection(origin: position)
         let z = plane.project(measurement)
         let s = pp + r
         let kp = pp / s, kv = pv / s
-        position = plane.unproject(x: kp * z.x, y: kp * z.y)
-        velocityEast += kv * z.x
-        velocityNorth += kv * z.y
+        position = plane.coordinate(east: kp * z.east, north: kp * z.north)
+        velocityEast += kv * z.east
+        velocityNorth += kv * z.north
         let newPP = (1 - kp) * pp, newPV = (1 - kp) * pv, newVV = vv - kv * pv
         pp = newPP
         pv = newPV

@@ -37,7 +37,7 @@ public struct SpeedOutlierFilter: FixFilter {
     public mutating func process(_ fix: Fix) -> Fix? {
         if let last, rejectionsInARow < maximumConsecutiveRejections {
             let dt = fix.timestamp.timeIntervalSince(last.timestamp)
-            let distance = SegmentDistance.distance(last.coordinate, fix.coordinate)
+            let distance = LocalApproximation.segmentDistance(last.coordinate, fix.coordinate)
             if dt <= 0 || distance > maximumSpeed * dt {
                 rejectionsInARow += 1
                 return nil

@@ -49,15 +49,15 @@ public enum RamerDouglasPeucker {
 
     /// The interior point farthest from segment start–end, and its distance in metres.
     private static func farthestPoint(in c: [Coordinate], from start: Int, to end: Int) -> (Int, Double) {
-        let plane = LocalPlane(origin: c[start])
+        let plane = LocalProjection(origin: c[start])
         let b = plane.project(c[end])
-        let length2 = b.x * b.x + b.y * b.y
+        let length2 = b.east * b.east + b.north * b.north
         var best = start + 1, bestDistance2 = -1.0
         for k in (start + 1)..<end {
             let p = plane.project(c[k])
-            var t = length2 > 0 ? (p.x * b.x + p.y * b.y) / length2 : 0
+            var t = length2 > 0 ? (p.east * b.east + p.north * b.north) / length2 : 0
             t = min(1, max(0, t))
-            let dx = p.x - t * b.x, dy = p.y - t * b.y
+            let dx = p.east - t * b.east, dy = p.north - t * b.north
             let d2 = dx * dx + dy * dy
             if d2 > bestDistance2 {
                 bestDistance2 = d2

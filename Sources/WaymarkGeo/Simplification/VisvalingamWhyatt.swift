@@ -59,8 +59,8 @@ public enum VisvalingamWhyatt {
 
     /// Area, square metres, of the triangle a–b–c in a tangent plane at b.
     private static func area(_ c: [Coordinate], _ a: Int, _ b: Int, _ d: Int) -> Double {
-        let plane = LocalPlane(origin: c[b])
+        let plane = LocalProjection(origin: c[b])
         let p = plane.project(c[a]), q = plane.project(c[d])
-        return abs(p.x * q.y - p.y * q.x) / 2
+        return abs(p.east * q.north - p.north * q.east) / 2
     }
 }

@@ -106,7 +106,7 @@ public struct TrackStatisticsAccumulator: Sendable {
             elevation.add(e)
         }
         if let p = previous {
-            let d = SegmentDistance.distance(p, coordinate)
+            let d = LocalApproximation.segmentDistance(p, coordinate)
             distance2D += d
             if let e = pointElevation, let pe = previousElevation {
                 let dh = e - pe

@@ -3,11 +3,11 @@ import Testing
 @testable import WaymarkGeo
 
 private let t0 = Date(timeIntervalSince1970: 1_700_000_000)
-private let plane = LocalPlane(origin: SyntheticTrack.origin)
+private let plane = LocalProjection(origin: SyntheticTrack.origin)
 
 /// A fix `y` metres north of the origin at `t` seconds after `t0`.
 private func fix(y: Double, t: Double, accuracy: Double? = 5) -> Fix {
-    Fix(coordinate: plane.unproject(x: 0, y: y), horizontalAccuracy: accuracy, timestamp: t0.addingTimeInterval(t))
+    Fix(coordinate: plane.coordinate(east: 0, north: y), horizontalAccuracy: accuracy, timestamp: t0.addingTimeInterval(t))
 }
 
 private func seconds(_ fixes: [Fix]) -> [Double] {

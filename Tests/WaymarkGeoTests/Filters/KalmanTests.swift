@@ -7,13 +7,13 @@ import Testing
 private func noisyTrack(sigma: Double, seed: UInt64, origin: Coordinate = SyntheticTrack.origin)
     -> (truth: [Coordinate], fixes: [Fix]) {
     var rng = SeededGenerator(seed: seed)
-    let plane = LocalPlane(origin: origin)
+    let plane = LocalProjection(origin: origin)
     var truth: [Coordinate] = [], fixes: [Fix] = []
     var x = 0.0, y = 0.0, heading = 0.0   // radians from north, clockwise
     for i in 0..<600 {
-        let c = plane.unproject(x: x, y: y)
+        let c = plane.coordinate(east: x, north: y)
         truth.append(c)
-        let noisy = plane.unproject(x: x + rng.gaussian(sigma: sigma), y: y + rng.gaussian(sigma: sigma))
+        let noisy = plane.coordinate(east: x + rng.gaussian(sigma: sigma), north: y + rng.gaussian(sigma: sigma))
         fixes.append(Fix(coordinate: noisy, horizontalAccuracy: sigma * 1.5096,
                          timestamp: SyntheticTrack.start.addingTimeInterval(Double(i))))
         if (200..<260).contains(i) { heading += .pi / 2 / 60 }
@@ -84,8 +84,8 @@ struct KalmanTests {
     @Test("an outlier gate in front of the smoother keeps a 500 m glitch out of the track")
     func pipelineWithOutlier() throws {
         var (truth, fixes) = noisyTrack(sigma: 5, seed: 6)
-        let plane = LocalPlane(origin: truth[300])
-        fixes[300].coordinate = plane.unproject(x: 500, y: 0)   // claims the usual accuracy
+        let plane = LocalProjection(origin: truth[300])
+        fixes[300].coordinate = plane.coordinate(east: 500, north: 0)   // claims the usual accuracy
         let gated = fixes.filtered(through: SpeedOutlierFilter(maximumSpeed: 40))
         #expect(gated.count == fixes.count - 1)
         let smoothed = KalmanSmoother(processNoise: 0.5).smooth(gated)

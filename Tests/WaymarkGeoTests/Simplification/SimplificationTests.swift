@@ -5,24 +5,24 @@ import Testing
 /// Distance in metres from `p` to segment a–b, in a tangent plane centred on `p`
 /// (a different plane from the one the algorithm uses, as an independent check).
 private func distanceToSegment(_ p: Coordinate, _ a: Coordinate, _ b: Coordinate) -> Double {
-    let plane = LocalPlane(origin: p)
+    let plane = LocalProjection(origin: p)
     let pa = plane.project(a), pb = plane.project(b)
-    let dx = pb.x - pa.x, dy = pb.y - pa.y
+    let dx = pb.east - pa.east, dy = pb.north - pa.north
     let length2 = dx * dx + dy * dy
-    let t = length2 > 0 ? min(1, max(0, (-pa.x * dx - pa.y * dy) / length2)) : 0
-    let cx = pa.x + t * dx, cy = pa.y + t * dy
+    let t = length2 > 0 ? min(1, max(0, (-pa.east * dx - pa.north * dy) / length2)) : 0
+    let cx = pa.east + t * dx, cy = pa.north + t * dy
     return (cx * cx + cy * cy).squareRoot()
 }
 
 /// A seeded random walk of `count` points with steps of about 5 m and a slowly turning heading.
 private func randomWalk(count: Int, seed: UInt64) -> [Coordinate] {
     var rng = SeededGenerator(seed: seed)
-    let plane = LocalPlane(origin: SyntheticTrack.origin)
+    let plane = LocalProjection(origin: SyntheticTrack.origin)
     var x = 0.0, y = 0.0, heading = 0.0
     var result: [Coordinate] = []
     result.reserveCapacity(count)
     for _ in 0..<count {
-        result.append(plane.unproject(x: x, y: y))
+        result.append(plane.coordinate(east: x, north: y))
         heading += rng.gaussian(sigma: 0.2)
         x += 5 * cos(heading) + rng.gaussian(sigma: 1)
         y += 5 * sin(heading) + rng.gaussian(sigma: 1)

@@ -6,12 +6,12 @@ struct SyntheticTrack {
     static let origin = Coordinate(uncheckedLatitude: 46.05, longitude: 14.5)
     static let start = Date(timeIntervalSince1970: 1_700_000_000)
 
-    let plane = LocalPlane(origin: SyntheticTrack.origin)
+    let plane = LocalProjection(origin: SyntheticTrack.origin)
     var points: [Waypoint] = []
 
     /// Appends a point `x` metres east and `y` metres north of the origin at `t` seconds after ``start``.
     mutating func add(x: Double, y: Double, t: Double?, elevation: Double? = nil) {
-        points.append(Waypoint(coordinate: plane.unproject(x: x, y: y), elevation: elevation,
+        points.append(Waypoint(coordinate: plane.coordinate(east: x, north: y), elevation: elevation,
                                time: t.map { SyntheticTrack.start.addingTimeInterval($0) }))
     }
 
