@@ -12,31 +12,31 @@ import Foundation
 public enum GPXEvent: Hashable, Sendable {
     /// The `<gpx>` root: its version (`"1.0"` or `"1.1"`; taken from the namespace when the
     /// attribute is missing) and creator.
-    case document(version: String, creator: String?)
+    indirect case document(version: String, creator: String?)
     /// The document metadata (GPX 1.1 `<metadata>`, or the GPX 1.0 top-level fields).
-    case metadata(GPXMetadata)
+    indirect case metadata(GPXMetadata)
     /// A `<wpt>`.
     case waypoint(Waypoint)
     /// A `<rte>` starts; the route's fields seen before its first point.
-    case routeBegin(PathInfo)
+    indirect case routeBegin(PathInfo)
     /// A `<rtept>` of the current route.
     case routePoint(Waypoint)
     /// The current `<rte>` ends; all its fields.
-    case routeEnd(PathInfo)
+    indirect case routeEnd(PathInfo)
     /// A `<trk>` starts; the track's fields seen before its first segment.
-    case trackBegin(PathInfo)
+    indirect case trackBegin(PathInfo)
     /// A `<trkseg>` of the current track starts.
     case segmentBegin
     /// A `<trkpt>` of the current segment.
     case trackPoint(Waypoint)
     /// The current `<trkseg>` ends, with the raw XML of its `<extensions>` children.
-    case segmentEnd(extensions: [String])
+    indirect case segmentEnd(extensions: [String])
     /// The current `<trk>` ends; all its fields.
-    case trackEnd(PathInfo)
+    indirect case trackEnd(PathInfo)
     /// The raw XML of the document's top-level `<extensions>` children (and unknown top-level elements).
-    case extensions([String])
+    indirect case extensions([String])
     /// Lenient mode only: something invalid was skipped (a point, or a field outside points).
-    case issue(GPXIssue)
+    indirect case issue(GPXIssue)
 }
 
 /// A problem that lenient reading skipped instead of throwing.

@@ -9,12 +9,34 @@ import Foundation
 /// `Double(_: String)`. The result is therefore always the double nearest to
 /// the decimal value, bit for bit the same as `Double(String)`.
 enum GPXNumberParsing {
-    /// Exact powers of ten representable as doubles.
-    @usableFromInline
-    static let powersOfTen: [Double] = (0...22).map { (e: Int) -> Double in
-        var v = 1.0
-        for _ in 0..<e { v *= 10 }
-        return v
+    /// 10^e for 0 ≤ e ≤ 22, the powers of ten that doubles represent exactly.
+    @inline(__always)
+    static func exactPowerOfTen(_ e: Int) -> Double {
+        switch e {
+        case 0: return 1e0
+        case 1: return 1e1
+        case 2: return 1e2
+        case 3: return 1e3
+        case 4: return 1e4
+        case 5: return 1e5
+        case 6: return 1e6
+        case 7: return 1e7
+        case 8: return 1e8
+        case 9: return 1e9
+        case 10: return 1e10
+        case 11: return 1e11
+        case 12: return 1e12
+        case 13: return 1e13
+        case 14: return 1e14
+        case 15: return 1e15
+        case 16: return 1e16
+        case 17: return 1e17
+        case 18: return 1e18
+        case 19: return 1e19
+        case 20: return 1e20
+        case 21: return 1e21
+        default: return 1e22
+        }
     }
 
     /// Parses an XML Schema decimal or double (`-12.5`, `+3`, `.5`, `1e-5`), surrounding whitespace allowed.
@@ -69,7 +91,7 @@ enum GPXNumberParsing {
         if mantissa == 0 { return negative ? -0.0 : 0.0 }
         if !truncated && mantissa <= 1 << 53 && exponent >= -22 && exponent <= 22 {
             let m = Double(mantissa)
-            let v = exponent < 0 ? m / powersOfTen[-exponent] : m * powersOfTen[exponent]
+            let v = exponent < 0 ? m / exactPowerOfTen(-exponent) : m * exactPowerOfTen(exponent)
             return negative ? -v : v
         }
         let text = String(decoding: UnsafeBufferPointer(start: p + s, count: e - s), as: UTF8.self)

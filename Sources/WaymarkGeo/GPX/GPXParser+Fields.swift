@@ -74,6 +74,8 @@ extension GPXParser {
                                  at: tok.location(at: tok.tokenStart)), skipping: "<\(kind)>")
         }
         point = Waypoint(coordinate: Coordinate(uncheckedLatitude: lat, longitude: lon))
+        if detailsTouched { pointDetails = WaypointDetails(); detailsTouched = false }
+        if extensionsTouched { pointExtensions = PointExtensions(); extensionsTouched = false }
     }
 
     /// Reads `<bounds minlat= minlon= maxlat= maxlon=>` into the metadata.
@@ -148,12 +150,13 @@ extension GPXParser {
         switch parent {
         case .wpt, .rtept, .trkpt: try finishPointLeaf(in: parent)
         case .extensions, .trackPointExtension:
+            extensionsTouched = true
             switch leafTag {
-            case .hr: point.extensions.heartRate = try integer(in: parent, range: 0...1000)
-            case .cad: point.extensions.cadence = try integer(in: parent, range: 0...10_000)
-            case .atemp: point.extensions.temperature = try number(in: parent)
-            case .wtemp: point.extensions.waterTemperature = try number(in: parent)
-            case .power, .powerInWatts: point.extensions.power = try number(in: parent)
+            case .hr: pointExtensions.heartRate = try integer(in: parent, range: 0...1000)
+            case .cad: pointExtensions.cadence = try integer(in: parent, range: 0...10_000)
+            case .atemp: pointExtensions.temperature = try number(in: parent)
+            case .wtemp: pointExtensions.waterTemperature = try number(in: parent)
+            case .power, .powerInWatts: pointExtensions.power = try number(in: parent)
             case .speed: point.speed = try number(in: parent)
             case .course: point.course = try number(in: parent)
             default: break
@@ -207,18 +210,22 @@ extension GPXParser {
 
     private func finishPointLeaf(in parent: Context) throws(GeoError) {
         switch leafTag {
+        case .ele, .time, .fix, .sat, .hdop, .vdop, .pdop, .speed, .course: break
+        default: detailsTouched = true
+        }
+        switch leafTag {
         case .ele: point.elevation = try number(in: parent)
         case .time: point.time = try time(in: parent)
-        case .magvar: point.details.magneticVariation = try number(in: parent)
-        case .geoidheight: point.details.geoidHeight = try number(in: parent)
-        case .name: point.details.name = textString()
-        case .cmt: point.details.comment = textString()
-        case .desc: point.details.description = textString()
-        case .src: point.details.source = textString()
-        case .sym: point.details.symbol = textString()
-        case .type: point.details.type = textString()
-        case .url: point.details.links.append(GPXLink(href: textString() ?? ""))
-        case .urlname: setURLName(&point.details.links)
+        case .magvar: pointDetails.magneticVariation = try number(in: parent)
+        case .geoidheight: pointDetails.geoidHeight = try number(in: parent)
+        case .name: pointDetails.name = textString()
+        case .cmt: pointDetails.comment = textString()
+        case .desc: pointDetails.description = textString()
+        case .src: pointDetails.source = textString()
+        case .sym: pointDetails.symbol = textString()
+        case .type: pointDetails.type = textString()
+        case .url: pointDetails.links.append(GPXLink(href: textString() ?? ""))
+        case .urlname: setURLName(&pointDetails.links)
         case .fix:
             if isBlank() { break }
             let value = String(decoding: text, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
@@ -230,8 +237,8 @@ extension GPXParser {
         case .hdop: point.hdop = try number(in: parent)
         case .vdop: point.vdop = try number(in: parent)
         case .pdop: point.pdop = try number(in: parent)
-        case .ageofdgpsdata: point.details.ageOfDGPSData = try number(in: parent)
-        case .dgpsid: point.details.dgpsID = try integer(in: parent, range: 0...1023)
+        case .ageofdgpsdata: pointDetails.ageOfDGPSData = try number(in: parent)
+        case .dgpsid: pointDetails.dgpsID = try integer(in: parent, range: 0...1023)
         case .speed: point.speed = try number(in: parent)
         case .course: point.course = try number(in: parent)
         default: break

@@ -96,7 +96,7 @@ extension GPXParser {
         if !declarations.isEmpty { raw.insert(contentsOf: declarations, at: rawRootNameEnd) }
         let fragment = String(decoding: raw, as: UTF8.self)
         switch rawTarget {
-        case .point: point.extensions.raw.append(fragment)
+        case .point: pointExtensions.raw.append(fragment); extensionsTouched = true
         case .path: path.extensions.append(fragment)
         case .segment: segmentExtensions.append(fragment)
         case .metadata: metadata.extensions.append(fragment)

@@ -16,35 +16,43 @@ final class GPXParser {
     let tok: XMLTokenizer
     let lenient: Bool
     let maxRawBytes: Int
-    var contexts: [Context] = []
-    var events: [GPXEvent] = []
-    var head = 0
-    var finished = false
-    var failure: GeoError?
+    @exclusivity(unchecked) var contexts: [Context] = []
+    @exclusivity(unchecked) var first: GPXEvent?
+    /// Set when a step produced exactly one point, returned straight from ``point`` without queueing.
+    @exclusivity(unchecked) var pointReady: Context?
+    @exclusivity(unchecked) var events: [GPXEvent] = []
+    @exclusivity(unchecked) var head = 0
+    @exclusivity(unchecked) var finished = false
+    @exclusivity(unchecked) var failure: GeoError?
 
-    var version = "1.1"
-    var leafTag: GPXTag = .unknown
-    var leafValueOffset = 0
-    var text: [UInt8] = []
+    @exclusivity(unchecked) var version = "1.1"
+    @exclusivity(unchecked) var leafTag: GPXTag = .unknown
+    @exclusivity(unchecked) var leafValueOffset = 0
+    @exclusivity(unchecked) var text: [UInt8] = []
 
-    var point = Waypoint(coordinate: Coordinate(uncheckedLatitude: 0, longitude: 0))
-    var pointIssue: GeoError?
-    var inPoint = false
-    var link = GPXLink(href: "")
-    var metadata = GPXMetadata()
-    var metadataPending = false
-    var path = PathInfo()
-    var pathBegun = false
-    var segmentExtensions: [String] = []
-    var documentExtensions: [String] = []
+    @exclusivity(unchecked) var point = Waypoint(coordinate: Coordinate(uncheckedLatitude: 0, longitude: 0))
+    @exclusivity(unchecked) var pointIssue: GeoError?
+    /// The current point's details and extensions, built apart and stored into ``point`` once at its end.
+    @exclusivity(unchecked) var pointDetails = WaypointDetails()
+    @exclusivity(unchecked) var pointExtensions = PointExtensions()
+    @exclusivity(unchecked) var detailsTouched = false
+    @exclusivity(unchecked) var extensionsTouched = false
+    @exclusivity(unchecked) var inPoint = false
+    @exclusivity(unchecked) var link = GPXLink(href: "")
+    @exclusivity(unchecked) var metadata = GPXMetadata()
+    @exclusivity(unchecked) var metadataPending = false
+    @exclusivity(unchecked) var path = PathInfo()
+    @exclusivity(unchecked) var pathBegun = false
+    @exclusivity(unchecked) var segmentExtensions: [String] = []
+    @exclusivity(unchecked) var documentExtensions: [String] = []
 
-    var raw: [UInt8] = []
-    var rawDepth = 0
-    var rawTarget = RawTarget.document
-    var rawRootNameEnd = 0
-    var rawPrefixes: [String] = []
+    @exclusivity(unchecked) var raw: [UInt8] = []
+    @exclusivity(unchecked) var rawDepth = 0
+    @exclusivity(unchecked) var rawTarget = RawTarget.document
+    @exclusivity(unchecked) var rawRootNameEnd = 0
+    @exclusivity(unchecked) var rawPrefixes: [String] = []
     /// In-scope `xmlns:prefix` declarations with the depth of the element declaring them.
-    var namespaces: [(prefix: String, uri: String, depth: Int)] = []
+    @exclusivity(unchecked) var namespaces: [(prefix: String, uri: String, depth: Int)] = []
 
     init(input: GPXInput, options: GPXReadOptions) {
         tok = XMLTokenizer(input: input, chunkSize: options.chunkSize, maxTokenBytes: options.maxTokenBytes,
@@ -58,23 +66,38 @@ final class GPXParser {
 
     /// The next event, or nil after the end of the document.
     func next() throws(GeoError) -> GPXEvent? {
+        if let event = first.take() { return event }
+        if head < events.count {
+            head += 1
+            return events[head - 1]
+        }
+        if head > 0 { events.removeAll(keepingCapacity: true); head = 0 }
         if let failure { throw failure }
-        while head == events.count {
-            if !events.isEmpty { events.removeAll(keepingCapacity: true); head = 0 }
-            if finished { return nil }
+        while !finished {
             do {
                 try step()
             } catch {
                 failure = error
                 throw error
             }
+            if let kind = pointReady {
+                pointReady = nil
+                switch kind {
+                case .wpt: return .waypoint(point)
+                case .rtept: return .routePoint(point)
+                default: return .trackPoint(point)
+                }
+            }
+            if let event = first.take() { return event }
         }
-        head += 1
-        return events[head - 1]
+        return nil
     }
 
+    /// Queues an event; the first of a step is kept apart so the common one-event step never touches the queue.
     @inline(__always)
-    func emit(_ event: GPXEvent) { events.append(event) }
+    func emit(_ event: GPXEvent) {
+        if first == nil && events.isEmpty { first = event } else { events.append(event) }
+    }
 
     private func step() throws(GeoError) {
         switch try tok.next() {
@@ -106,9 +129,10 @@ final class GPXParser {
 
     private func startElement() throws(GeoError) {
         let depth = contexts.count
-        for a in tok.attributes where a.nameEnd - a.nameStart >= 5 && tok.buf[a.nameStart] == UInt8(ascii: "x")
-            && tok.nameEquals(a.nameStart, a.nameStart + 5, "xmlns") {
-            try declareNamespace(a, depth: depth)
+        if tok.hasNamespaceDeclaration {
+            for a in tok.attributes where a.nameEnd - a.nameStart >= 5 && tok.nameEquals(a.nameStart, a.nameStart + 5, "xmlns") {
+                try declareNamespace(a, depth: depth)
+            }
         }
         guard let parent = contexts.last else {
             try startDocument()
@@ -286,9 +310,15 @@ final class GPXParser {
 
     private func finishPoint(_ kind: Context) {
         inPoint = false
+        if detailsTouched { point.details = pointDetails }
+        if extensionsTouched { point.extensions = pointExtensions }
         if let issue = pointIssue {
             pointIssue = nil
             emit(.issue(GPXIssue(error: issue, skipped: "<\(kind)>")))
+            return
+        }
+        if first == nil && events.isEmpty {
+            pointReady = kind
             return
         }
         switch kind {
@@ -300,7 +330,7 @@ final class GPXParser {
 
     private func finishLink(in owner: Context) {
         switch owner {
-        case .wpt, .rtept, .trkpt: point.details.links.append(link)
+        case .wpt, .rtept, .trkpt: pointDetails.links.append(link); detailsTouched = true
         case .rte, .trk: path.links.append(link)
         case .metadata: metadata.links.append(link)
         case .author: metadata.author?.link = link

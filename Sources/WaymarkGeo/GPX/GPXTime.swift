@@ -45,7 +45,7 @@ enum GPXTime {
     @inline(__always)
     static func combine(_ s: Int, _ v: UInt64, _ digits: Int) -> Double {
         if digits == 0 { return Double(s) }
-        let scale = digits <= 22 ? GPXNumberParsing.powersOfTen[digits] : 1e22
+        let scale = GPXNumberParsing.exactPowerOfTen(digits)
         return Double(s) + Double(v) / scale
     }
 

@@ -18,35 +18,37 @@ final class XMLTokenizer {
     }
 
     let input: GPXInput
-    private(set) var buf: UnsafeMutablePointer<UInt8>
-    private var capacity: Int
+    @exclusivity(unchecked) private(set) var buf: UnsafeMutablePointer<UInt8>
+    @exclusivity(unchecked) private var capacity: Int
     private let maxCapacity: Int
     let maxDepth: Int
-    private(set) var pos = 0
-    private(set) var end = 0
-    private var eof = false
+    @exclusivity(unchecked) private(set) var pos = 0
+    @exclusivity(unchecked) private(set) var end = 0
+    @exclusivity(unchecked) private var eof = false
     /// Absolute offset of `buf[0]` in the (UTF-8) input.
-    private(set) var base = 0
-    private var countedTo = 0
-    private var line = 1
-    private var lineStart = 0
+    @exclusivity(unchecked) private(set) var base = 0
+    @exclusivity(unchecked) private var countedTo = 0
+    @exclusivity(unchecked) private var line = 1
+    @exclusivity(unchecked) private var lineStart = 0
 
     // The current token.
-    private(set) var tokenStart = 0
-    private(set) var nameStart = 0
-    private(set) var nameEnd = 0
-    private(set) var attributes: [Attribute] = []
-    private(set) var isEmptyElement = false
-    private(set) var textStart = 0
-    private(set) var textEnd = 0
-    private(set) var textHasEntity = false
-    private(set) var textIsCDATA = false
-    private var pendingEnd = false
+    @exclusivity(unchecked) private(set) var tokenStart = 0
+    @exclusivity(unchecked) private(set) var nameStart = 0
+    @exclusivity(unchecked) private(set) var nameEnd = 0
+    @exclusivity(unchecked) private(set) var attributes: [Attribute] = []
+    @exclusivity(unchecked) private(set) var isEmptyElement = false
+    /// Whether the current start tag has an attribute whose name starts with `xmlns`.
+    @exclusivity(unchecked) private(set) var hasNamespaceDeclaration = false
+    @exclusivity(unchecked) private(set) var textStart = 0
+    @exclusivity(unchecked) private(set) var textEnd = 0
+    @exclusivity(unchecked) private(set) var textHasEntity = false
+    @exclusivity(unchecked) private(set) var textIsCDATA = false
+    @exclusivity(unchecked) private var pendingEnd = false
 
     // Open elements, for matching end tags.
-    private var stackBytes: [UInt8] = []
-    private var stackOffsets: [Int] = []
-    private var sawRoot = false
+    @exclusivity(unchecked) private var stackBytes: [UInt8] = []
+    @exclusivity(unchecked) private var stackOffsets: [Int] = []
+    @exclusivity(unchecked) private var sawRoot = false
 
     init(input: GPXInput, chunkSize: Int, maxTokenBytes: Int, maxDepth: Int) {
         self.input = input
@@ -231,6 +233,7 @@ final class XMLTokenizer {
         let ne = i
         attributes.removeAll(keepingCapacity: true)
         var empty = false
+        var declaresNamespace = false
         while true {
             let wsStart = i
             while i < end && XMLTokenizer.isSpace(p[i]) { i += 1 }
@@ -273,6 +276,7 @@ final class XMLTokenizer {
             for a in attributes where a.nameEnd - a.nameStart == ane - an && memcmp(p + a.nameStart, p + an, ane - an) == 0 {
                 throw malformed("duplicate attribute \(string(an, ane)) in <\(string(ns, ne))>", at: an)
             }
+            if ane - an >= 5 && p[an] == UInt8(ascii: "x") && memcmp(p + an, "xmlns", 5) == 0 { declaresNamespace = true }
             attributes.append(Attribute(nameStart: an, nameEnd: ane, valueStart: i, valueEnd: ve, hasEntity: amp))
             i = ve + 1
         }
@@ -280,6 +284,7 @@ final class XMLTokenizer {
         nameStart = ns
         nameEnd = ne
         isEmptyElement = empty
+        hasNamespaceDeclaration = declaresNamespace
         pos = i
         sawRoot = true
         if empty {
@@ -369,8 +374,7 @@ final class XMLTokenizer {
     private func countLines(upTo absolute: Int) {
         guard absolute > countedTo else { return }
         let from = countedTo - base, to = absolute - base
-        var n = 0
-        for i in from..<to where buf[i] == 0x0A { n += 1 }
+        let n = XMLTokenizer.countNewlines(buf + from, to - from)
         if n > 0 {
             line += n
             var k = to - 1
@@ -378,6 +382,24 @@ final class XMLTokenizer {
             lineStart = base + k + 1
         }
         countedTo = absolute
+    }
+
+    /// Number of `\n` bytes in `count` bytes at `p`, eight bytes at a time.
+    static func countNewlines(_ p: UnsafePointer<UInt8>, _ count: Int) -> Int {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let low7: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
+        var n = 0
+        var i = 0
+        let raw = UnsafeRawPointer(p)
+        while i + 8 <= count {
+            let x = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self) ^ (ones &* 0x0A)
+            // 0x80 in exactly the bytes of x that are zero.
+            let zero = ~(((x & low7) &+ low7) | x | low7)
+            n &+= zero.nonzeroBitCount
+            i += 8
+        }
+        while i < count { if p[i] == 0x0A { n += 1 }; i += 1 }
+        return n
     }
 
     /// The file, line and column of buffer index `index`.
