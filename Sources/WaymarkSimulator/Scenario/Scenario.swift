@@ -26,7 +26,7 @@ public struct Scenario: Hashable, Sendable, Codable {
     /// How long to simulate; the end of the route plus 60 s when absent.
     public var durationSeconds: Double?
     /// Where the device travels; it stands still at 0,0 when absent.
-    public var route: Route?
+    public var route: ScenarioRoute?
     /// Permissions, regions, usage descriptions and background modes at start.
     public var device: DeviceSetup?
     /// Prompt answers and user actions.
@@ -42,7 +42,7 @@ public struct Scenario: Hashable, Sendable, Codable {
 
     /// Makes a version-1 scenario; every section optional.
     public init(name: String? = nil, seed: UInt64? = nil, startTime: Date? = nil, durationSeconds: Double? = nil,
-                route: Route? = nil, device: DeviceSetup? = nil, user: UserBehaviour? = nil, world: World? = nil,
+                route: ScenarioRoute? = nil, device: DeviceSetup? = nil, user: UserBehaviour? = nil, world: World? = nil,
                 motion: MotionSetup? = nil, platform: PlatformSetup? = nil, app: BasicApp.Configuration? = nil) {
         self.version = 1
         self.name = name
@@ -63,7 +63,7 @@ public struct Scenario: Hashable, Sendable, Codable {
 }
 
 /// The device's route: inline legs, or a GPX file whose timed points are replayed.
-public struct Route: Hashable, Sendable, Codable {
+public struct ScenarioRoute: Hashable, Sendable, Codable {
     /// Where the device is at second 0 (with inline legs).
     public var start: Coordinate?
     /// Legs travelled in order (with `start`).
