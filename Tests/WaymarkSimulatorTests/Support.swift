@@ -22,7 +22,7 @@ enum Fixture {
     static func opened(route: ScenarioRoute? = nil, device: DeviceSetup? = nil, prompts: [PromptKind: PromptResponse]? = nil,
                        actions: [UserAction] = [], world: World? = nil, overrides: [String: JSONValue]? = nil,
                        profile: IOSProfile? = nil, motion: MotionSetup? = nil, duration: Double? = nil) -> Scenario {
-        Scenario(durationSeconds: duration, route: route, device: device,
+        Scenario(durationSeconds: duration, route: route ?? ScenarioRoute(start: origin, legs: []), device: device,
                  user: UserBehaviour(prompts: prompts, actions: [UserAction(at: 0, .open)] + actions),
                  world: world, motion: motion, platform: PlatformSetup(profile: profile, overrides: overrides))
     }
