@@ -56,7 +56,7 @@ struct ScenarioTests {
 
     @Test("bad scenarios name the field and what was expected", arguments: [
         (#"{"version": 1, "device": {"location": "maybe"}}"#, "device.location", "expected one of"),
-        (#"{"version": 1, "user": {"actions": [{"at": 5, "do": "dance"}]}}"#, "user.actions[0].do", "expected one of"),
+        (#"{"version": 1, "user": {"actions": [{"at": 5, "do": "dance"}]}}"#, "user.actions[0].do", "expected one of: open, background"),
         (#"{"version": 1, "durationSeconds": "long"}"#, "durationSeconds", "expected a number"),
         (#"{"version": 1, "route": {"start": {"latitude": 1, "longitude": 2}, "legs": [{"speed": 3}]}}"#, "route.legs[0]", "waypoints"),
         (#"{"version": 1, "world": {"outages": [{}]}}"#, "world.outages[0]", "window"),

@@ -161,6 +161,7 @@ struct StandardUpdateTests {
         #expect(!times.contains { $0 >= 100 && $0 < 160 })
         #expect(times.contains { $0 >= 160 && $0 < 170 })
         #expect(times.contains { $0 < 100 })
+        #expect(sim.times { $0 == .locationError(.locationUnknown) } == [100])   // transient; the service keeps trying
     }
 
     @Test("a one-shot request delivers one fix within 10 s")

@@ -160,7 +160,10 @@ extension Simulation {
         switch source {
         case .gnss:
             if isOutage(at: now, truth.coordinate) {
-                if s.acquired { note("GNSS lost (outage)") }
+                if s.acquired {
+                    note("GNSS lost (outage)")
+                    emit(.locationError(.locationUnknown))
+                }
                 s.acquired = false
                 s.receiverStartedAt = now
                 s.timeToFix = constants.gnssReacquireSeconds

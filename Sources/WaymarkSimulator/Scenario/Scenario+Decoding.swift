@@ -1,4 +1,5 @@
 import Foundation
+import WaymarkEngine
 import WaymarkGeo
 
 extension Scenario {
@@ -91,7 +92,8 @@ extension SimulatorError {
         case .valueNotFound(let type, let context):
             self.init(.invalidScenario, "value is null; expected \(Self.describe(type))", at: path(context.codingPath))
         case .dataCorrupted(let context):
-            self.init(.invalidScenario, Self.friendly(context.debugDescription), at: path(context.codingPath))
+            self.init(.invalidScenario, Self.friendly(context.debugDescription, field: context.codingPath.last?.stringValue),
+                      at: path(context.codingPath))
         @unknown default:
             self.init(.invalidScenario, "\(error)")
         }
@@ -106,13 +108,12 @@ extension SimulatorError {
         }
     }
 
-    private static func friendly(_ text: String) -> String {
+    private static func friendly(_ text: String, field: String?) -> String {
         // "Cannot initialize X from invalid String value y" → name the allowed values.
         let enums: [(String, [String])] = [
             ("LocationAuthorizationStatus", LocationNames.statuses), ("Install", ["fresh", "existing"]),
             ("PermissionSetting", ["notDetermined", "granted", "denied"]), ("Answer", ["allow", "allowOnce", "deny"]),
-            ("Kind", ["open", "background", "forceQuit", "systemTerminate", "settings", "silentPush",
-                      "stationary", "walking", "running", "cycling", "automotive", "unknown"]),
+            ("Kind", field == "do" ? UserAction.Kind.allCases.map(\.rawValue) : MotionActivity.Kind.allCases.map(\.rawValue)),
             ("IOSProfile", IOSProfile.allCases.map(\.rawValue)), ("Mode", ["derived", "scripted"]),
             ("UsageDescription", DeviceSetup.UsageDescription.allCases.map(\.rawValue)),
             ("BackgroundMode", DeviceSetup.BackgroundMode.allCases.map(\.rawValue)),
