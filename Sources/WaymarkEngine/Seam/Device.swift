@@ -1,0 +1,46 @@
+import Foundation
+import WaymarkGeo
+
+/// The engine's one view of the operating system: an ordered stream of events and a way to ask for things.
+///
+/// On an iPhone the live implementation wraps CoreLocation, UserNotifications, CoreMotion and the
+/// app lifecycle; everywhere else `SimulatedDevice` (module `WaymarkSimulator`) reproduces those
+/// behaviours on a virtual clock. Events arrive in the order the OS would report them, each with the
+/// (possibly virtual) time at which it was reported.
+///
+/// ```swift
+/// func run(on device: some Device) async {
+///     await device.perform(.createLocationManager)
+///     for await timed in device.events {
+///         if case .authorizationChanged(let auth) = timed.event, auth.status == .notDetermined {
+///             await device.perform(.requestWhenInUseAuthorization)
+///         }
+///     }
+/// }
+/// ```
+///
+/// Implementations must be safe to use from any task (`Sendable`).
+public protocol Device: Sendable {
+    /// Every event the app can observe, in order, each stamped with its time. Single consumer.
+    var events: AsyncStream<TimedDeviceEvent> { get }
+
+    /// Asks the OS for something; the outcome, if any, arrives later as an event.
+    func perform(_ command: DeviceCommand) async
+
+    /// The device's current time (virtual on a simulator).
+    func now() async -> Date
+}
+
+/// One event together with the time the OS reported it.
+public struct TimedDeviceEvent: Hashable, Sendable, Codable {
+    /// When the event was reported (virtual time on a simulator).
+    public var time: Date
+    /// What happened.
+    public var event: DeviceEvent
+
+    /// Pairs an event with its time.
+    public init(time: Date, event: DeviceEvent) {
+        self.time = time
+        self.event = event
+    }
+}

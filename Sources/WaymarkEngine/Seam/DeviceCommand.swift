@@ -1,0 +1,91 @@
+import Foundation
+import WaymarkGeo
+
+/// Something the app asks of the OS. Outcomes arrive later as ``DeviceEvent``s.
+public enum DeviceCommand: Hashable, Sendable, Codable {
+    /// Create the location manager and set its delegate; iOS answers with the current authorization.
+    case createLocationManager
+    /// Ask for notification permission with these options.
+    case requestNotificationAuthorization(NotificationOptions)
+    /// Register with APNs for a device token.
+    case registerForRemoteNotifications
+    /// Ask for when-in-use location authorization.
+    case requestWhenInUseAuthorization
+    /// Ask for always location authorization (an upgrade prompt from when-in-use, once per install).
+    case requestAlwaysAuthorization
+    /// Ask for motion-activity permission.
+    case requestMotionPermission
+    /// Start (or reconfigure) standard location updates.
+    case startUpdatingLocation(LocationConfiguration)
+    /// Stop standard location updates.
+    case stopUpdatingLocation
+    /// Ask for one fix at this accuracy (`requestLocation`).
+    case requestLocation(DesiredAccuracy)
+    /// Start significant-change monitoring.
+    case startSignificantChanges
+    /// Stop significant-change monitoring.
+    case stopSignificantChanges
+    /// Start monitoring a circular region.
+    case startMonitoring(MonitoredRegion)
+    /// Stop monitoring the region with this identifier.
+    case stopMonitoring(identifier: String)
+    /// Ask for the current state of a monitored region.
+    case requestRegionState(identifier: String)
+    /// Start motion-activity updates.
+    case startMotionActivityUpdates
+    /// Stop motion-activity updates.
+    case stopMotionActivityUpdates
+    /// Begin a background task (extra execution time in the background).
+    case beginBackgroundTask(id: Int)
+    /// End a background task.
+    case endBackgroundTask(id: Int)
+    /// Send `bytes` bytes to the server; the answer arrives as ``DeviceEvent/uploadFinished(id:result:)``.
+    case upload(id: Int, bytes: Int)
+}
+
+/// Notification authorization options (`UNAuthorizationOptions`).
+public struct NotificationOptions: OptionSet, Hashable, Sendable, Codable {
+    public let rawValue: Int
+    public init(rawValue: Int) { self.rawValue = rawValue }
+    /// Show alerts.
+    public static let alert = NotificationOptions(rawValue: 1)
+    /// Play sounds.
+    public static let sound = NotificationOptions(rawValue: 2)
+    /// Badge the icon.
+    public static let badge = NotificationOptions(rawValue: 4)
+}
+
+/// Desired accuracy of a location request (`kCLLocationAccuracy…`); selects the positioning source.
+public enum DesiredAccuracy: String, Hashable, Sendable, Codable, CaseIterable {
+    case bestForNavigation, best, nearestTenMeters, hundredMeters, kilometer, threeKilometers, reduced
+}
+
+/// The kind of activity the app tracks (`CLActivityType`); affects automatic pausing.
+public enum ActivityType: String, Hashable, Sendable, Codable, CaseIterable {
+    case other, automotiveNavigation, fitness, otherNavigation, airborne
+}
+
+/// The configuration of standard location updates.
+public struct LocationConfiguration: Hashable, Sendable, Codable {
+    /// Which accuracy (and so which source and power) to use.
+    public var desiredAccuracy: DesiredAccuracy
+    /// Minimum movement in metres between deliveries; nil delivers every fix.
+    public var distanceFilterMeters: Double?
+    /// The activity type.
+    public var activityType: ActivityType
+    /// Whether iOS may pause updates when the device stays still (iOS default: true).
+    public var pausesLocationUpdatesAutomatically: Bool
+    /// Whether updates may continue in the background (also needs the `location` background mode).
+    public var allowsBackgroundLocationUpdates: Bool
+
+    /// Makes a configuration; defaults match a fresh `CLLocationManager`.
+    public init(desiredAccuracy: DesiredAccuracy = .best, distanceFilterMeters: Double? = nil,
+                activityType: ActivityType = .other, pausesLocationUpdatesAutomatically: Bool = true,
+                allowsBackgroundLocationUpdates: Bool = false) {
+        self.desiredAccuracy = desiredAccuracy
+        self.distanceFilterMeters = distanceFilterMeters
+        self.activityType = activityType
+        self.pausesLocationUpdatesAutomatically = pausesLocationUpdatesAutomatically
+        self.allowsBackgroundLocationUpdates = allowsBackgroundLocationUpdates
+    }
+}

@@ -1,0 +1,132 @@
+import Foundation
+import WaymarkGeo
+
+/// Something the OS reports to the app, as an iOS app would observe it.
+///
+/// Only what the app can see is here: suspension, for instance, is invisible to an app on iOS
+/// (it simply stops running), so it is not an event; a simulator logs it separately.
+public enum DeviceEvent: Hashable, Sendable, Codable {
+    /// The location authorization callback (also sent once when a location manager is created).
+    case authorizationChanged(LocationAuthorization)
+    /// One or more fixes, oldest first; after a suspension or relaunch they may be old and batched.
+    case locations([Fix])
+    /// A location service failed.
+    case locationError(LocationError)
+    /// Automatic pausing stopped standard updates (`locationManagerDidPauseLocationUpdates`).
+    case locationUpdatesPaused
+    /// Paused standard updates resumed.
+    case locationUpdatesResumed
+    /// The answer to a region-state request, or a state determined on start of monitoring.
+    case regionState(identifier: String, state: RegionState)
+    /// The device entered a monitored region.
+    case regionEntered(identifier: String)
+    /// The device left a monitored region.
+    case regionExited(identifier: String)
+    /// Monitoring a region could not start or stopped (slot limit, no authorization...).
+    case regionMonitoringFailed(identifier: String, reason: RegionFailure)
+    /// A significant-change fix (cell-level accuracy).
+    case significantChange(Fix)
+    /// The motion coprocessor's classification changed.
+    case motionActivity(MotionActivity)
+    /// The answer to a motion-permission request.
+    case motionAuthorization(granted: Bool)
+    /// The answer to a notification-authorization request.
+    case notificationAuthorization(granted: Bool)
+    /// The outcome of registering for remote notifications.
+    case remoteRegistration(RemoteRegistration)
+    /// The process started, and why.
+    case launched(reason: LaunchReason)
+    /// The app left the foreground.
+    case didEnterBackground
+    /// The app is about to return to the foreground.
+    case willEnterForeground
+    /// A background task ran out of time; the app must end it now.
+    case backgroundTaskExpired(id: Int)
+    /// The network became reachable or unreachable.
+    case networkReachability(online: Bool)
+    /// An upload finished (or failed).
+    case uploadFinished(id: Int, result: UploadResult)
+}
+
+/// Location authorization as iOS reports it: status plus accuracy authorization.
+public struct LocationAuthorization: Hashable, Sendable, Codable {
+    /// The authorization status.
+    public var status: LocationAuthorizationStatus
+    /// Full or reduced (approximate) accuracy.
+    public var accuracy: AccuracyAuthorization
+    /// False when location services are off system-wide (status is then `denied`).
+    public var servicesEnabled: Bool
+
+    /// Makes an authorization value.
+    public init(status: LocationAuthorizationStatus, accuracy: AccuracyAuthorization = .full,
+                servicesEnabled: Bool = true) {
+        self.status = status
+        self.accuracy = accuracy
+        self.servicesEnabled = servicesEnabled
+    }
+}
+
+/// Location authorization status (`CLAuthorizationStatus`).
+public enum LocationAuthorizationStatus: String, Hashable, Sendable, Codable, CaseIterable {
+    case notDetermined, restricted, denied, authorizedWhenInUse, authorizedAlways
+}
+
+/// Accuracy authorization (`CLAccuracyAuthorization`).
+public enum AccuracyAuthorization: String, Hashable, Sendable, Codable, CaseIterable {
+    case full, reduced
+}
+
+/// Location errors the app can receive.
+public enum LocationError: String, Hashable, Sendable, Codable, CaseIterable {
+    /// No fix could be obtained right now; transient, the service keeps trying.
+    case locationUnknown
+    /// The user denied location access, or location services are off.
+    case denied
+}
+
+/// Whether the device is in a region.
+public enum RegionState: String, Hashable, Sendable, Codable, CaseIterable {
+    case unknown, inside, outside
+}
+
+/// Why region monitoring failed.
+public enum RegionFailure: String, Hashable, Sendable, Codable, CaseIterable {
+    /// The app already monitors the maximum number of regions.
+    case tooManyRegions
+    /// Location authorization does not allow monitoring.
+    case denied
+    /// The device does not support monitoring (never on a simulator unless configured).
+    case unavailable
+}
+
+/// Why the process was launched.
+public enum LaunchReason: String, Hashable, Sendable, Codable, CaseIterable {
+    /// The user opened the app.
+    case user
+    /// A significant location change relaunched the app in the background.
+    case location
+    /// A region crossing relaunched the app in the background.
+    case region
+    /// A remote notification launched the app in the background.
+    case remoteNotification
+}
+
+/// The outcome of registering for remote notifications.
+public enum RemoteRegistration: Hashable, Sendable, Codable {
+    /// The APNs device token, hex encoded.
+    case token(String)
+    /// Registration failed (no network, simulator, entitlement missing...).
+    case failed(reason: String)
+}
+
+/// The outcome of an upload.
+public enum UploadResult: Hashable, Sendable, Codable {
+    /// The server answered with an HTTP status code (2xx, 401, 409, 413, 422, 5xx...).
+    case status(Int)
+    /// No answer within the timeout.
+    case timedOut
+    /// No network when sending.
+    case offline
+    /// The request was cancelled because the app was suspended or killed.
+    case cancelled
+}
