@@ -14,7 +14,7 @@ struct SimulateCommand: AsyncParsableCommand {
         """
     )
 
-    @Argument(help: "The scenario file (.json). GPX rides need the GPX reader (not in this build).")
+    @Argument(help: "The scenario file (.json), or a recorded ride (.gpx) to replay as a background ride.")
     var scenario: String
 
     @Option(help: "The random seed (default: the scenario's seed, else 1).")
@@ -28,13 +28,11 @@ struct SimulateCommand: AsyncParsableCommand {
 
     func run() async throws {
         let url = URL(fileURLWithPath: scenario)
-        if url.pathExtension.lowercased() == "gpx" {
-            throw InputError("\(scenario): GPX rides need the GPX reader, which this build does not include yet; "
-                             + "write a scenario with inline legs")
-        }
         var simulation: Simulation
         do {
-            let loaded = try Scenario.load(contentsOf: url)
+            let loaded = url.pathExtension.lowercased() == "gpx"
+                ? try Scenario.decode(from: Data(SimulateCommand.rideScenario(gpxPath: url.path).utf8))
+                : try Scenario.load(contentsOf: url)
             simulation = try Simulation(scenario: loaded, seed: seed, app: BasicApp(loaded.app ?? BasicApp.Configuration()))
         } catch {
             throw InputError("\(scenario): \(error)")
@@ -60,5 +58,24 @@ struct SimulateCommand: AsyncParsableCommand {
                   + "fixes delivered \(report.stats.fixesDelivered), final state \(report.finalAppState.rawValue)")
             print(report.energyTable)
         }
+    }
+
+    /// The scenario used for a bare GPX file: permissions already granted, the app opened at
+    /// second 0 and sent to the background a minute later, recording with best accuracy.
+    static func rideScenario(gpxPath: String) -> String {
+        let escaped = gpxPath.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+        return """
+        {
+          "version": 1,
+          "name": "Ride replayed from \((gpxPath as NSString).lastPathComponent)",
+          "route": { "gpx": "\(escaped)" },
+          "device": { "install": "existing", "location": "authorizedAlways", "motion": "granted",
+                      "notifications": "granted", "backgroundModes": ["location"] },
+          "user": { "actions": [ { "at": 0, "do": "open" }, { "at": 60, "do": "background" } ] },
+          "motion": { "mode": "derived" },
+          "app": { "requests": [], "accuracy": "best", "activityType": "fitness", "backgroundUpdates": true,
+                   "pausesAutomatically": false, "motionUpdates": true, "uploadEveryFixes": 300 }
+        }
+        """
     }
 }

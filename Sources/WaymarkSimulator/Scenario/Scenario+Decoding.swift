@@ -44,7 +44,12 @@ extension Scenario {
         do { data = try Data(contentsOf: url) } catch {
             throw SimulatorError(.io, "cannot read \(url.path): \(error.localizedDescription)")
         }
-        return try decode(from: data)
+        var scenario = try decode(from: data)
+        // A relative GPX path is relative to the scenario file, not to the working directory.
+        if let gpx = scenario.route?.gpx, !gpx.hasPrefix("/") {
+            scenario.route?.gpx = url.deletingLastPathComponent().appendingPathComponent(gpx).path
+        }
+        return scenario
     }
 
     /// Fields present in the input but not in the format are reported (re-encoding drops them).

@@ -98,12 +98,28 @@ extension Scenario {
         }
     }
 
-    /// The true trajectory of the inline route (GPX routes need a reader; see ``Trajectory/init(timedWaypoints:)``).
+    /// The true trajectory: the inline legs, or the timed track points of the route's GPX file.
+    ///
+    /// A GPX route replays the file's track points (its route points when it has no track) from
+    /// virtual second 0, taking times relative to the first timed point.
+    ///
+    /// - throws: ``SimulatorError`` naming `route.gpx` when the file cannot be read or has no timed points.
     public func makeTrajectory() throws(SimulatorError) -> Trajectory {
         guard let route else { return Trajectory(stationaryAt: Coordinate(uncheckedLatitude: 0, longitude: 0)) }
         if let gpx = route.gpx {
-            throw SimulatorError(.io, "GPX routes (\(gpx)) need the GPX reader, which this build does not include yet; "
-                                 + "use inline legs or pass a Trajectory", at: "route.gpx")
+            let document: GPXDocument
+            do {
+                document = try GPXDocument(contentsOf: URL(fileURLWithPath: gpx))
+            } catch {
+                throw SimulatorError(.io, "cannot read the GPX route: \(error)", at: "route.gpx")
+            }
+            var points = document.tracks.flatMap(\.points)
+            if points.isEmpty { points = document.routes.flatMap(\.points) }
+            guard points.filter({ $0.time != nil }).count >= 2 else {
+                throw SimulatorError(.invalidScenario, "\(gpx) has fewer than two track points with a time; "
+                                     + "expected a recorded track with <time> on its points", at: "route.gpx")
+            }
+            return Trajectory(timedWaypoints: points)
         }
         return Trajectory(start: route.start!, legs: route.legs ?? [])
     }
