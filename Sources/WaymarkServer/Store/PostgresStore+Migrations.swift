@@ -29,7 +29,9 @@ extension PostgresStore {
                 activity text,
                 source text NOT NULL,
                 received_ms bigint NOT NULL,
-                PRIMARY KEY (device_id, ts)
+                PRIMARY KEY (device_id, ts),
+                CHECK (lat BETWEEN -90 AND 90 AND lon BETWEEN -180 AND 180),
+                CHECK (battery IS NULL OR battery BETWEEN 0 AND 1)
             )
             """,
             """
@@ -64,6 +66,15 @@ extension PostgresStore {
                                                logger: logger)
                 }
             }
+        }
+    }
+}
+
+extension PostgresStore {
+    /// Runs one SQL statement without parameters (administration and tests).
+    func execute(unsafeSQL sql: String) async throws {
+        try await storageErrors {
+            try await client.query(PostgresQuery(unsafeSQL: sql), logger: logger)
         }
     }
 }

@@ -28,7 +28,9 @@ extension SQLiteStore {
                     activity TEXT,
                     source TEXT NOT NULL,
                     received_ms INTEGER NOT NULL,
-                    PRIMARY KEY (device_id, ts)
+                    PRIMARY KEY (device_id, ts),
+                    CHECK (lat BETWEEN -90 AND 90 AND lon BETWEEN -180 AND 180),
+                    CHECK (battery IS NULL OR battery BETWEEN 0 AND 1)
                 ) WITHOUT ROWID;
                 CREATE TABLE ingest_batches (
                     device_id TEXT NOT NULL REFERENCES devices(id),
