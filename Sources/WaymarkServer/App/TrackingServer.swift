@@ -12,7 +12,7 @@ import Logging
 /// let admin = try await AdminToken.establish(in: store, environmentToken: nil)
 /// let app = TrackingServer.makeApplication(configuration: ServerConfiguration(adminTokenDigest: admin.digest),
 ///                                          store: store)
-/// try await app.runService()
+/// try await app.runService()   // stops on SIGINT/SIGTERM
 /// ```
 public enum TrackingServer {
     /// The request context of every route.
@@ -29,15 +29,19 @@ public enum TrackingServer {
         return router
     }
 
-    /// The application: router, listening address and, for PostgreSQL, the connection pool service.
+    /// The application: the router on the configured address.
+    ///
+    /// The store must be running for as long as the application (see ``StoreFactory/withStore(at:logger:_:)``).
+    /// `onServerRunning` receives the bound port (useful with port 0).
     public static func makeApplication(configuration: ServerConfiguration, store: any Store,
-                                       logger: Logger = Logger(label: "waymark.server")) -> some ApplicationProtocol {
-        var app = Application(
+                                       logger: Logger = Logger(label: "waymark.server"),
+                                       onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in })
+        -> some ApplicationProtocol {
+        Application(
             router: makeRouter(configuration: configuration, store: store),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "waymark"),
+            onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
             logger: logger)
-        if let postgres = store as? PostgresStore { app.addServices(postgres) }
-        return app
     }
 }
 
