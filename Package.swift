@@ -89,7 +89,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "waymark",
-            dependencies: ["WaymarkCLI", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["WaymarkCLI"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -5,6 +5,6 @@ struct GPXCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "gpx",
         abstract: "Read, check, summarise, simplify and convert GPX files.",
-        subcommands: []
+        subcommands: [GPXValidateCommand.self]
     )
 }

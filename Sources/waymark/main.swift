@@ -1,4 +1,4 @@
-import ArgumentParser
+import Foundation
 import WaymarkCLI
 
-await WaymarkCommand.main()
+exit(await WaymarkCommand.run())

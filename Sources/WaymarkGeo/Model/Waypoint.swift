@@ -4,49 +4,126 @@ import Foundation
 ///
 /// Only ``coordinate`` is required. Units are SI: elevation in metres, speed in
 /// metres per second, course in degrees.
+///
+/// Storage is compact so that streaming millions of track points stays cheap:
+/// optional numbers are kept as NaN when absent (so assigning `.nan` to one of
+/// them makes it nil), and the rarely used ``details`` and ``extensions`` are
+/// stored out of line only when set. Equality and hashing are by the public values.
+///
+/// ```swift
+/// var point = Waypoint(coordinate: try Coordinate(latitude: 46.05, longitude: 14.5), elevation: 295)
+/// point.time = Date(timeIntervalSince1970: 1_714_550_400)
+/// point.extensions.heartRate = 132
+/// ```
 public struct Waypoint: Hashable, Sendable {
     /// The position (GPX `lat` and `lon` attributes).
     public var coordinate: Coordinate
-    /// Elevation in metres (`<ele>`).
-    public var elevation: Double?
-    /// UTC time of the point (`<time>`), fractional seconds kept.
-    public var time: Date?
-    /// GPX 1.0 `<speed>` or a speed extension, metres per second.
-    public var speed: Double?
-    /// GPX 1.0 `<course>` or a course extension, degrees clockwise from true north.
-    public var course: Double?
+    private var elevationValue = Double.nan
+    private var timeValue = Double.nan
+    private var speedValue = Double.nan
+    private var courseValue = Double.nan
+    private var hdopValue = Double.nan
+    private var vdopValue = Double.nan
+    private var pdopValue = Double.nan
+    private var satellitesValue = Int.min
     /// Satellite fix kind (`<fix>`).
     public var fix: GPXFixType?
-    /// Number of satellites (`<sat>`).
-    public var satellites: Int?
-    /// Horizontal dilution of precision (`<hdop>`).
-    public var hdop: Double?
-    /// Vertical dilution of precision (`<vdop>`).
-    public var vdop: Double?
-    /// Position dilution of precision (`<pdop>`).
-    public var pdop: Double?
-    /// Name, comment, description and the rarely used fields; empty for most track points.
-    public var details: WaypointDetails
-    /// Extension data: typed Garmin TrackPointExtension fields and raw unknown XML.
-    public var extensions: PointExtensions
+    private var detailsStorage: Box<WaypointDetails>?
+    private var extensionsStorage: Box<PointExtensions>?
 
+    /// Elevation in metres (`<ele>`).
+    public var elevation: Double? {
+        get { elevationValue.isNaN ? nil : elevationValue }
+        set { elevationValue = newValue ?? .nan }
+    }
+    /// UTC time of the point (`<time>`), fractional seconds kept.
+    public var time: Date? {
+        get { timeValue.isNaN ? nil : Date(timeIntervalSinceReferenceDate: timeValue) }
+        set { timeValue = newValue?.timeIntervalSinceReferenceDate ?? .nan }
+    }
+    /// GPX 1.0 `<speed>` or a speed extension, metres per second.
+    public var speed: Double? {
+        get { speedValue.isNaN ? nil : speedValue }
+        set { speedValue = newValue ?? .nan }
+    }
+    /// GPX 1.0 `<course>` or a course extension, degrees clockwise from true north.
+    public var course: Double? {
+        get { courseValue.isNaN ? nil : courseValue }
+        set { courseValue = newValue ?? .nan }
+    }
+    /// Number of satellites (`<sat>`).
+    public var satellites: Int? {
+        get { satellitesValue == .min ? nil : satellitesValue }
+        set { satellitesValue = newValue ?? .min }
+    }
+    /// Horizontal dilution of precision (`<hdop>`).
+    public var hdop: Double? {
+        get { hdopValue.isNaN ? nil : hdopValue }
+        set { hdopValue = newValue ?? .nan }
+    }
+    /// Vertical dilution of precision (`<vdop>`).
+    public var vdop: Double? {
+        get { vdopValue.isNaN ? nil : vdopValue }
+        set { vdopValue = newValue ?? .nan }
+    }
+    /// Position dilution of precision (`<pdop>`).
+    public var pdop: Double? {
+        get { pdopValue.isNaN ? nil : pdopValue }
+        set { pdopValue = newValue ?? .nan }
+    }
+    /// Name, comment, description and the rarely used fields; empty for most track points.
+    public var details: WaypointDetails {
+        get { detailsStorage?.value ?? WaypointDetails() }
+        set { detailsStorage = newValue.isEmpty ? nil : Box(newValue) }
+    }
+    /// Extension data: typed Garmin TrackPointExtension fields and raw unknown XML.
+    public var extensions: PointExtensions {
+        get { extensionsStorage?.value ?? PointExtensions() }
+        set { extensionsStorage = newValue.isEmpty ? nil : Box(newValue) }
+    }
+
+    /// Makes a point; every field but the coordinate is optional.
     public init(coordinate: Coordinate, elevation: Double? = nil, time: Date? = nil,
                 speed: Double? = nil, course: Double? = nil, fix: GPXFixType? = nil,
                 satellites: Int? = nil, hdop: Double? = nil, vdop: Double? = nil, pdop: Double? = nil,
-                details: WaypointDetails = WaypointDetails(), extensions: PointExtensions = PointExtensions()) {
+                details: WaypointDetails? = nil, extensions: PointExtensions? = nil) {
         self.coordinate = coordinate
+        self.fix = fix
         self.elevation = elevation
         self.time = time
         self.speed = speed
         self.course = course
-        self.fix = fix
         self.satellites = satellites
         self.hdop = hdop
         self.vdop = vdop
         self.pdop = pdop
-        self.details = details
-        self.extensions = extensions
+        if let details, !details.isEmpty { detailsStorage = Box(details) }
+        if let extensions, !extensions.isEmpty { extensionsStorage = Box(extensions) }
     }
+
+    public static func == (a: Waypoint, b: Waypoint) -> Bool {
+        a.coordinate == b.coordinate && a.elevation == b.elevation && a.time == b.time && a.speed == b.speed
+            && a.course == b.course && a.fix == b.fix && a.satellites == b.satellites && a.hdop == b.hdop
+            && a.vdop == b.vdop && a.pdop == b.pdop && a.detailsStorage == b.detailsStorage
+            && a.extensionsStorage == b.extensionsStorage
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(coordinate)
+        hasher.combine(elevation)
+        hasher.combine(time)
+        hasher.combine(satellites)
+        hasher.combine(detailsStorage)
+        hasher.combine(extensionsStorage)
+    }
+}
+
+/// Immutable out-of-line storage for rarely set values; compared and hashed by value.
+private final class Box<Value: Hashable & Sendable>: Hashable, Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+    static func == (a: Box, b: Box) -> Bool { a === b || a.value == b.value }
+    func hash(into hasher: inout Hasher) { hasher.combine(value) }
 }
 
 /// The descriptive and rarely used fields of a GPX point.

@@ -1,0 +1,428 @@
+import Foundation
+
+/// A byte-level, pull XML tokenizer over a sliding buffer of UTF-8 (internal).
+///
+/// It checks well-formedness (matching tags, attribute syntax, quoting, entity
+/// references, a single root) and skips comments, processing instructions and
+/// the DOCTYPE. Names and values are handed out as byte ranges into the
+/// buffer, valid until the next call to ``next()``; nothing is allocated per
+/// element once the buffers have warmed up. Memory is bounded by
+/// `maxTokenBytes` (the longest single tag, text run or comment) and
+/// `maxDepth`.
+final class XMLTokenizer {
+    enum Token: Equatable { case startTag, endTag, text, end }
+
+    struct Attribute {
+        var nameStart: Int, nameEnd: Int, valueStart: Int, valueEnd: Int
+        var hasEntity: Bool
+    }
+
+    let input: GPXInput
+    @exclusivity(unchecked) private(set) var buf: UnsafeMutablePointer<UInt8>
+    @exclusivity(unchecked) private var capacity: Int
+    private let maxCapacity: Int
+    let maxDepth: Int
+    @exclusivity(unchecked) private(set) var pos = 0
+    @exclusivity(unchecked) private(set) var end = 0
+    @exclusivity(unchecked) private var eof = false
+    /// Absolute offset of `buf[0]` in the (UTF-8) input.
+    @exclusivity(unchecked) private(set) var base = 0
+    @exclusivity(unchecked) private var countedTo = 0
+    @exclusivity(unchecked) private var line = 1
+    @exclusivity(unchecked) private var lineStart = 0
+
+    // The current token.
+    @exclusivity(unchecked) private(set) var tokenStart = 0
+    @exclusivity(unchecked) private(set) var nameStart = 0
+    @exclusivity(unchecked) private(set) var nameEnd = 0
+    @exclusivity(unchecked) private(set) var attributes: [Attribute] = []
+    @exclusivity(unchecked) private(set) var isEmptyElement = false
+    /// Whether the current start tag has an attribute whose name starts with `xmlns`.
+    @exclusivity(unchecked) private(set) var hasNamespaceDeclaration = false
+    @exclusivity(unchecked) private(set) var textStart = 0
+    @exclusivity(unchecked) private(set) var textEnd = 0
+    @exclusivity(unchecked) private(set) var textHasEntity = false
+    @exclusivity(unchecked) private(set) var textIsCDATA = false
+    @exclusivity(unchecked) private var pendingEnd = false
+
+    // Open elements, for matching end tags.
+    @exclusivity(unchecked) private var stackBytes: [UInt8] = []
+    @exclusivity(unchecked) private var stackOffsets: [Int] = []
+    @exclusivity(unchecked) private var sawRoot = false
+
+    init(input: GPXInput, chunkSize: Int, maxTokenBytes: Int, maxDepth: Int) {
+        self.input = input
+        capacity = max(chunkSize, 4096)
+        maxCapacity = max(maxTokenBytes, capacity)
+        self.maxDepth = maxDepth
+        buf = .allocate(capacity: capacity)
+        attributes.reserveCapacity(8)
+        stackBytes.reserveCapacity(256)
+        stackOffsets.reserveCapacity(32)
+    }
+
+    deinit { buf.deallocate() }
+
+    /// Number of currently open elements.
+    var depth: Int { stackOffsets.count }
+
+    /// Reads the next token.
+    func next() throws(GeoError) -> Token {
+        if pendingEnd {
+            pendingEnd = false
+            return .endTag
+        }
+        while true {
+            tokenStart = pos
+            if pos == end {
+                if try refill() { continue }
+                if let top = stackOffsets.last {
+                    let name = String(decoding: stackBytes[top...], as: UTF8.self)
+                    throw malformed("unexpected end of input; expected </\(name)>", at: pos)
+                }
+                if !sawRoot { throw GeoError(.invalidGPX, "the input has no root element; expected <gpx>", at: location(at: pos)) }
+                return .end
+            }
+            let complete: Bool
+            let token: Token?
+            if buf[pos] != UInt8(ascii: "<") {
+                (complete, token) = try scanText()
+            } else {
+                (complete, token) = try scanMarkup()
+            }
+            if !complete {
+                pos = tokenStart
+                if try refill() == false {
+                    if buf[tokenStart] != UInt8(ascii: "<") { continue }   // trailing text at the end of input
+                    throw malformed("unexpected end of input inside markup", at: tokenStart)
+                }
+                continue
+            }
+            if let token { return token }
+        }
+    }
+
+    /// Moves the unread bytes to the front and reads more; false at the end of input.
+    private func refill() throws(GeoError) -> Bool {
+        if eof { return false }
+        if tokenStart > 0 {
+            countLines(upTo: base + tokenStart)
+            let keep = end - tokenStart
+            if keep > 0 { (buf).update(from: buf + tokenStart, count: keep) }
+            base += tokenStart
+            pos -= tokenStart
+            end = keep
+            tokenStart = 0
+        }
+        if capacity - end < 16 {
+            guard capacity < maxCapacity else {
+                throw GeoError(.malformedXML, "a single tag, text or comment is longer than \(maxCapacity) bytes",
+                               at: location(at: 0))
+            }
+            let newCapacity = min(maxCapacity, capacity * 2)
+            let newBuf = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+            newBuf.update(from: buf, count: end)
+            buf.deallocate()
+            buf = newBuf
+            capacity = newCapacity
+        }
+        let n = try input.read(into: buf + end, capacity: capacity - end)
+        if n == 0 { eof = true; return false }
+        end += n
+        return true
+    }
+
+    // MARK: text
+
+    private func scanText() throws(GeoError) -> (Bool, Token?) {
+        let p = buf
+        let stop: Int
+        if let hit = memchr(p + pos, 0x3C, end - pos) {
+            stop = UnsafeMutableRawPointer(hit).assumingMemoryBound(to: UInt8.self) - p
+        } else if eof {
+            stop = end
+        } else {
+            return (false, nil)
+        }
+        textStart = pos
+        textEnd = stop
+        textIsCDATA = false
+        textHasEntity = memchr(p + pos, 0x26, stop - pos) != nil
+        pos = stop
+        if stackOffsets.isEmpty {
+            for i in textStart..<textEnd where !XMLTokenizer.isSpace(p[i]) {
+                throw malformed("text outside the root element", at: i)
+            }
+            return (true, nil)
+        }
+        return (true, .text)
+    }
+
+    // MARK: markup
+
+    private func scanMarkup() throws(GeoError) -> (Bool, Token?) {
+        guard pos + 1 < end else { return (false, nil) }
+        switch buf[pos + 1] {
+        case UInt8(ascii: "/"):
+            return (try scanEndTag(), .endTag)
+        case UInt8(ascii: "?"):
+            guard let close = find2(UInt8(ascii: "?"), UInt8(ascii: ">"), from: pos + 2) else { return (false, nil) }
+            pos = close + 2
+            return (true, nil)
+        case UInt8(ascii: "!"):
+            return try scanBang()
+        default:
+            return (try scanStartTag(), .startTag)
+        }
+    }
+
+    private func scanBang() throws(GeoError) -> (Bool, Token?) {
+        let p = buf
+        if hasPrefix("<!--") {
+            var i = pos + 4
+            while true {
+                guard let dash = find2(UInt8(ascii: "-"), UInt8(ascii: "-"), from: i) else { return (false, nil) }
+                guard dash + 2 < end else { return (false, nil) }
+                if p[dash + 2] == UInt8(ascii: ">") { pos = dash + 3; return (true, nil) }
+                i = dash + 1
+            }
+        }
+        if hasPrefix("<![CDATA[") {
+            guard !stackOffsets.isEmpty else { throw malformed("CDATA section outside the root element", at: pos) }
+            var i = pos + 9
+            while true {
+                guard let b = find2(UInt8(ascii: "]"), UInt8(ascii: "]"), from: i) else { return (false, nil) }
+                guard b + 2 < end else { return (false, nil) }
+                if p[b + 2] == UInt8(ascii: ">") {
+                    textStart = pos + 9
+                    textEnd = b
+                    textIsCDATA = true
+                    textHasEntity = false
+                    pos = b + 3
+                    return (true, .text)
+                }
+                i = b + 1
+            }
+        }
+        if hasPrefix("<!DOCTYPE") {
+            guard !sawRoot else { throw malformed("DOCTYPE after the root element started", at: pos) }
+            var i = pos + 9, bracket = 0
+            var quote: UInt8 = 0
+            while i < end {
+                let c = p[i]
+                if quote != 0 { if c == quote { quote = 0 } }
+                else if c == 0x22 || c == 0x27 { quote = c }
+                else if c == UInt8(ascii: "[") { bracket += 1 }
+                else if c == UInt8(ascii: "]") { bracket -= 1 }
+                else if c == UInt8(ascii: ">") && bracket <= 0 { pos = i + 1; return (true, nil) }
+                i += 1
+            }
+            return (false, nil)
+        }
+        if end - pos < 9 && !eof { return (false, nil) }
+        throw malformed("expected a comment, CDATA section or DOCTYPE after '<!'", at: pos)
+    }
+
+    private func scanStartTag() throws(GeoError) -> Bool {
+        let p = buf
+        var i = pos + 1
+        guard XMLTokenizer.isNameStart(p[i]) else { throw malformed("expected an element name after '<'", at: i) }
+        let ns = i
+        while i < end && XMLTokenizer.isNameChar(p[i]) { i += 1 }
+        if i == end { return false }
+        let ne = i
+        attributes.removeAll(keepingCapacity: true)
+        var empty = false
+        var declaresNamespace = false
+        while true {
+            let wsStart = i
+            while i < end && XMLTokenizer.isSpace(p[i]) { i += 1 }
+            if i == end { return false }
+            let c = p[i]
+            if c == UInt8(ascii: ">") { i += 1; break }
+            if c == UInt8(ascii: "/") {
+                if i + 1 == end { return false }
+                guard p[i + 1] == UInt8(ascii: ">") else { throw malformed("expected '>' after '/' in a tag", at: i + 1) }
+                i += 2
+                empty = true
+                break
+            }
+            guard i > wsStart else { throw malformed("expected whitespace, '>' or '/>' in <\(string(ns, ne))>", at: i) }
+            guard XMLTokenizer.isNameStart(c) else { throw malformed("expected an attribute name in <\(string(ns, ne))>", at: i) }
+            let an = i
+            while i < end && XMLTokenizer.isNameChar(p[i]) { i += 1 }
+            let ane = i
+            while i < end && XMLTokenizer.isSpace(p[i]) { i += 1 }
+            if i == end { return false }
+            guard p[i] == UInt8(ascii: "=") else {
+                throw malformed("expected '=' after attribute \(string(an, ane)) in <\(string(ns, ne))>", at: i)
+            }
+            i += 1
+            while i < end && XMLTokenizer.isSpace(p[i]) { i += 1 }
+            if i == end { return false }
+            let q = p[i]
+            guard q == 0x22 || q == 0x27 else {
+                throw malformed("expected a quoted value for attribute \(string(an, ane)) in <\(string(ns, ne))>", at: i)
+            }
+            i += 1
+            guard let hit = memchr(p + i, Int32(q), end - i) else { return false }
+            let ve = UnsafeMutableRawPointer(hit).assumingMemoryBound(to: UInt8.self) - p
+            var amp = false
+            for k in i..<ve {
+                let b = p[k]
+                if b == UInt8(ascii: "<") { throw malformed("'<' is not allowed in an attribute value", at: k) }
+                if b == UInt8(ascii: "&") { amp = true }
+            }
+            for a in attributes where a.nameEnd - a.nameStart == ane - an && memcmp(p + a.nameStart, p + an, ane - an) == 0 {
+                throw malformed("duplicate attribute \(string(an, ane)) in <\(string(ns, ne))>", at: an)
+            }
+            if ane - an >= 5 && p[an] == UInt8(ascii: "x") && memcmp(p + an, "xmlns", 5) == 0 { declaresNamespace = true }
+            attributes.append(Attribute(nameStart: an, nameEnd: ane, valueStart: i, valueEnd: ve, hasEntity: amp))
+            i = ve + 1
+        }
+        if stackOffsets.isEmpty && sawRoot { throw malformed("a second root element <\(string(ns, ne))>", at: pos) }
+        nameStart = ns
+        nameEnd = ne
+        isEmptyElement = empty
+        hasNamespaceDeclaration = declaresNamespace
+        pos = i
+        sawRoot = true
+        if empty {
+            pendingEnd = true
+        } else {
+            guard stackOffsets.count < maxDepth else {
+                throw malformed("elements are nested deeper than \(maxDepth) levels", at: tokenStart)
+            }
+            stackOffsets.append(stackBytes.count)
+            stackBytes.append(contentsOf: UnsafeBufferPointer(start: p + ns, count: ne - ns))
+        }
+        return true
+    }
+
+    private func scanEndTag() throws(GeoError) -> Bool {
+        let p = buf
+        var i = pos + 2
+        if i == end { return false }
+        guard XMLTokenizer.isNameStart(p[i]) else { throw malformed("expected an element name after '</'", at: i) }
+        let ns = i
+        while i < end && XMLTokenizer.isNameChar(p[i]) { i += 1 }
+        let ne = i
+        while i < end && XMLTokenizer.isSpace(p[i]) { i += 1 }
+        if i == end { return false }
+        guard p[i] == UInt8(ascii: ">") else { throw malformed("expected '>' to close </\(string(ns, ne))>", at: i) }
+        guard let top = stackOffsets.last else {
+            throw malformed("end tag </\(string(ns, ne))> without a matching start tag", at: pos)
+        }
+        let len = stackBytes.count - top
+        let same = len == ne - ns && stackBytes.withUnsafeBufferPointer { memcmp($0.baseAddress! + top, p + ns, len) == 0 }
+        guard same else {
+            let open = String(decoding: stackBytes[top...], as: UTF8.self)
+            throw malformed("found </\(string(ns, ne))>; expected </\(open)>", at: pos)
+        }
+        stackBytes.removeLast(len)
+        stackOffsets.removeLast()
+        isEmptyElement = false
+        nameStart = ns
+        nameEnd = ne
+        pos = i + 1
+        return true
+    }
+
+    // MARK: helpers
+
+    /// The index of the first `a` followed by `b` at or after `from`, if both are in the buffer.
+    private func find2(_ a: UInt8, _ b: UInt8, from: Int) -> Int? {
+        var i = from
+        while i + 1 < end {
+            guard let hit = memchr(buf + i, Int32(a), end - i - 1) else { return nil }
+            let k = UnsafeMutableRawPointer(hit).assumingMemoryBound(to: UInt8.self) - buf
+            if buf[k + 1] == b { return k }
+            i = k + 1
+        }
+        return nil
+    }
+
+    private func hasPrefix(_ s: StaticString) -> Bool {
+        let n = s.utf8CodeUnitCount
+        guard end - pos >= n else { return false }
+        return memcmp(buf + pos, s.utf8Start, n) == 0
+    }
+
+    @inline(__always)
+    static func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x0A || c == 0x09 || c == 0x0D }
+
+    @inline(__always)
+    static func isNameStart(_ c: UInt8) -> Bool {
+        (c | 0x20) >= UInt8(ascii: "a") && (c | 0x20) <= UInt8(ascii: "z") || c == UInt8(ascii: "_") || c == UInt8(ascii: ":") || c >= 0x80
+    }
+
+    @inline(__always)
+    static func isNameChar(_ c: UInt8) -> Bool {
+        isNameStart(c) || (c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9")) || c == UInt8(ascii: "-") || c == UInt8(ascii: ".")
+    }
+
+    /// The bytes `[s, e)` of the buffer as a String (for messages and string fields).
+    func string(_ s: Int, _ e: Int) -> String {
+        String(decoding: UnsafeBufferPointer(start: buf + s, count: e - s), as: UTF8.self)
+    }
+
+    func malformed(_ message: String, at index: Int) -> GeoError {
+        GeoError(.malformedXML, message, at: location(at: index))
+    }
+
+    /// Counts the lines of the bytes that are about to leave the buffer.
+    private func countLines(upTo absolute: Int) {
+        guard absolute > countedTo else { return }
+        let from = countedTo - base, to = absolute - base
+        let n = XMLTokenizer.countNewlines(buf + from, to - from)
+        if n > 0 {
+            line += n
+            var k = to - 1
+            while buf[k] != 0x0A { k -= 1 }
+            lineStart = base + k + 1
+        }
+        countedTo = absolute
+    }
+
+    /// Number of `\n` bytes in `count` bytes at `p`, eight bytes at a time.
+    static func countNewlines(_ p: UnsafePointer<UInt8>, _ count: Int) -> Int {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let low7: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
+        var n = 0
+        var i = 0
+        let raw = UnsafeRawPointer(p)
+        while i + 8 <= count {
+            let x = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self) ^ (ones &* 0x0A)
+            // 0x80 in exactly the bytes of x that are zero.
+            let zero = ~(((x & low7) &+ low7) | x | low7)
+            n &+= zero.nonzeroBitCount
+            i += 8
+        }
+        while i < count { if p[i] == 0x0A { n += 1 }; i += 1 }
+        return n
+    }
+
+    /// The file, line and column of buffer index `index`.
+    func location(at index: Int) -> SourceLocation {
+        location(absolute: base + index)
+    }
+
+    /// The file, line and column of absolute offset `absolute` in the UTF-8 input.
+    ///
+    /// Exact for offsets still in the buffer; an offset that already left it is reported at
+    /// the start of the buffer.
+    func location(absolute requested: Int) -> SourceLocation {
+        let absolute = max(requested, base)
+        let index = absolute - base
+        if absolute >= countedTo {
+            countLines(upTo: absolute)
+            return SourceLocation(file: input.name, line: line, column: absolute - lineStart + 1)
+        }
+        var n = 0
+        for i in index..<(countedTo - base) where buf[i] == 0x0A { n += 1 }
+        var k = index
+        while k > 0 && buf[k - 1] != 0x0A { k -= 1 }
+        let start = (n == 0 && k == 0) ? lineStart : base + k
+        return SourceLocation(file: input.name, line: line - n, column: absolute - start + 1)
+    }
+}

@@ -1,0 +1,4 @@
+import WaymarkGeo
+
+/// The tests' deterministic generator.
+typealias SeededGenerator = SplitMix64
