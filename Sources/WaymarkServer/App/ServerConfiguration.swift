@@ -22,8 +22,8 @@ public struct ServerConfiguration: Sendable {
     public var adminTokenDigest: String
     /// A pause longer than this (seconds) between consecutive points starts a new ride.
     public var rideGapSeconds: TimeInterval = 600
-    /// GPX reader for `POST /api/devices/{id}/gpx`; wire `GPXDocument` here.
-    public var gpxReader: GPXReader?
+    /// GPX reader for `POST /api/devices/{id}/gpx` (WaymarkGeo's `GPXDocument` by default); nil disables the route.
+    public var gpxReader: GPXReader? = { data, name in try GPXDocument(data: data, name: name).tracks }
     /// The server's clock, used for receive times and the future-timestamp check.
     public var clock: @Sendable () -> Date = { Date() }
 

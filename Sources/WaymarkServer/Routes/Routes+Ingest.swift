@@ -70,9 +70,10 @@ extension Routes {
             throw ServerError(.notFound, "GPX upload is not enabled on this server")
         }
         let data = Data(try await body(of: request).readableBytesView)
+        let name = request.uri.queryParameters["name"].map(String.init) ?? "upload.gpx"
         let tracks: [Track]
         do {
-            tracks = try reader(data, "upload.gpx")
+            tracks = try reader(data, name)
         } catch let error as GeoError {
             throw ServerError(.malformedBody, "the GPX file is invalid: \(error)")
         }
