@@ -25,7 +25,7 @@ struct DeviceCommand: AsyncParsableCommand {
 
         func output() async throws -> String {
             let name = self.name
-            let (device, token) = try await StoreFactory.withStore(at: database) { store in
+            let (device, token) = try await StoreFactory.withStore(at: database, logger: quietLogger) { store in
                 try await DeviceRegistry.register(name: name, in: store)
             }
             return """
@@ -48,7 +48,7 @@ struct DeviceCommand: AsyncParsableCommand {
         func run() async throws { print(try await output(), terminator: "") }
 
         func output() async throws -> String {
-            try await StoreFactory.withStore(at: database) { store in
+            try await StoreFactory.withStore(at: database, logger: quietLogger) { store in
                 var lines = ["ID\tNAME\tSTATUS\tLAST POSITION"]
                 for device in try await store.listDevices() {
                     let last = try await store.lastPosition(deviceID: device.id)
@@ -76,7 +76,7 @@ struct DeviceCommand: AsyncParsableCommand {
         func output() async throws -> String {
             let id = self.id
             do {
-                try await StoreFactory.withStore(at: database) { store in try await DeviceRegistry.revoke(id: id, in: store) }
+                try await StoreFactory.withStore(at: database, logger: quietLogger) { store in try await DeviceRegistry.revoke(id: id, in: store) }
             } catch let error as ServerError where error.code == .notFound {
                 throw ValidationError(error.message)
             }

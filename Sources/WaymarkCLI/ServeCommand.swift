@@ -45,11 +45,10 @@ struct ServeCommand: AsyncParsableCommand {
         let logger = Logger(label: "waymark.serve")
         let environmentToken = ProcessInfo.processInfo.environment[AdminToken.environmentVariable]
         let command = self
-        try await StoreFactory.withStore(at: database, logger: logger) { store in
+        try await StoreFactory.withStore(at: database, logger: quietLogger) { store in
             let admin = try await AdminToken.establish(in: store, environmentToken: environmentToken)
             if let token = admin.newToken {
-                print("Generated the admin token (shown only now; set \(AdminToken.environmentVariable) to override):")
-                print("  \(token)")
+                emit("Generated the admin token (shown only now; set \(AdminToken.environmentVariable) to override):\n  \(token)")
             }
             var configuration = ServerConfiguration(adminTokenDigest: admin.digest)
             configuration.host = command.host
@@ -57,12 +56,24 @@ struct ServeCommand: AsyncParsableCommand {
             configuration.maxBodyBytes = command.maxBodyBytes
             configuration.rideGapSeconds = command.rideGap
             let app = TrackingServer.makeApplication(configuration: configuration, store: store, logger: logger) { port in
-                print("waymark serving on http://\(command.host):\(port) (database: \(DatabaseOption.redacted(command.database)))")
+                emit("waymark serving on http://\(command.host):\(port) (database: \(DatabaseOption.redacted(command.database)))")
             }
             try await app.runService()
         }
     }
 }
+
+/// Writes a line to standard output at once (unbuffered, so a supervisor's log sees it immediately).
+func emit(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+/// A logger for store plumbing that reports only warnings and errors.
+let quietLogger: Logger = {
+    var logger = Logger(label: "waymark.store")
+    logger.logLevel = .warning
+    return logger
+}()
 
 /// The `--database` option shared by the server commands.
 enum DatabaseOption {
