@@ -93,4 +93,22 @@ struct ValidationTests {
             #expect(try await server.storedPositions().count == 1)
         }
     }
+
+    @Test("absurd numbers in queries and bodies get 4xx, never a crash", arguments: StoreKind.available)
+    func absurdValues(kind: StoreKind) async throws {
+        try await TestServer.run(kind) { server in
+            for query in ["timestamp=1e30", "timestamp=-1e30", "timestamp=nan", "timestamp=99999999999999999999999",
+                          "lat=1e400", "lat=NaN", "location=1,2,3", "timestamp=2016-02-30T99:00:00Z"] {
+                // The absurd field comes first: for a repeated name the first value counts.
+                let uri = "/?\(query)&id=\(server.deviceToken)&lat=46&lon=14&timestamp=1750000000"
+                let response = try await server.send(.get, uri)
+                #expect(response.status == .unprocessableContent, "\(query): \(response.text)")
+            }
+            for query in ["from=1e30", "to=-1e30", "from=-9e18&to=9e18"] {
+                let response = try await server.send(.get, "/api/devices/\(server.device.id)/positions?\(query)", token: server.deviceToken)
+                #expect(response.status == .ok, "\(query)")
+            }
+            #expect(try await server.storedPositions().isEmpty)
+        }
+    }
 }

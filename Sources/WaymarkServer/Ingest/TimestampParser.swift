@@ -21,6 +21,8 @@ enum TimestampParser {
 
     /// Formats a date as ISO-8601 UTC with milliseconds, e.g. `2016-01-27T18:55:47.000Z`.
     static func format(_ date: Date) -> String {
+        // Years beyond ±100 000 are not worth a calendar date (and would overflow the arithmetic).
+        guard abs(date.timeIntervalSince1970) < 3e12 else { return "\(date.timeIntervalSince1970) s after 1970" }
         let ms = date.millisecondsSince1970
         let days = Int64((Double(ms) / 86_400_000).rounded(.down))
         let msOfDay = ms - days * 86_400_000

@@ -63,7 +63,8 @@ public struct PositionQuery: Hashable, Sendable {
 
     /// The effective lower bound in milliseconds (exclusive), combining `from` and the cursor.
     var lowerExclusiveMillis: Int64 {
-        let fromBound = from.map { $0.millisecondsSince1970 - 1 } ?? Int64.min
+        let fromBound = from.map { $0.millisecondsSince1970.subtractingReportingOverflow(1) }
+            .map { $0.overflow ? Int64.min : $0.partialValue } ?? Int64.min
         return max(fromBound, afterMillis ?? Int64.min)
     }
 

@@ -40,8 +40,14 @@ public struct Position: Hashable, Sendable, Codable {
 }
 
 extension Date {
-    /// Milliseconds since 1970, rounded to the nearest millisecond.
-    var millisecondsSince1970: Int64 { Int64((timeIntervalSince1970 * 1000).rounded()) }
+    /// Milliseconds since 1970, rounded to the nearest millisecond and clamped to the `Int64` range.
+    var millisecondsSince1970: Int64 {
+        let ms = (timeIntervalSince1970 * 1000).rounded()
+        if ms.isNaN { return 0 }
+        if ms >= 9.2e18 { return .max }
+        if ms <= -9.2e18 { return .min }
+        return Int64(ms)
+    }
 
     /// The date `milliseconds` after 1970-01-01T00:00:00Z.
     init(millisecondsSince1970 milliseconds: Int64) {
