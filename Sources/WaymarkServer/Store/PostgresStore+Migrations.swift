@@ -48,6 +48,7 @@ extension PostgresStore {
         ]),
     ]
 
+    /// Creates or upgrades the schema; see ``Store/migrate()``.
     public func migrate() async throws {
         try await storageErrors {
             try await client.withTransaction(logger: logger) { connection in

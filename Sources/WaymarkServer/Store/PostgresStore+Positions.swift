@@ -3,6 +3,7 @@ import PostgresNIO
 import WaymarkGeo
 
 extension PostgresStore {
+    /// Commits one request in one transaction; see ``Store/ingest(_:)``.
     public func ingest(_ write: IngestWrite) async throws -> IngestOutcome {
         let columns = PositionColumns(write.positions)
         let received = write.receivedAt.millisecondsSince1970
@@ -56,6 +57,7 @@ extension PostgresStore {
         }
     }
 
+    /// The device's latest position; see ``Store/lastPosition(deviceID:)``.
     public func lastPosition(deviceID: String) async throws -> Position? {
         try await storageErrors {
             try await client.query("""
@@ -65,6 +67,7 @@ extension PostgresStore {
         }
     }
 
+    /// One page of positions by key; see ``Store/positions(_:)``.
     public func positions(_ query: PositionQuery) async throws -> [Position] {
         try await storageErrors {
             try await client.query("""

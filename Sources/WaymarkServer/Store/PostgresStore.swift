@@ -58,6 +58,7 @@ public final class PostgresStore: Store, Service {
         return configuration
     }
 
+    /// Registers a device; see ``Store/insertDevice(_:tokenHash:)``.
     public func insertDevice(_ device: DeviceRecord, tokenHash: String) async throws {
         try await storageErrors {
             try await client.query("""
@@ -68,6 +69,7 @@ public final class PostgresStore: Store, Service {
         }
     }
 
+    /// All devices; see ``Store/listDevices()``.
     public func listDevices() async throws -> [DeviceRecord] {
         try await storageErrors {
             try await client.query("SELECT id, name, created_ms, revoked_ms FROM devices ORDER BY created_ms, id",
@@ -76,6 +78,7 @@ public final class PostgresStore: Store, Service {
         }
     }
 
+    /// The device with this id; see ``Store/device(id:)``.
     public func device(id: String) async throws -> DeviceRecord? {
         try await storageErrors {
             try await client.query("SELECT id, name, created_ms, revoked_ms FROM devices WHERE id = \(id)", logger: logger)
@@ -83,6 +86,7 @@ public final class PostgresStore: Store, Service {
         }
     }
 
+    /// The device with this token digest; see ``Store/device(tokenHash:)``.
     public func device(tokenHash: String) async throws -> DeviceRecord? {
         try await storageErrors {
             try await client.query(
@@ -91,6 +95,7 @@ public final class PostgresStore: Store, Service {
         }
     }
 
+    /// Revokes a device; see ``Store/revokeDevice(id:at:)``.
     public func revokeDevice(id: String, at date: Date) async throws -> Bool {
         try await storageErrors {
             let rows = try await client.query("""
@@ -101,6 +106,7 @@ public final class PostgresStore: Store, Service {
         }
     }
 
+    /// A server setting; see ``Store/setting(_:)``.
     public func setting(_ key: String) async throws -> String? {
         try await storageErrors {
             try await client.query("SELECT value FROM settings WHERE key = \(key)", logger: logger)
@@ -108,6 +114,7 @@ public final class PostgresStore: Store, Service {
         }
     }
 
+    /// Stores a setting once; see ``Store/setSettingIfAbsent(_:value:)``.
     public func setSettingIfAbsent(_ key: String, value: String) async throws -> String {
         try await storageErrors {
             try await client.query("INSERT INTO settings (key, value) VALUES (\(key), \(value)) ON CONFLICT (key) DO NOTHING",

@@ -3,6 +3,7 @@ import GRDB
 import WaymarkGeo
 
 extension SQLiteStore {
+    /// Commits one request in one transaction; see ``Store/ingest(_:)``.
     public func ingest(_ write: IngestWrite) async throws -> IngestOutcome {
         try await storageErrors {
             try await pool.write { db in
@@ -42,6 +43,7 @@ extension SQLiteStore {
         }
     }
 
+    /// The device's latest position; see ``Store/lastPosition(deviceID:)``.
     public func lastPosition(deviceID: String) async throws -> Position? {
         try await storageErrors {
             try await pool.read { db in
@@ -51,6 +53,7 @@ extension SQLiteStore {
         }
     }
 
+    /// One page of positions by key; see ``Store/positions(_:)``.
     public func positions(_ query: PositionQuery) async throws -> [Position] {
         try await storageErrors {
             try await pool.read { db in

@@ -36,10 +36,12 @@ public final class SQLiteStore: Store {
         self.path = path
     }
 
+    /// Creates or upgrades the schema; see ``Store/migrate()``.
     public func migrate() async throws {
         try await storageErrors { try Self.migrator.migrate(pool) }
     }
 
+    /// Registers a device; see ``Store/insertDevice(_:tokenHash:)``.
     public func insertDevice(_ device: DeviceRecord, tokenHash: String) async throws {
         try await storageErrors {
             try await pool.write { db in
@@ -51,6 +53,7 @@ public final class SQLiteStore: Store {
         }
     }
 
+    /// All devices; see ``Store/listDevices()``.
     public func listDevices() async throws -> [DeviceRecord] {
         try await storageErrors {
             try await pool.read { db in
@@ -59,6 +62,7 @@ public final class SQLiteStore: Store {
         }
     }
 
+    /// The device with this id; see ``Store/device(id:)``.
     public func device(id: String) async throws -> DeviceRecord? {
         try await storageErrors {
             try await pool.read { db in
@@ -67,6 +71,7 @@ public final class SQLiteStore: Store {
         }
     }
 
+    /// The device with this token digest; see ``Store/device(tokenHash:)``.
     public func device(tokenHash: String) async throws -> DeviceRecord? {
         try await storageErrors {
             try await pool.read { db in
@@ -76,6 +81,7 @@ public final class SQLiteStore: Store {
         }
     }
 
+    /// Revokes a device; see ``Store/revokeDevice(id:at:)``.
     public func revokeDevice(id: String, at date: Date) async throws -> Bool {
         try await storageErrors {
             try await pool.write { db in
@@ -86,6 +92,7 @@ public final class SQLiteStore: Store {
         }
     }
 
+    /// A server setting; see ``Store/setting(_:)``.
     public func setting(_ key: String) async throws -> String? {
         try await storageErrors {
             try await pool.read { db in
@@ -94,6 +101,7 @@ public final class SQLiteStore: Store {
         }
     }
 
+    /// Stores a setting once; see ``Store/setSettingIfAbsent(_:value:)``.
     public func setSettingIfAbsent(_ key: String, value: String) async throws -> String {
         try await storageErrors {
             try await pool.write { db in
