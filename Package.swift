@@ -23,6 +23,11 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        // Tracking server (WaymarkServer) only.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
     ],
     targets: [
         // Value types, geodesy, GPX/GeoJSON, statistics, filters. Foundation only.
@@ -57,7 +62,14 @@ let package = Package(
         // The tracking server.
         .target(
             name: "WaymarkServer",
-            dependencies: ["WaymarkGeo", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "WaymarkGeo",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: swiftSettings
         ),
         // The command-line tool's commands, as a library so tests can parse them in-process.
@@ -82,6 +94,11 @@ let package = Package(
         ),
         .testTarget(name: "WaymarkEngineTests", dependencies: ["WaymarkEngine"], swiftSettings: swiftSettings),
         .testTarget(name: "WaymarkSimulatorTests", dependencies: ["WaymarkSimulator"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "WaymarkServerTests",
+            dependencies: ["WaymarkServer", .product(name: "HummingbirdTesting", package: "hummingbird")],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(name: "WaymarkCLITests", dependencies: ["WaymarkCLI"], swiftSettings: swiftSettings),
     ]
 )

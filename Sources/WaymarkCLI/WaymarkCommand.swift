@@ -11,7 +11,9 @@ public struct WaymarkCommand: AsyncParsableCommand {
           waymark gpx convert ride.gpx --to geojson -o ride.geojson
         """,
         version: "0.1.0",
-        subcommands: [GPXCommand.self, GeoCommand.self, SimulateCommand.self]
+        subcommands: [
+            GPXCommand.self, GeoCommand.self, SimulateCommand.self, ServeCommand.self, DeviceCommand.self,
+        ]
     )
 
     public init() {}

@@ -1,6 +1,7 @@
 import WaymarkGeo
 
-/// The tracking server. Filled by issue #7.
+/// Facts about the tracking server module.
 public enum WaymarkServerInfo {
+    /// The server module's version string.
     public static let version = "0.1.0"
 }

@@ -1,0 +1,92 @@
+import ArgumentParser
+import Foundation
+import Logging
+import WaymarkServer
+
+/// `waymark serve`: run the tracking server.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run the tracking server.",
+        discussion: """
+        The admin token (for the device, query and export API) is read from the environment
+        variable WAYMARK_ADMIN_TOKEN when set. Otherwise the server generates one on first
+        start, stores only its SHA-256 digest in the database, and prints the token once.
+
+        Examples:
+          waymark serve
+          waymark serve --host 0.0.0.0 --port 8080 --database /var/lib/waymark/waymark.sqlite
+          waymark serve --database postgres://waymark:secret@db:5432/waymark
+        """
+    )
+
+    @Option(help: "TCP port to listen on.")
+    var port: Int = 8080
+
+    @Option(help: "Interface to listen on (0.0.0.0 for all).")
+    var host: String = "127.0.0.1"
+
+    @Option(help: "SQLite file path, or a postgres:// URL.")
+    var database: String = DatabaseOption.defaultLocation
+
+    @Option(name: .customLong("max-body-bytes"), help: "Largest accepted request body, in bytes (larger gets 413).")
+    var maxBodyBytes: Int = 10 << 20
+
+    @Option(name: .customLong("ride-gap"), help: "Seconds without points that split two rides.")
+    var rideGap: Double = 600
+
+    func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be in 0…65535") }
+        guard maxBodyBytes > 0 else { throw ValidationError("--max-body-bytes must be positive") }
+        guard rideGap > 0 else { throw ValidationError("--ride-gap must be positive") }
+    }
+
+    func run() async throws {
+        let logger = Logger(label: "waymark.serve")
+        let environmentToken = ProcessInfo.processInfo.environment[AdminToken.environmentVariable]
+        let command = self
+        try await StoreFactory.withStore(at: database, logger: quietLogger) { store in
+            let admin = try await AdminToken.establish(in: store, environmentToken: environmentToken)
+            if let token = admin.newToken {
+                emit("Generated the admin token (shown only now; set \(AdminToken.environmentVariable) to override):\n  \(token)")
+            }
+            var configuration = ServerConfiguration(adminTokenDigest: admin.digest)
+            configuration.host = command.host
+            configuration.port = command.port
+            configuration.maxBodyBytes = command.maxBodyBytes
+            configuration.rideGapSeconds = command.rideGap
+            let app = TrackingServer.makeApplication(configuration: configuration, store: store, logger: logger) { port in
+                emit("waymark serving on http://\(command.host):\(port) (database: \(DatabaseOption.redacted(command.database)))")
+            }
+            try await app.runService()
+        }
+    }
+}
+
+/// Writes a line to standard output at once (unbuffered, so a supervisor's log sees it immediately).
+func emit(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+/// A logger for store plumbing that reports only warnings and errors.
+let quietLogger: Logger = {
+    var logger = Logger(label: "waymark.store")
+    logger.logLevel = .warning
+    return logger
+}()
+
+/// The `--database` option shared by the server commands.
+enum DatabaseOption {
+    /// `$WAYMARK_DATABASE`, or `waymark.sqlite` in the current directory.
+    static var defaultLocation: String {
+        ProcessInfo.processInfo.environment["WAYMARK_DATABASE"] ?? "waymark.sqlite"
+    }
+
+    /// The location with any password in a URL replaced by `***`.
+    static func redacted(_ location: String) -> String {
+        guard StoreFactory.isPostgres(location), var components = URLComponents(string: location),
+              components.password != nil else { return location }
+        components.password = "***"
+        return components.string ?? location
+    }
+}

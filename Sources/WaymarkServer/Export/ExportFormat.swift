@@ -1,0 +1,91 @@
+import Foundation
+
+/// A streamed export format of a device's positions: GPX 1.1, GeoJSON or CSV.
+///
+/// Rendering is split into a header, one chunk per position and a footer so that an export
+/// is written page by page and never holds a whole ride in memory.
+public enum ExportFormat: String, Sendable, CaseIterable {
+    /// GPX 1.1: one track, a new segment after every gap longer than the ride gap.
+    case gpx
+    /// A GeoJSON FeatureCollection of Point features with the position's properties.
+    case geojson
+    /// Comma-separated values with a header row; times in ISO-8601 UTC, SI units.
+    case csv
+
+    /// The HTTP content type.
+    public var contentType: String {
+        switch self {
+        case .gpx: "application/gpx+xml"
+        case .geojson: "application/geo+json"
+        case .csv: "text/csv; charset=utf-8"
+        }
+    }
+
+    func header(deviceName: String) -> String {
+        switch self {
+        case .gpx:
+            """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <gpx version="1.1" creator="waymark" xmlns="http://www.topografix.com/GPX/1/1">
+            <trk><name>\(xmlEscaped(deviceName))</name>
+            """
+        case .geojson: #"{"type":"FeatureCollection","features":["#
+        case .csv: "timestamp,latitude,longitude,altitude_m,accuracy_m,speed_mps,course_deg,battery,charging,activity\n"
+        }
+    }
+
+    /// The text for `p`; `previous` is the position written before it (nil for the first).
+    func row(_ p: Position, previous: Position?, gapSeconds: TimeInterval) -> String {
+        let f = p.fix
+        let time = TimestampParser.format(f.timestamp)
+        switch self {
+        case .gpx:
+            var text = ""
+            if let previous {
+                if f.timestamp.timeIntervalSince(previous.fix.timestamp) > gapSeconds { text += "</trkseg>\n<trkseg>\n" }
+            } else {
+                text += "<trkseg>\n"
+            }
+            text += "<trkpt lat=\"\(f.coordinate.latitude)\" lon=\"\(f.coordinate.longitude)\">"
+            if let ele = f.altitude { text += "<ele>\(ele)</ele>" }
+            text += "<time>\(time)</time></trkpt>\n"
+            return text
+        case .geojson:
+            let properties = PositionJSON.object(p).filter { $0.key != "lat" && $0.key != "lon" }
+            let feature: [String: Any] = [
+                "type": "Feature",
+                "geometry": ["type": "Point", "coordinates": [f.coordinate.longitude, f.coordinate.latitude]],
+                "properties": properties,
+            ]
+            let data = (try? JSONSerialization.data(withJSONObject: feature, options: [.sortedKeys])) ?? Data()
+            return (previous == nil ? "" : ",") + String(decoding: data, as: UTF8.self)
+        case .csv:
+            let fields: [String] = [
+                time, "\(f.coordinate.latitude)", "\(f.coordinate.longitude)", text(f.altitude),
+                text(f.horizontalAccuracy), text(f.speed), text(f.course), text(p.batteryLevel),
+                p.isCharging.map { $0 ? "true" : "false" } ?? "", csvEscaped(p.activity ?? ""),
+            ]
+            return fields.joined(separator: ",") + "\n"
+        }
+    }
+
+    func footer(wroteAny: Bool) -> String {
+        switch self {
+        case .gpx: (wroteAny ? "</trkseg>\n" : "") + "</trk>\n</gpx>\n"
+        case .geojson: "]}\n"
+        case .csv: ""
+        }
+    }
+
+    private func text(_ value: Double?) -> String { value.map { "\($0)" } ?? "" }
+
+    private func csvEscaped(_ s: String) -> String {
+        guard s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return s }
+        return "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    private func xmlEscaped(_ s: String) -> String {
+        s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+    }
+}

@@ -1,0 +1,43 @@
+import Foundation
+import WaymarkGeo
+
+/// One ride: consecutive positions with no pause longer than the ride gap.
+public struct RideSummary: Hashable, Sendable {
+    /// Time of the first position.
+    public var start: Date
+    /// Time of the last position.
+    public var end: Date
+    /// Number of positions.
+    public var points: Int
+    /// Length along the positions in metres (haversine).
+    public var distanceMeters: Double
+}
+
+/// Splits a stream of positions (ascending time) into rides; feed it page by page.
+///
+/// A pure value: `mutating` methods, no I/O, so it works on any amount of data in constant memory.
+struct RideSplitter: Sendable {
+    /// A pause longer than this (seconds) ends a ride.
+    let gapSeconds: TimeInterval
+    private(set) var finished: [RideSummary] = []
+    private var current: RideSummary?
+    private var last: Position?
+
+    init(gapSeconds: TimeInterval) { self.gapSeconds = gapSeconds }
+
+    mutating func add(_ p: Position) {
+        if let last, var ride = current, p.fix.timestamp.timeIntervalSince(last.fix.timestamp) <= gapSeconds {
+            ride.end = p.fix.timestamp
+            ride.points += 1
+            ride.distanceMeters += Geodesy.haversineDistance(last.fix.coordinate, p.fix.coordinate)
+            current = ride
+        } else {
+            if let current { finished.append(current) }
+            current = RideSummary(start: p.fix.timestamp, end: p.fix.timestamp, points: 1, distanceMeters: 0)
+        }
+        last = p
+    }
+
+    /// All rides, the one in progress included.
+    var rides: [RideSummary] { finished + (current.map { [$0] } ?? []) }
+}

@@ -1,0 +1,116 @@
+import Foundation
+import WaymarkGeo
+
+/// A server geofence: a circle or a polygon, with an optional dwell time.
+///
+/// ```swift
+/// let depot = Fence(id: "f_depot", name: "Depot",
+///                   shape: .circle(center: try Coordinate(latitude: 46.05, longitude: 14.5), radiusMeters: 150),
+///                   dwellSeconds: 300)
+/// ```
+///
+/// A `Sendable` value type.
+public struct Fence: Hashable, Sendable {
+    /// The area a fence covers.
+    public enum Shape: Hashable, Sendable {
+        /// Every point within `radiusMeters` (great-circle distance) of `center`.
+        case circle(center: Coordinate, radiusMeters: Double)
+        /// The inside of a polygon (edges straight in latitude/longitude, as in GeoJSON).
+        case polygon(Polygon)
+    }
+
+    /// Stable identifier.
+    public var id: String
+    /// Human-readable name.
+    public var name: String
+    /// The area.
+    public var shape: Shape
+    /// Seconds inside after which one `dwell` event is emitted; nil for none.
+    public var dwellSeconds: TimeInterval?
+
+    /// Makes a fence.
+    public init(id: String, name: String, shape: Shape, dwellSeconds: TimeInterval? = nil) {
+        self.id = id
+        self.name = name
+        self.shape = shape
+        self.dwellSeconds = dwellSeconds
+    }
+
+    /// Whether `point` is inside (the boundary counts as inside for circles).
+    public func contains(_ point: Coordinate) -> Bool {
+        switch shape {
+        case .circle(let center, let radius): Geodesy.haversineDistance(center, point) <= radius
+        case .polygon(let polygon): polygon.contains(point)
+        }
+    }
+
+    /// A box enclosing the fence, in degrees (longitudes may exceed ±180 near the antimeridian).
+    var bounds: (minLat: Double, minLon: Double, maxLat: Double, maxLon: Double) {
+        switch shape {
+        case .circle(let c, let r):
+            let dLat = r / FenceGeometry.metersPerDegree
+            let dLon = r / (FenceGeometry.metersPerDegree * max(cos(c.latitude * .pi / 180), 1e-6))
+            return (c.latitude - dLat, c.longitude - dLon, c.latitude + dLat, c.longitude + dLon)
+        case .polygon(let p):
+            let lats = p.exterior.map(\.latitude)
+            var lons = [p.exterior[0].longitude]
+            for v in p.exterior.dropFirst() {
+                lons.append(lons[lons.count - 1] + remainder(v.longitude - p.exterior[lons.count - 1].longitude, 360))
+            }
+            return (lats.min()!, lons.min()!, lats.max()!, lons.max()!)
+        }
+    }
+}
+
+/// Planar helpers for short segments: an equirectangular projection around a reference point.
+enum FenceGeometry {
+    /// Metres per degree of latitude on a sphere of radius 6 371 008.8 m.
+    static let metersPerDegree = 6_371_008.8 * .pi / 180
+
+    /// `point` in metres east/north of `origin` (longitude difference taken the short way).
+    static func project(_ point: Coordinate, origin: Coordinate) -> (x: Double, y: Double) {
+        let scale = cos(origin.latitude * .pi / 180) * metersPerDegree
+        return (remainder(point.longitude - origin.longitude, 360) * scale, (point.latitude - origin.latitude) * metersPerDegree)
+    }
+
+    /// The interval of the segment parameter t ∈ [0, 1] from `a` to `b` that lies inside the
+    /// fence, when both ends are outside; nil when the segment misses it.
+    static func crossing(_ fence: Fence, from a: Coordinate, to b: Coordinate) -> (enter: Double, exit: Double)? {
+        switch fence.shape {
+        case .circle(let center, let radius):
+            // |A + t(B − A)|² = r² with the circle's centre at the origin.
+            let pa = project(a, origin: center), pb = project(b, origin: center)
+            let dx = pb.x - pa.x, dy = pb.y - pa.y
+            let qa = dx * dx + dy * dy
+            guard qa > 0 else { return nil }
+            let qb = 2 * (pa.x * dx + pa.y * dy)
+            let qc = pa.x * pa.x + pa.y * pa.y - radius * radius
+            let discriminant = qb * qb - 4 * qa * qc
+            guard discriminant > 0 else { return nil }
+            let root = discriminant.squareRoot()
+            let t1 = (-qb - root) / (2 * qa), t2 = (-qb + root) / (2 * qa)
+            guard t1 <= 1, t2 >= 0 else { return nil }
+            return (max(0, t1), min(1, t2))
+        case .polygon(let polygon):
+            // Intersections with every edge, in degrees with longitudes unwrapped around `a`.
+            let ax = a.longitude, ay = a.latitude
+            let bx = ax + remainder(b.longitude - ax, 360), by = b.latitude
+            var ts: [Double] = []
+            for ring in [polygon.exterior] + polygon.holes {
+                for i in ring.indices {
+                    let p = ring[i], q = ring[(i + 1) % ring.count]
+                    let px = ax + remainder(p.longitude - ax, 360), py = p.latitude
+                    let qx = px + remainder(q.longitude - p.longitude, 360), qy = q.latitude
+                    let rX = bx - ax, rY = by - ay, sX = qx - px, sY = qy - py
+                    let denominator = rX * sY - rY * sX
+                    guard denominator != 0 else { continue }
+                    let t = ((px - ax) * sY - (py - ay) * sX) / denominator
+                    let u = ((px - ax) * rY - (py - ay) * rX) / denominator
+                    if (0...1).contains(t), (0...1).contains(u) { ts.append(t) }
+                }
+            }
+            guard ts.count >= 2, let first = ts.min(), let last = ts.max() else { return nil }
+            return (first, last)
+        }
+    }
+}

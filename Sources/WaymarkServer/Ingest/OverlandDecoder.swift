@@ -1,0 +1,55 @@
+import Foundation
+
+/// Decodes the native batch format: Overland-compatible GeoJSON `{"locations":[Feature…]}`.
+///
+/// Each feature is a `Point` with `[longitude, latitude]` coordinates and properties
+/// `timestamp` (ISO-8601), `altitude`, `speed` (m/s), `course`, `horizontal_accuracy`,
+/// `vertical_accuracy`, `battery_level` (0–1), `battery_state` and `motion` (a list; the first
+/// entry becomes the activity). Negative speed, course or accuracy mean "unknown".
+enum OverlandDecoder {
+    static func decode(_ json: Any) throws -> DecodedBody {
+        guard let root = json as? [String: Any], let locations = root["locations"] as? [Any] else {
+            throw ServerError(.malformedBody, #"expected an object {"locations":[Feature…]}"#)
+        }
+        return DecodedBody(candidates: locations.map(candidate(from:)))
+    }
+
+    static func candidate(from item: Any) -> PositionCandidate {
+        var c = PositionCandidate()
+        c.names = .init(latitude: "geometry.coordinates[1]", longitude: "geometry.coordinates[0]",
+                        timestamp: "properties.timestamp")
+        guard let feature = item as? [String: Any] else {
+            c.problems.append(("feature", "expected a GeoJSON Feature object"))
+            return c
+        }
+        if let geometry = feature["geometry"] as? [String: Any], let coordinates = geometry["coordinates"] as? [Any],
+           coordinates.count >= 2 {
+            c.longitude = JSONBody.double(coordinates[0])
+            c.latitude = JSONBody.double(coordinates[1])
+            if coordinates.count >= 3 { c.altitude = JSONBody.double(coordinates[2]) }
+        } else {
+            c.problems.append(("geometry", "expected a Point geometry with [longitude, latitude] coordinates"))
+        }
+        let p = feature["properties"] as? [String: Any] ?? [:]
+        if let raw = p["timestamp"] {
+            c.timestamp = JSONBody.date(raw)
+            if c.timestamp == nil {
+                c.problems.append(("properties.timestamp", "'\(raw)' is not an ISO-8601 date-time or epoch number"))
+            }
+        }
+        c.altitude = JSONBody.double(p["altitude"]) ?? c.altitude
+        c.speed = JSONBody.double(p["speed"])
+        c.course = JSONBody.double(p["course"])
+        c.horizontalAccuracy = JSONBody.double(p["horizontal_accuracy"])
+        c.verticalAccuracy = JSONBody.double(p["vertical_accuracy"])
+        c.batteryLevel = JSONBody.double(p["battery_level"])
+        switch JSONBody.string(p["battery_state"]) {
+        case "charging", "full": c.isCharging = true
+        case "unplugged": c.isCharging = false
+        default: break
+        }
+        c.activity = (p["motion"] as? [Any])?.first.flatMap(JSONBody.string) ?? JSONBody.string(p["activity"])
+        c.source = .fused
+        return c
+    }
+}

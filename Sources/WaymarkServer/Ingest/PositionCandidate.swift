@@ -1,0 +1,42 @@
+import Foundation
+import WaymarkGeo
+
+/// One point as a decoder read it, before validation: every field optional, SI units.
+///
+/// Decoders convert units (knots, km/h, percent) while filling it, and record the names
+/// the client used so that problems can name the client's own fields.
+struct PositionCandidate: Sendable {
+    var latitude: Double?
+    var longitude: Double?
+    var timestamp: Date?
+    var altitude: Double?
+    var horizontalAccuracy: Double?
+    var verticalAccuracy: Double?
+    /// Metres per second.
+    var speed: Double?
+    /// Degrees clockwise from true north.
+    var course: Double?
+    /// Fraction in [0, 1].
+    var batteryLevel: Double?
+    var isCharging: Bool?
+    var activity: String?
+    var source: Fix.Source = .unknown
+    /// The client's names for latitude, longitude and time, for problem reports.
+    var names = FieldNames(latitude: "latitude", longitude: "longitude", timestamp: "timestamp")
+    /// Problems the decoder already found (a timestamp it could not parse…).
+    var problems: [(field: String, message: String)] = []
+
+    struct FieldNames: Sendable {
+        var latitude: String
+        var longitude: String
+        var timestamp: String
+    }
+}
+
+/// What a decoder read from one request body.
+struct DecodedBody: Sendable {
+    /// Points in request order.
+    var candidates: [PositionCandidate] = []
+    /// A token the body itself carries (OsmAnd `id`, Traccar `device_id`), used when no header has one.
+    var bodyToken: String?
+}

@@ -1,0 +1,81 @@
+import Foundation
+import WaymarkGeo
+
+/// Checks decoded points and turns the valid ones into ``Position``s.
+///
+/// Rejected: a missing, non-finite or out-of-range latitude ([-90, 90]) or longitude
+/// ([-180, 180]); a missing timestamp, one before 2000-01-01T00:00:00Z, or one more than
+/// 24 hours after the server's clock. Optional values that are not finite, or negative where
+/// iOS uses -1 for "unknown" (accuracy, speed, course), become nil instead of rejecting the point.
+struct PositionValidator: Sendable {
+    /// The server's clock reading for this request.
+    var now: Date
+    /// Earliest accepted timestamp.
+    static let earliest = Date(timeIntervalSince1970: 946_684_800)  // 2000-01-01T00:00:00Z
+    /// How far into the future a timestamp may be, in seconds.
+    static let futureTolerance: TimeInterval = 24 * 3600
+
+    /// Validates `candidates` for `deviceID`; returns the positions and the problems by index.
+    func validate(_ candidates: [PositionCandidate], deviceID: String) -> (positions: [Position], problems: [PointProblem]) {
+        var positions: [Position] = []
+        var problems: [PointProblem] = []
+        positions.reserveCapacity(candidates.count)
+        for (index, candidate) in candidates.enumerated() {
+            var found = candidate.problems.map { PointProblem(index: index, field: $0.field, message: $0.message) }
+            let names = candidate.names
+            let latitude = check(candidate.latitude, name: names.latitude, range: -90...90, index: index, into: &found)
+            let longitude = check(candidate.longitude, name: names.longitude, range: -180...180, index: index, into: &found)
+            if candidate.problems.isEmpty {
+                if let time = candidate.timestamp {
+                    if time < Self.earliest {
+                        found.append(PointProblem(index: index, field: names.timestamp,
+                                                  message: "\(iso(time)) is before 2000-01-01T00:00:00Z"))
+                    } else if time.timeIntervalSince(now) > Self.futureTolerance {
+                        found.append(PointProblem(index: index, field: names.timestamp,
+                                                  message: "\(iso(time)) is more than 24 h after the server time \(iso(now))"))
+                    }
+                } else {
+                    found.append(PointProblem(index: index, field: names.timestamp, message: "missing; expected the time of the fix"))
+                }
+            }
+            guard found.isEmpty, let latitude, let longitude, let timestamp = candidate.timestamp else {
+                problems.append(contentsOf: found)
+                continue
+            }
+            let fix = Fix(
+                coordinate: Coordinate(uncheckedLatitude: latitude, longitude: Coordinate.normalizedLongitude(longitude)),
+                altitude: finite(candidate.altitude),
+                horizontalAccuracy: nonNegative(candidate.horizontalAccuracy),
+                verticalAccuracy: nonNegative(candidate.verticalAccuracy),
+                speed: nonNegative(candidate.speed),
+                course: nonNegative(candidate.course).map { $0.truncatingRemainder(dividingBy: 360) },
+                timestamp: timestamp, source: candidate.source)
+            let battery = finite(candidate.batteryLevel).flatMap { (0...1).contains($0) ? $0 : nil }
+            positions.append(Position(deviceID: deviceID, fix: fix, batteryLevel: battery,
+                                      isCharging: candidate.isCharging, activity: candidate.activity))
+        }
+        return (positions, problems)
+    }
+
+    private func check(_ value: Double?, name: String, range: ClosedRange<Double>, index: Int,
+                       into problems: inout [PointProblem]) -> Double? {
+        guard let value else {
+            problems.append(PointProblem(index: index, field: name, message: "missing; expected degrees in \(bounds(range))"))
+            return nil
+        }
+        guard value.isFinite else {
+            problems.append(PointProblem(index: index, field: name, message: "\(value) is not a finite number"))
+            return nil
+        }
+        guard range.contains(value) else {
+            problems.append(PointProblem(index: index, field: name, message: "\(value) is outside \(bounds(range))"))
+            return nil
+        }
+        return value
+    }
+
+    private func bounds(_ range: ClosedRange<Double>) -> String { "[\(Int(range.lowerBound)), \(Int(range.upperBound))]" }
+    private func finite(_ value: Double?) -> Double? { value.flatMap { $0.isFinite ? $0 : nil } }
+    private func nonNegative(_ value: Double?) -> Double? { finite(value).flatMap { $0 >= 0 ? $0 : nil } }
+    private func iso(_ date: Date) -> String { TimestampParser.format(date) }
+}

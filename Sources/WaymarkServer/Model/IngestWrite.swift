@@ -1,0 +1,73 @@
+import Foundation
+
+/// Everything one ingest request writes, committed in one transaction by ``Store/ingest(_:)``.
+public struct IngestWrite: Sendable {
+    /// The authenticated device; every position belongs to it.
+    public var deviceID: String
+    /// The client's `Idempotency-Key`, if it sent one: a replay of the key stores nothing.
+    public var idempotencyKey: String?
+    /// Validated positions, in request order (duplicates allowed; the store absorbs them).
+    public var positions: [Position]
+    /// When the server received the request.
+    public var receivedAt: Date
+
+    /// Makes a write for one request.
+    public init(deviceID: String, idempotencyKey: String? = nil, positions: [Position], receivedAt: Date) {
+        self.deviceID = deviceID
+        self.idempotencyKey = idempotencyKey
+        self.positions = positions
+        self.receivedAt = receivedAt
+    }
+}
+
+/// What ``Store/ingest(_:)`` committed.
+public struct IngestOutcome: Hashable, Sendable {
+    /// Positions newly stored by this request (for a replay: by the original request).
+    public var stored: Int
+    /// Positions absorbed because the device already had a point at that millisecond.
+    public var duplicates: Int
+    /// True when the idempotency key had been seen: nothing was written this time.
+    public var replayed: Bool
+
+    /// Makes an outcome.
+    public init(stored: Int, duplicates: Int, replayed: Bool) {
+        self.stored = stored
+        self.duplicates = duplicates
+        self.replayed = replayed
+    }
+}
+
+/// A page request for one device's positions, in timestamp order.
+///
+/// Pagination is by key: pass the last timestamp of a page as ``afterMillis`` to get the next.
+public struct PositionQuery: Hashable, Sendable {
+    /// The device.
+    public var deviceID: String
+    /// Inclusive lower bound; nil for the beginning.
+    public var from: Date?
+    /// Exclusive upper bound; nil for no bound.
+    public var to: Date?
+    /// Only positions strictly after this timestamp (milliseconds since 1970): the cursor.
+    public var afterMillis: Int64?
+    /// Maximum number of positions returned (at least 1).
+    public var limit: Int
+
+    /// Makes a query; `limit` is clamped to at least 1.
+    public init(deviceID: String, from: Date? = nil, to: Date? = nil, afterMillis: Int64? = nil, limit: Int = 1000) {
+        self.deviceID = deviceID
+        self.from = from
+        self.to = to
+        self.afterMillis = afterMillis
+        self.limit = max(1, limit)
+    }
+
+    /// The effective lower bound in milliseconds (exclusive), combining `from` and the cursor.
+    var lowerExclusiveMillis: Int64 {
+        let fromBound = from.map { $0.millisecondsSince1970.subtractingReportingOverflow(1) }
+            .map { $0.overflow ? Int64.min : $0.partialValue } ?? Int64.min
+        return max(fromBound, afterMillis ?? Int64.min)
+    }
+
+    /// The upper bound in milliseconds (exclusive).
+    var upperExclusiveMillis: Int64 { to.map(\.millisecondsSince1970) ?? Int64.max }
+}

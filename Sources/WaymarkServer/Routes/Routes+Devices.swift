@@ -1,0 +1,43 @@
+import Foundation
+import Hummingbird
+
+extension Routes {
+    func addDeviceRoutes(to router: Router<TrackingServer.Context>) {
+        router.post("/api/devices") { request, _ in try await createDevice(request) }
+        router.get("/api/devices") { request, _ in try await listDevices(request) }
+        router.delete("/api/devices/:id") { request, context in
+            try await auth.requireAdmin(request)
+            try await DeviceRegistry.revoke(id: try context.parameters.require("id"), in: store, at: configuration.clock())
+            return Response(status: .noContent)
+        }
+    }
+
+    /// `POST /api/devices {"name":…}` (admin): replies with the device and its token, shown once.
+    func createDevice(_ request: Request) async throws -> Response {
+        try await auth.requireAdmin(request)
+        guard let object = try JSONBody.parse(try await body(of: request)) as? [String: Any],
+              let name = object["name"] as? String else {
+            throw ServerError(.malformedBody, #"expected {"name":"…"}"#)
+        }
+        let (device, token) = try await DeviceRegistry.register(name: name, in: store, at: configuration.clock())
+        var reply = PositionJSON.object(device)
+        reply["token"] = token
+        return JSONReply.response(reply, status: .created)
+    }
+
+    /// `GET /api/devices`: every device for the admin, only itself for a device.
+    func listDevices(_ request: Request) async throws -> Response {
+        let devices: [DeviceRecord]
+        switch try await auth.require(request) {
+        case .admin: devices = try await store.listDevices()
+        case .device(let device): devices = [device]
+        }
+        var list: [[String: Any]] = []
+        for device in devices {
+            var object = PositionJSON.object(device)
+            object["last"] = try await store.lastPosition(deviceID: device.id).map { PositionJSON.object($0) as Any } ?? NSNull()
+            list.append(object)
+        }
+        return JSONReply.response(["devices": list])
+    }
+}

@@ -1,0 +1,131 @@
+import Foundation
+import Hummingbird
+
+extension Routes {
+    /// Positions per page when streaming rides and exports.
+    static let streamPage = 2000
+
+    func addQueryRoutes(to router: Router<TrackingServer.Context>) {
+        router.get("/api/devices/:id/last") { request, context in
+            let device = try await readableDevice(request, context)
+            guard let last = try await store.lastPosition(deviceID: device.id) else {
+                throw ServerError(.notFound, "device '\(device.id)' has no positions yet")
+            }
+            return JSONReply.response(PositionJSON.object(last))
+        }
+        router.get("/api/devices/:id/positions") { request, context in
+            try await positions(request, device: try await readableDevice(request, context))
+        }
+        router.get("/api/devices/:id/rides") { request, context in
+            try await rides(request, device: try await readableDevice(request, context))
+        }
+        router.get("/api/devices/:id/export") { request, context in
+            let device = try await readableDevice(request, context)
+            let name = request.uri.queryParameters["format"].map(String.init) ?? "geojson"
+            guard let format = ExportFormat(rawValue: name) else {
+                throw ServerError(.badRequest, "unknown export format '\(name)'; expected gpx, geojson or csv")
+            }
+            return try export(request, device: device, format: format)
+        }
+    }
+
+    /// The device in the path, if the caller may read it (admin, or the device itself).
+    func readableDevice(_ request: Request, _ context: TrackingServer.Context) async throws -> DeviceRecord {
+        let id = try context.parameters.require("id")
+        let principal = try await auth.require(request)
+        guard principal.mayRead(deviceID: id) else {
+            throw ServerError(.forbidden, "a device token may read only its own device")
+        }
+        guard let device = try await store.device(id: id) else { throw ServerError(.notFound, "no device with id '\(id)'") }
+        return device
+    }
+
+    /// `?from&to&limit&cursor`: one page in time order and the cursor of the next page.
+    func positions(_ request: Request, device: DeviceRecord) async throws -> Response {
+        let q = request.uri.queryParameters
+        let limit = try q["limit"].map { text -> Int in
+            guard let n = Int(text), (1...10_000).contains(n) else {
+                throw ServerError(.badRequest, "limit '\(text)' is not a number in 1…10000")
+            }
+            return n
+        } ?? 1000
+        let cursor = try q["cursor"].map { text -> Int64 in
+            guard let n = Int64(text) else { throw ServerError(.badRequest, "cursor '\(text)' is not one this server issued") }
+            return n
+        }
+        let (from, to) = try timeRange(request)
+        let page = try await store.positions(PositionQuery(deviceID: device.id, from: from, to: to,
+                                                           afterMillis: cursor, limit: limit))
+        let next: Any = page.count == limit ? String(page[page.count - 1].timestampMillis) : NSNull()
+        return JSONReply.response(["positions": page.map { PositionJSON.object($0) }, "next_cursor": next])
+    }
+
+    /// `?from&to&gap`: rides split at pauses longer than `gap` seconds.
+    func rides(_ request: Request, device: DeviceRecord) async throws -> Response {
+        let (from, to) = try timeRange(request)
+        var gap = configuration.rideGapSeconds
+        if let text = request.uri.queryParameters["gap"] {
+            guard let seconds = Double(text), seconds > 0, seconds.isFinite else {
+                throw ServerError(.badRequest, "gap '\(text)' is not a positive number of seconds")
+            }
+            gap = seconds
+        }
+        var splitter = RideSplitter(gapSeconds: gap)
+        var after: Int64?
+        while true {
+            let page = try await store.positions(PositionQuery(deviceID: device.id, from: from, to: to,
+                                                               afterMillis: after, limit: Self.streamPage))
+            page.forEach { splitter.add($0) }
+            guard page.count == Self.streamPage, let last = page.last else { break }
+            after = last.timestampMillis
+        }
+        let rides = splitter.rides.map { ride -> [String: Any] in
+            ["start": TimestampParser.format(ride.start), "end": TimestampParser.format(ride.end),
+             "points": ride.points, "distance_m": ride.distanceMeters]
+        }
+        return JSONReply.response(["rides": rides, "gap_s": gap])
+    }
+
+    /// A streamed export, read from the store page by page while writing.
+    func export(_ request: Request, device: DeviceRecord, format: ExportFormat) throws -> Response {
+        let (from, to) = try timeRange(request)
+        let store = self.store
+        let gap = configuration.rideGapSeconds
+        let body = ResponseBody { writer in
+            try await writer.write(ByteBuffer(string: format.header(deviceName: device.name)))
+            var after: Int64?
+            var previous: Position?
+            while true {
+                let page = try await store.positions(PositionQuery(deviceID: device.id, from: from, to: to,
+                                                                   afterMillis: after, limit: Self.streamPage))
+                var chunk = ""
+                for p in page {
+                    chunk += format.row(p, previous: previous, gapSeconds: gap)
+                    previous = p
+                }
+                if !chunk.isEmpty { try await writer.write(ByteBuffer(string: chunk)) }
+                guard page.count == Self.streamPage, let last = page.last else { break }
+                after = last.timestampMillis
+            }
+            try await writer.write(ByteBuffer(string: format.footer(wroteAny: previous != nil)))
+            try await writer.finish(nil)
+        }
+        let filename = "\(device.id).\(format == .geojson ? "geojson" : format.rawValue)"
+        return Response(status: .ok, headers: [
+            .contentType: format.contentType,
+            .contentDisposition: "attachment; filename=\"\(filename)\"",
+        ], body: body)
+    }
+
+    /// `from` and `to` query parameters (ISO-8601 or epoch seconds/milliseconds).
+    func timeRange(_ request: Request) throws -> (Date?, Date?) {
+        func parse(_ name: String) throws -> Date? {
+            guard let text = request.uri.queryParameters[Substring(name)] else { return nil }
+            guard let date = TimestampParser.date(from: FormFields.decode(text)) else {
+                throw ServerError(.badRequest, "\(name) '\(text)' is not an ISO-8601 date-time or epoch number")
+            }
+            return date
+        }
+        return (try parse("from"), try parse("to"))
+    }
+}

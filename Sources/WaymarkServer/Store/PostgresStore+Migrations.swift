@@ -1,0 +1,81 @@
+import PostgresNIO
+
+extension PostgresStore {
+    /// The schema history, one statement per entry. Append; never edit a shipped migration.
+    static let migrations: [(name: String, statements: [String])] = [
+        ("v1-devices-positions", [
+            """
+            CREATE TABLE devices (
+                id text PRIMARY KEY,
+                name text NOT NULL,
+                token_hash text NOT NULL UNIQUE,
+                created_ms bigint NOT NULL,
+                revoked_ms bigint
+            )
+            """,
+            """
+            CREATE TABLE positions (
+                device_id text NOT NULL REFERENCES devices(id),
+                ts bigint NOT NULL,
+                lat double precision NOT NULL,
+                lon double precision NOT NULL,
+                alt double precision,
+                h_acc double precision,
+                v_acc double precision,
+                speed double precision,
+                course double precision,
+                battery double precision,
+                charging boolean,
+                activity text,
+                source text NOT NULL,
+                received_ms bigint NOT NULL,
+                PRIMARY KEY (device_id, ts),
+                CHECK (lat BETWEEN -90 AND 90 AND lon BETWEEN -180 AND 180),
+                CHECK (battery IS NULL OR battery BETWEEN 0 AND 1)
+            )
+            """,
+            """
+            CREATE TABLE ingest_batches (
+                device_id text NOT NULL REFERENCES devices(id),
+                idem_key text NOT NULL,
+                received_ms bigint NOT NULL,
+                stored integer NOT NULL,
+                duplicates integer NOT NULL,
+                PRIMARY KEY (device_id, idem_key)
+            )
+            """,
+            "CREATE TABLE settings (key text PRIMARY KEY, value text NOT NULL)",
+        ]),
+    ]
+
+    /// Creates or upgrades the schema; see ``Store/migrate()``.
+    public func migrate() async throws {
+        try await storageErrors {
+            try await client.withTransaction(logger: logger) { connection in
+                // Serialises concurrent migrations from several processes.
+                try await connection.query("SELECT pg_advisory_xact_lock(727369)", logger: logger)
+                try await connection.query(
+                    "CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())",
+                    logger: logger)
+                let applied = try await connection.query("SELECT name FROM schema_migrations", logger: logger)
+                    .collect().map { try $0.decode(String.self) }
+                for migration in Self.migrations where !applied.contains(migration.name) {
+                    for statement in migration.statements {
+                        try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                    }
+                    try await connection.query("INSERT INTO schema_migrations (name) VALUES (\(migration.name))",
+                                               logger: logger)
+                }
+            }
+        }
+    }
+}
+
+extension PostgresStore {
+    /// Runs one SQL statement without parameters (administration and tests).
+    func execute(unsafeSQL sql: String) async throws {
+        try await storageErrors {
+            try await client.query(PostgresQuery(unsafeSQL: sql), logger: logger)
+        }
+    }
+}

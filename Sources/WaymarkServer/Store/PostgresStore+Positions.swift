@@ -1,0 +1,122 @@
+import Foundation
+import PostgresNIO
+import WaymarkGeo
+
+extension PostgresStore {
+    /// Commits one request in one transaction; see ``Store/ingest(_:)``.
+    public func ingest(_ write: IngestWrite) async throws -> IngestOutcome {
+        let columns = PositionColumns(write.positions)
+        let received = write.receivedAt.millisecondsSince1970
+        return try await storageErrors {
+            try await client.withTransaction(logger: logger) { connection in
+                if let key = write.idempotencyKey {
+                    // A concurrent request with the same key blocks here until the first commits.
+                    let claimed = try await connection.query("""
+                        INSERT INTO ingest_batches (device_id, idem_key, received_ms, stored, duplicates)
+                        VALUES (\(write.deviceID), \(key), \(received), 0, 0)
+                        ON CONFLICT (device_id, idem_key) DO NOTHING RETURNING 1
+                        """, logger: logger).collect()
+                    if claimed.isEmpty {
+                        let row = try await connection.query("""
+                            SELECT stored, duplicates FROM ingest_batches
+                            WHERE device_id = \(write.deviceID) AND idem_key = \(key)
+                            """, logger: logger).collect().first
+                        let (stored, duplicates) = try row?.decode((Int, Int).self) ?? (0, 0)
+                        return IngestOutcome(stored: stored, duplicates: duplicates, replayed: true)
+                    }
+                }
+                var stored = 0
+                if !write.positions.isEmpty {
+                    let rows = try await connection.query("""
+                        INSERT INTO positions (device_id, ts, lat, lon, alt, h_acc, v_acc, speed, course,
+                                               battery, charging, activity, source, received_ms)
+                        SELECT \(write.deviceID), t.ts, t.lat, t.lon, nullif(t.alt, 'NaN'), nullif(t.h_acc, 'NaN'),
+                               nullif(t.v_acc, 'NaN'), nullif(t.speed, 'NaN'), nullif(t.course, 'NaN'),
+                               nullif(t.battery, 'NaN'),
+                               CASE t.charging WHEN 1 THEN true WHEN 0 THEN false END,
+                               nullif(t.activity, ''), t.source, \(received)
+                        FROM unnest(\(columns.ts)::int8[], \(columns.lat)::float8[], \(columns.lon)::float8[],
+                                    \(columns.alt)::float8[], \(columns.hAcc)::float8[], \(columns.vAcc)::float8[],
+                                    \(columns.speed)::float8[], \(columns.course)::float8[], \(columns.battery)::float8[],
+                                    \(columns.charging)::int2[], \(columns.activity)::text[], \(columns.source)::text[])
+                             AS t(ts, lat, lon, alt, h_acc, v_acc, speed, course, battery, charging, activity, source)
+                        ON CONFLICT (device_id, ts) DO NOTHING
+                        RETURNING 1
+                        """, logger: logger).collect()
+                    stored = rows.count
+                }
+                let outcome = IngestOutcome(stored: stored, duplicates: write.positions.count - stored, replayed: false)
+                if let key = write.idempotencyKey {
+                    try await connection.query("""
+                        UPDATE ingest_batches SET stored = \(outcome.stored), duplicates = \(outcome.duplicates)
+                        WHERE device_id = \(write.deviceID) AND idem_key = \(key)
+                        """, logger: logger)
+                }
+                return outcome
+            }
+        }
+    }
+
+    /// The device's latest position; see ``Store/lastPosition(deviceID:)``.
+    public func lastPosition(deviceID: String) async throws -> Position? {
+        try await storageErrors {
+            try await client.query("""
+                SELECT \(unescaped: Self.positionColumns) FROM positions WHERE device_id = \(deviceID)
+                ORDER BY ts DESC LIMIT 1
+                """, logger: logger).collect().first.map(Self.position(from:))
+        }
+    }
+
+    /// One page of positions by key; see ``Store/positions(_:)``.
+    public func positions(_ query: PositionQuery) async throws -> [Position] {
+        try await storageErrors {
+            try await client.query("""
+                SELECT \(unescaped: Self.positionColumns) FROM positions
+                WHERE device_id = \(query.deviceID) AND ts > \(query.lowerExclusiveMillis)
+                  AND ts < \(query.upperExclusiveMillis)
+                ORDER BY ts LIMIT \(query.limit)
+                """, logger: logger).collect().map(Self.position(from:))
+        }
+    }
+
+    static let positionColumns =
+        "device_id, ts, lat, lon, alt, h_acc, v_acc, speed, course, battery, charging, activity, source"
+
+    static func position(from row: PostgresRow) throws -> Position {
+        let r = row.makeRandomAccess()
+        let fix = Fix(
+            coordinate: Coordinate(uncheckedLatitude: try r[2].decode(Double.self), longitude: try r[3].decode(Double.self)),
+            altitude: try r[4].decode(Double?.self), horizontalAccuracy: try r[5].decode(Double?.self),
+            verticalAccuracy: try r[6].decode(Double?.self), speed: try r[7].decode(Double?.self),
+            course: try r[8].decode(Double?.self),
+            timestamp: Date(millisecondsSince1970: try r[1].decode(Int64.self)),
+            source: Fix.Source(rawValue: try r[12].decode(String.self)) ?? .unknown)
+        return Position(deviceID: try r[0].decode(String.self), fix: fix, batteryLevel: try r[9].decode(Double?.self),
+                        isCharging: try r[10].decode(Bool?.self), activity: try r[11].decode(String?.self))
+    }
+}
+
+/// A batch of positions as parallel arrays for `unnest`; NaN, -1 and "" stand for NULL.
+struct PositionColumns {
+    var ts: [Int64] = [], lat: [Double] = [], lon: [Double] = [], alt: [Double] = []
+    var hAcc: [Double] = [], vAcc: [Double] = [], speed: [Double] = [], course: [Double] = []
+    var battery: [Double] = [], charging: [Int16] = [], activity: [String] = [], source: [String] = []
+
+    init(_ positions: [Position]) {
+        for p in positions {
+            let f = p.fix
+            ts.append(p.timestampMillis)
+            lat.append(f.coordinate.latitude)
+            lon.append(f.coordinate.longitude)
+            alt.append(f.altitude ?? .nan)
+            hAcc.append(f.horizontalAccuracy ?? .nan)
+            vAcc.append(f.verticalAccuracy ?? .nan)
+            speed.append(f.speed ?? .nan)
+            course.append(f.course ?? .nan)
+            battery.append(p.batteryLevel ?? .nan)
+            charging.append(p.isCharging.map { $0 ? 1 : 0 } ?? -1)
+            activity.append(p.activity ?? "")
+            source.append(f.source.rawValue)
+        }
+    }
+}

@@ -1,0 +1,146 @@
+import Foundation
+import Logging
+import PostgresNIO
+import ServiceLifecycle
+import WaymarkGeo
+
+/// A ``Store`` on PostgreSQL through PostgresNIO, for several server processes sharing one database.
+///
+/// The connection pool must be running: add the store to the application's services (it is a
+/// `Service`), or call ``run()`` in a task of your own. Each ingest request is one
+/// transaction; concurrent uploads of the same points from two processes are stored once
+/// (unique keys with `ON CONFLICT DO NOTHING`). `Sendable`.
+///
+/// ```swift
+/// let store = try PostgresStore(url: "postgres://waymark:secret@127.0.0.1:5432/waymark")
+/// async let _ = store.run()
+/// try await store.migrate()
+/// ```
+public final class PostgresStore: Store, Service {
+    let client: PostgresClient
+    let logger: Logger
+
+    /// Makes a store for a `postgres://user:password@host:port/database` URL.
+    ///
+    /// TLS is off unless the URL says `?sslmode=require`; `?search_path=SCHEMA` puts the tables
+    /// in that schema (it must exist).
+    /// - throws: ``ServerError`` with code ``ServerError/Code/configuration`` for a malformed URL.
+    public init(url: String, logger: Logger = Logger(label: "waymark.postgres")) throws {
+        var configuration = try Self.configuration(from: url)
+        configuration.options.maximumConnections = 20
+        self.client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        self.logger = logger
+    }
+
+    /// Runs the connection pool until the task is cancelled.
+    public func run() async {
+        await client.run()
+    }
+
+    static func configuration(from url: String) throws -> PostgresClient.Configuration {
+        guard let components = URLComponents(string: url),
+              let scheme = components.scheme, scheme == "postgres" || scheme == "postgresql",
+              let host = components.host, !host.isEmpty,
+              let user = components.user, !user.isEmpty else {
+            throw ServerError(.configuration,
+                              "database URL '\(url)' is not of the form postgres://user:password@host:port/database")
+        }
+        let database = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
+        let requireTLS = components.queryItems?.contains { $0.name == "sslmode" && $0.value == "require" } ?? false
+        let tls: PostgresClient.Configuration.TLS = requireTLS ? .require(.makeClientConfiguration()) : .disable
+        var configuration = PostgresClient.Configuration(
+            host: host, port: components.port ?? 5432, username: user,
+            password: components.password?.removingPercentEncoding,
+            database: database.isEmpty ? nil : database, tls: tls)
+        if let schema = components.queryItems?.first(where: { $0.name == "search_path" })?.value {
+            configuration.options.additionalStartupParameters = [("search_path", schema)]
+        }
+        return configuration
+    }
+
+    /// Registers a device; see ``Store/insertDevice(_:tokenHash:)``.
+    public func insertDevice(_ device: DeviceRecord, tokenHash: String) async throws {
+        try await storageErrors {
+            try await client.query("""
+                INSERT INTO devices (id, name, token_hash, created_ms, revoked_ms)
+                VALUES (\(device.id), \(device.name), \(tokenHash), \(device.createdAt.millisecondsSince1970),
+                        \(device.revokedAt?.millisecondsSince1970))
+                """, logger: logger)
+        }
+    }
+
+    /// All devices; see ``Store/listDevices()``.
+    public func listDevices() async throws -> [DeviceRecord] {
+        try await storageErrors {
+            try await client.query("SELECT id, name, created_ms, revoked_ms FROM devices ORDER BY created_ms, id",
+                                   logger: logger)
+                .collect().map(Self.device(from:))
+        }
+    }
+
+    /// The device with this id; see ``Store/device(id:)``.
+    public func device(id: String) async throws -> DeviceRecord? {
+        try await storageErrors {
+            try await client.query("SELECT id, name, created_ms, revoked_ms FROM devices WHERE id = \(id)", logger: logger)
+                .collect().first.map(Self.device(from:))
+        }
+    }
+
+    /// The device with this token digest; see ``Store/device(tokenHash:)``.
+    public func device(tokenHash: String) async throws -> DeviceRecord? {
+        try await storageErrors {
+            try await client.query(
+                "SELECT id, name, created_ms, revoked_ms FROM devices WHERE token_hash = \(tokenHash)", logger: logger)
+                .collect().first.map(Self.device(from:))
+        }
+    }
+
+    /// Revokes a device; see ``Store/revokeDevice(id:at:)``.
+    public func revokeDevice(id: String, at date: Date) async throws -> Bool {
+        try await storageErrors {
+            let rows = try await client.query("""
+                UPDATE devices SET revoked_ms = coalesce(revoked_ms, \(date.millisecondsSince1970))
+                WHERE id = \(id) RETURNING id
+                """, logger: logger).collect()
+            return !rows.isEmpty
+        }
+    }
+
+    /// A server setting; see ``Store/setting(_:)``.
+    public func setting(_ key: String) async throws -> String? {
+        try await storageErrors {
+            try await client.query("SELECT value FROM settings WHERE key = \(key)", logger: logger)
+                .collect().first?.decode(String.self)
+        }
+    }
+
+    /// Stores a setting once; see ``Store/setSettingIfAbsent(_:value:)``.
+    public func setSettingIfAbsent(_ key: String, value: String) async throws -> String {
+        try await storageErrors {
+            try await client.query("INSERT INTO settings (key, value) VALUES (\(key), \(value)) ON CONFLICT (key) DO NOTHING",
+                                   logger: logger)
+            return try await client.query("SELECT value FROM settings WHERE key = \(key)", logger: logger)
+                .collect().first?.decode(String.self) ?? value
+        }
+    }
+
+    static func device(from row: PostgresRow) throws -> DeviceRecord {
+        let (id, name, created, revoked) = try row.decode((String, String, Int64, Int64?).self)
+        return DeviceRecord(id: id, name: name, createdAt: Date(millisecondsSince1970: created),
+                            revokedAt: revoked.map(Date.init(millisecondsSince1970:)))
+    }
+
+    /// Runs `body`, turning PostgresNIO errors into ``ServerError``.
+    func storageErrors<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as ServerError {
+            throw error
+        } catch let error as PSQLError {
+            let detail = error.serverInfo?[.message] ?? "\(error.code)"
+            throw ServerError(.storage, "PostgreSQL: \(detail)")
+        } catch {
+            throw ServerError(.storage, "PostgreSQL: \(error)")
+        }
+    }
+}

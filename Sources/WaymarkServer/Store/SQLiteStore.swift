@@ -1,0 +1,131 @@
+import Foundation
+import GRDB
+import WaymarkGeo
+
+/// The default ``Store``: one SQLite file in WAL mode, through GRDB.
+///
+/// Writes are serialised by GRDB's writer; reads run concurrently on the pool. Every
+/// ingest request is one `IMMEDIATE` transaction, committed before ``ingest(_:)`` returns.
+/// `Sendable`: share one instance across the whole server.
+///
+/// ```swift
+/// let store = try SQLiteStore(path: "waymark.sqlite")
+/// try await store.migrate()
+/// ```
+public final class SQLiteStore: Store {
+    let pool: DatabasePool
+    /// The database file's path.
+    public let path: String
+
+    /// Opens (creating if needed) the database at `path`.
+    /// - throws: ``ServerError`` with code ``ServerError/Code/storage`` when the file cannot be opened.
+    public init(path: String) throws {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(30)
+        configuration.foreignKeysEnabled = true
+        configuration.prepareDatabase { db in
+            // WAL with NORMAL sync: a commit survives a process crash (kill -9); only an OS
+            // crash or power loss could lose the last transactions.
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        }
+        do {
+            pool = try DatabasePool(path: path, configuration: configuration)
+        } catch {
+            throw ServerError(.storage, "cannot open SQLite database at \(path): \(error)")
+        }
+        self.path = path
+    }
+
+    /// Creates or upgrades the schema; see ``Store/migrate()``.
+    public func migrate() async throws {
+        try await storageErrors { try Self.migrator.migrate(pool) }
+    }
+
+    /// Registers a device; see ``Store/insertDevice(_:tokenHash:)``.
+    public func insertDevice(_ device: DeviceRecord, tokenHash: String) async throws {
+        try await storageErrors {
+            try await pool.write { db in
+                try db.execute(
+                    sql: "INSERT INTO devices (id, name, token_hash, created_ms, revoked_ms) VALUES (?, ?, ?, ?, ?)",
+                    arguments: [device.id, device.name, tokenHash, device.createdAt.millisecondsSince1970,
+                                device.revokedAt?.millisecondsSince1970])
+            }
+        }
+    }
+
+    /// All devices; see ``Store/listDevices()``.
+    public func listDevices() async throws -> [DeviceRecord] {
+        try await storageErrors {
+            try await pool.read { db in
+                try Row.fetchAll(db, sql: "SELECT * FROM devices ORDER BY created_ms, id").map(Self.device(from:))
+            }
+        }
+    }
+
+    /// The device with this id; see ``Store/device(id:)``.
+    public func device(id: String) async throws -> DeviceRecord? {
+        try await storageErrors {
+            try await pool.read { db in
+                try Row.fetchOne(db, sql: "SELECT * FROM devices WHERE id = ?", arguments: [id]).map(Self.device(from:))
+            }
+        }
+    }
+
+    /// The device with this token digest; see ``Store/device(tokenHash:)``.
+    public func device(tokenHash: String) async throws -> DeviceRecord? {
+        try await storageErrors {
+            try await pool.read { db in
+                try Row.fetchOne(db, sql: "SELECT * FROM devices WHERE token_hash = ?", arguments: [tokenHash])
+                    .map(Self.device(from:))
+            }
+        }
+    }
+
+    /// Revokes a device; see ``Store/revokeDevice(id:at:)``.
+    public func revokeDevice(id: String, at date: Date) async throws -> Bool {
+        try await storageErrors {
+            try await pool.write { db in
+                try db.execute(sql: "UPDATE devices SET revoked_ms = coalesce(revoked_ms, ?) WHERE id = ?",
+                               arguments: [date.millisecondsSince1970, id])
+                return db.changesCount > 0
+            }
+        }
+    }
+
+    /// A server setting; see ``Store/setting(_:)``.
+    public func setting(_ key: String) async throws -> String? {
+        try await storageErrors {
+            try await pool.read { db in
+                try String.fetchOne(db, sql: "SELECT value FROM settings WHERE key = ?", arguments: [key])
+            }
+        }
+    }
+
+    /// Stores a setting once; see ``Store/setSettingIfAbsent(_:value:)``.
+    public func setSettingIfAbsent(_ key: String, value: String) async throws -> String {
+        try await storageErrors {
+            try await pool.write { db in
+                try db.execute(sql: "INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING",
+                               arguments: [key, value])
+                return try String.fetchOne(db, sql: "SELECT value FROM settings WHERE key = ?", arguments: [key]) ?? value
+            }
+        }
+    }
+
+    static func device(from row: Row) -> DeviceRecord {
+        DeviceRecord(id: row["id"], name: row["name"],
+                     createdAt: Date(millisecondsSince1970: row["created_ms"]),
+                     revokedAt: (row["revoked_ms"] as Int64?).map(Date.init(millisecondsSince1970:)))
+    }
+
+    /// Runs `body`, turning GRDB errors into ``ServerError``.
+    func storageErrors<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as ServerError {
+            throw error
+        } catch {
+            throw ServerError(.storage, "SQLite: \(error)")
+        }
+    }
+}

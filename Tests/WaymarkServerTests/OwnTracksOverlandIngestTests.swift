@@ -1,0 +1,93 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+@testable import WaymarkServer
+
+@Suite("Ingest: OwnTracks and Overland")
+struct OwnTracksOverlandIngestTests {
+    static func basic(_ token: String, user: String = "ana") -> String {
+        "Basic " + Data("\(user):\(token)".utf8).base64EncodedString()
+    }
+
+    @Test("stores an OwnTracks location with km/h converted to m/s, percent battery and charging state", arguments: StoreKind.available)
+    func ownTracksLocation(kind: StoreKind) async throws {
+        try await TestServer.run(kind) { server in
+            let body = #"{"_type":"location","acc":75,"alt":13,"batt":46,"bs":2,"cog":270,"conn":"w","lat":46.0681247,"lon":11.1512805,"t":"u","tid":"5t","tst":1376715317,"vac":10,"vel":54}"#
+            let response = try await server.send(.post, "/pub", headers: [
+                .authorization: Self.basic(server.deviceToken),
+                HTTPField.Name("X-Limit-U")!: "ana", HTTPField.Name("X-Limit-D")!: "phone",
+                .contentType: "application/json",
+            ], body: body)
+            #expect(response.status == .ok)
+            #expect(response.text == "[]")
+            let p = try #require(try await server.storedPositions().first)
+            #expect(p.fix.timestamp == Date(timeIntervalSince1970: 1_376_715_317))
+            #expect(p.fix.speed == 15)  // 54 km/h
+            #expect(p.fix.course == 270 && p.fix.horizontalAccuracy == 75 && p.fix.verticalAccuracy == 10)
+            #expect(p.fix.altitude == 13 && p.batteryLevel == 0.46 && p.isCharging == true)
+            #expect(p.fix.coordinate.latitude == 46.0681247)
+        }
+    }
+
+    @Test("stores transitions, acknowledges waypoints and other types without storing", arguments: StoreKind.available)
+    func ownTracksOtherTypes(kind: StoreKind) async throws {
+        try await TestServer.run(kind) { server in
+            let auth: HTTPFields = [.authorization: Self.basic(server.deviceToken)]
+            let transition = #"{"_type":"transition","wtst":1376700000,"lat":48.85833,"lon":2.29513,"tst":1497349316,"acc":5,"tid":"JJ","event":"enter","desc":"Tour Eiffel","t":"c"}"#
+            let waypoint = #"{"_type":"waypoint","desc":"Home","lat":46.05,"lon":14.5,"rad":100,"tst":1497349000}"#
+            let waypoints = #"{"_type":"waypoints","waypoints":[\#(waypoint)]}"#
+            for body in [transition, waypoint, waypoints, #"{"_type":"lwt","tst":1497349316}"#] {
+                let response = try await server.send(.post, "/pub", headers: auth, body: body)
+                #expect(response.status == .ok && response.text == "[]", "\(body)")
+            }
+            let stored = try await server.storedPositions()
+            #expect(stored.count == 1)
+            #expect(stored.first?.fix.timestamp == Date(timeIntervalSince1970: 1_497_349_316))
+            #expect(stored.first?.activity == "transition:enter")
+        }
+    }
+
+    @Test("refuses OwnTracks without valid Basic credentials", arguments: StoreKind.available)
+    func ownTracksAuth(kind: StoreKind) async throws {
+        try await TestServer.run(kind) { server in
+            let body = #"{"_type":"location","lat":1,"lon":2,"tst":1497349316}"#
+            let anonymous = try await server.send(.post, "/pub", body: body)
+            #expect(anonymous.status == .unauthorized)
+            let wrong = try await server.send(.post, "/pub", headers: [.authorization: Self.basic("wmd_wrong")], body: body)
+            #expect(wrong.status == .unauthorized)
+            #expect(try await server.storedPositions().isEmpty)
+        }
+    }
+
+    static func feature(lon: Double, lat: Double, time: String, extra: String = "") -> String {
+        #"{"type":"Feature","geometry":{"type":"Point","coordinates":[\#(lon),\#(lat)]},"properties":{"timestamp":"\#(time)","altitude":80,"speed":4.2,"horizontal_accuracy":30,"vertical_accuracy":-1,"motion":["driving","stationary"],"battery_state":"unplugged","battery_level":0.89\#(extra)}}"#
+    }
+
+    @Test("stores an Overland batch, replies ok, and acknowledges a replayed Idempotency-Key once", arguments: StoreKind.available)
+    func overlandBatch(kind: StoreKind) async throws {
+        try await TestServer.run(kind) { server in
+            let body = #"{"locations":["# + [
+                Self.feature(lon: -122.621, lat: 45.521, time: "2015-10-01T08:00:00-0700"),
+                Self.feature(lon: -122.622, lat: 45.522, time: "2015-10-01T15:00:30Z"),
+            ].joined(separator: ",") + "]}"
+            let headers: HTTPFields = [HTTPField.Name("Idempotency-Key")!: "batch-42"]
+            let first = try await server.send(.post, "/api/ingest", token: server.deviceToken, headers: headers, body: body)
+            #expect(first.status == .ok)
+            let reply = try first.json()
+            #expect(reply["result"] as? String == "ok")
+            #expect(reply["stored"] as? Int == 2)
+            let replay = try await server.send(.post, "/api/ingest", token: server.deviceToken, headers: headers, body: body)
+            #expect(try replay.json()["result"] as? String == "ok")
+            #expect(try replay.json()["replayed"] as? Bool == true)
+            let stored = try await server.storedPositions()
+            #expect(stored.count == 2)
+            let p = try #require(stored.first)
+            #expect(p.fix.timestamp == Date(timeIntervalSince1970: 1_443_711_600))
+            #expect(p.fix.speed == 4.2 && p.fix.horizontalAccuracy == 30 && p.fix.verticalAccuracy == nil)
+            #expect(p.batteryLevel == 0.89 && p.isCharging == false && p.activity == "driving")
+            #expect(stored[1].fix.timestamp == Date(timeIntervalSince1970: 1_443_711_630))
+        }
+    }
+}

@@ -1,0 +1,178 @@
+import Foundation
+import Testing
+import WaymarkGeo
+@testable import WaymarkServer
+
+/// The store contract, run against every implementation (PostgreSQL when configured).
+@Suite("Store")
+struct StoreTests {
+    static let t0 = Date(timeIntervalSince1970: 1_700_000_000)
+
+    static func point(_ device: String, second: Double, lat: Double = 46.05, lon: Double = 14.5) -> Position {
+        Position(deviceID: device,
+                 fix: Fix(coordinate: Coordinate(uncheckedLatitude: lat, longitude: lon), altitude: 300,
+                          horizontalAccuracy: 5, speed: 3.5, course: 90,
+                          timestamp: t0.addingTimeInterval(second), source: .gnss),
+                 batteryLevel: 0.5, isCharging: false, activity: "walking")
+    }
+
+    static func registered(_ store: any Store, name: String = "phone") async throws -> DeviceRecord {
+        try await DeviceRegistry.register(name: name, in: store, at: t0).device
+    }
+
+    @Test("the PostgreSQL store suite is configured", .enabled(if: StoreKind.postgresURL != nil, StoreKind.skipMessage))
+    func postgresConfigured() async throws {
+        let migratedTwice = try await StoreKind.postgres.withStore { store in
+            try await store.migrate()
+            return true
+        }
+        #expect(migratedTwice)
+    }
+
+    @Test("stores every field of a position and reads it back", arguments: StoreKind.available)
+    func roundTrip(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let device = try await Self.registered(store)
+            var p = Self.point(device.id, second: 0.123)
+            p.fix.verticalAccuracy = 3
+            let outcome = try await store.ingest(IngestWrite(deviceID: device.id, positions: [p], receivedAt: Self.t0))
+            #expect(outcome == IngestOutcome(stored: 1, duplicates: 0, replayed: false))
+            let read = try await store.positions(PositionQuery(deviceID: device.id))
+            #expect(read == [p])
+            #expect(read.first?.fix.timestamp.timeIntervalSince1970 == 1_700_000_000.123)
+            let sparse = Position(deviceID: device.id, fix: Fix(coordinate: Coordinate(uncheckedLatitude: -33.9, longitude: 151.2),
+                                                               timestamp: Self.t0.addingTimeInterval(10)))
+            _ = try await store.ingest(IngestWrite(deviceID: device.id, positions: [sparse], receivedAt: Self.t0))
+            #expect(try await store.lastPosition(deviceID: device.id) == sparse)
+        }
+    }
+
+    @Test("absorbs duplicates of the same device and millisecond, within and across requests", arguments: StoreKind.available)
+    func duplicates(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let device = try await Self.registered(store)
+            let other = try await Self.registered(store, name: "other")
+            let a = Self.point(device.id, second: 1), b = Self.point(device.id, second: 2)
+            let first = try await store.ingest(IngestWrite(deviceID: device.id, positions: [a, b, a], receivedAt: Self.t0))
+            #expect(first == IngestOutcome(stored: 2, duplicates: 1, replayed: false))
+            let again = try await store.ingest(IngestWrite(deviceID: device.id, positions: [b, Self.point(device.id, second: 3)],
+                                                           receivedAt: Self.t0))
+            #expect(again == IngestOutcome(stored: 1, duplicates: 1, replayed: false))
+            // The same timestamp on another device is not a duplicate.
+            var otherPoint = a
+            otherPoint.deviceID = other.id
+            let third = try await store.ingest(IngestWrite(deviceID: other.id, positions: [otherPoint], receivedAt: Self.t0))
+            #expect(third.stored == 1)
+            #expect(try await store.positions(PositionQuery(deviceID: device.id)).count == 3)
+        }
+    }
+
+    @Test("acknowledges a replayed idempotency key without storing anything", arguments: StoreKind.available)
+    func idempotentReplay(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let device = try await Self.registered(store)
+            let batch = (0..<5).map { Self.point(device.id, second: Double($0)) }
+            let first = try await store.ingest(IngestWrite(deviceID: device.id, idempotencyKey: "batch-1",
+                                                           positions: batch, receivedAt: Self.t0))
+            #expect(first == IngestOutcome(stored: 5, duplicates: 0, replayed: false))
+            // The replay carries a point that was never stored: it must still not be stored.
+            let replay = try await store.ingest(IngestWrite(deviceID: device.id, idempotencyKey: "batch-1",
+                                                            positions: batch + [Self.point(device.id, second: 99)],
+                                                            receivedAt: Self.t0))
+            #expect(replay == IngestOutcome(stored: 5, duplicates: 0, replayed: true))
+            #expect(try await store.positions(PositionQuery(deviceID: device.id)).count == 5)
+        }
+    }
+
+    @Test("stores concurrent uploads of the same points exactly once", arguments: StoreKind.available)
+    func concurrentUploads(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let device = try await Self.registered(store)
+            let points = (0..<200).map { Self.point(device.id, second: Double($0)) }
+            let outcomes = try await withThrowingTaskGroup(of: IngestOutcome.self) { group in
+                for upload in 0..<8 {
+                    // Half the uploads share one idempotency key; all share the points.
+                    let key = upload.isMultiple(of: 2) ? "shared" : nil
+                    group.addTask {
+                        try await store.ingest(IngestWrite(deviceID: device.id, idempotencyKey: key,
+                                                           positions: points.shuffled(), receivedAt: Self.t0))
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(outcomes.filter { !$0.replayed }.map(\.stored).reduce(0, +) == 200)
+            #expect(outcomes.filter(\.replayed).count == 3)
+            #expect(try await store.positions(PositionQuery(deviceID: device.id, limit: 1000)).count == 200)
+        }
+    }
+
+    @Test("writes nothing when any part of a request fails", arguments: StoreKind.available)
+    func atomicity(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let device = try await Self.registered(store)
+            // The third point breaks a table constraint (battery above 100%): the whole request fails.
+            var broken = Self.point(device.id, second: 3)
+            broken.batteryLevel = 2
+            let points = [Self.point(device.id, second: 1), Self.point(device.id, second: 2), broken]
+            await #expect(throws: ServerError.self) {
+                try await store.ingest(IngestWrite(deviceID: device.id, idempotencyKey: "k", positions: points,
+                                                   receivedAt: Self.t0))
+            }
+            #expect(try await store.positions(PositionQuery(deviceID: device.id)).isEmpty)
+            // The key was not consumed: a corrected retry with the same key is stored.
+            broken.batteryLevel = 1
+            let retry = try await store.ingest(IngestWrite(deviceID: device.id, idempotencyKey: "k",
+                                                           positions: Array(points.prefix(2)) + [broken], receivedAt: Self.t0))
+            #expect(retry == IngestOutcome(stored: 3, duplicates: 0, replayed: false))
+        }
+    }
+
+    @Test("pages through positions by key with from, to and a cursor", arguments: StoreKind.available)
+    func keysetPagination(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let device = try await Self.registered(store)
+            let points = (0..<25).map { Self.point(device.id, second: Double($0) * 60) }
+            _ = try await store.ingest(IngestWrite(deviceID: device.id, positions: points.reversed(), receivedAt: Self.t0))
+            var seen: [Position] = []
+            var cursor: Int64?
+            repeat {
+                let page = try await store.positions(PositionQuery(deviceID: device.id, afterMillis: cursor, limit: 10))
+                seen += page
+                cursor = page.count == 10 ? page.last?.timestampMillis : nil
+            } while cursor != nil
+            #expect(seen == points)
+            let window = try await store.positions(PositionQuery(deviceID: device.id, from: Self.t0.addingTimeInterval(120),
+                                                                 to: Self.t0.addingTimeInterval(300)))
+            #expect(window.map(\.fix.timestamp) == [2, 3, 4].map { Self.t0.addingTimeInterval(Double($0) * 60) })
+        }
+    }
+
+    @Test("registers, finds by token digest, lists and revokes devices", arguments: StoreKind.available)
+    func devices(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let (a, tokenA) = try await DeviceRegistry.register(name: "  Ana's phone ", in: store, at: Self.t0)
+            let (b, _) = try await DeviceRegistry.register(name: "Bike", in: store, at: Self.t0.addingTimeInterval(1))
+            #expect(a.name == "Ana's phone")
+            #expect(try await store.listDevices() == [a, b])
+            #expect(try await store.device(tokenHash: TokenHasher.digest(tokenA)) == a)
+            #expect(try await store.device(tokenHash: TokenHasher.digest("wmd_guess")) == nil)
+            try await DeviceRegistry.revoke(id: a.id, in: store, at: Self.t0.addingTimeInterval(5))
+            #expect(try await store.device(id: a.id)?.revokedAt == Self.t0.addingTimeInterval(5))
+            await #expect(throws: ServerError.self) { try await DeviceRegistry.revoke(id: "d_nope", in: store) }
+        }
+    }
+
+    @Test("keeps the first admin token when several processes generate one", arguments: StoreKind.available)
+    func adminToken(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let first = try await AdminToken.establish(in: store, environmentToken: nil)
+            let second = try await AdminToken.establish(in: store, environmentToken: nil)
+            let token = try #require(first.newToken)
+            #expect(second.newToken == nil)
+            #expect(second.digest == first.digest)
+            #expect(TokenHasher.matches(token, digest: second.digest))
+            let fromEnvironment = try await AdminToken.establish(in: store, environmentToken: "secret")
+            #expect(fromEnvironment.digest == TokenHasher.digest("secret"))
+        }
+    }
+}
