@@ -22,7 +22,7 @@ command -v hyperfine >/dev/null || { echo "hyperfine is required (apt-get instal
 echo "== release build"
 swift build -c release --product waymark >/dev/null
 WAYMARK="$PWD/.build/release/waymark"
-if "$WAYMARK" gpx stats --help >/dev/null 2>&1; then OURS="$WAYMARK gpx stats $FILE"; else OURS="$WAYMARK gpx validate $FILE"; fi
+if "$WAYMARK" gpx --help 2>/dev/null | grep -qE "^ +stats"; then OURS="$WAYMARK gpx stats $FILE"; else OURS="$WAYMARK gpx validate $FILE"; fi
 
 declare -a NAMES=("waymark" "gpsbabel" "gpxpy")
 declare -a CMDS=(
