@@ -43,6 +43,40 @@ enum GPXNumberParsing {
     ///
     /// Returns nil for anything else, including `NaN`, `INF` and empty input.
     static func parseDouble(_ p: UnsafePointer<UInt8>, _ count: Int) -> Double? {
+        if let v = parseShortDecimal(p, count) { return v }
+        return parseGeneral(p, count)
+    }
+
+    /// The fast path for the common GPX case: `-?digits(.digits)?`, at most 15 digits, no
+    /// whitespace or exponent. Nil means "not this shape", not "invalid".
+    @inline(__always)
+    static func parseShortDecimal(_ p: UnsafePointer<UInt8>, _ count: Int) -> Double? {
+        guard count > 0 && count <= 17 else { return nil }
+        var i = 0
+        let negative = p[0] == UInt8(ascii: "-")
+        if negative { i = 1 }
+        var mantissa: UInt64 = 0
+        var digits = 0
+        var fraction = -1
+        while i < count {
+            let d = p[i] &- UInt8(ascii: "0")
+            if d < 10 {
+                mantissa = mantissa &* 10 &+ UInt64(d)
+                digits += 1
+            } else if p[i] == UInt8(ascii: ".") && fraction < 0 {
+                fraction = i
+            } else {
+                return nil
+            }
+            i += 1
+        }
+        guard digits > 0 && digits <= 15 else { return nil }
+        let scale = fraction < 0 ? 0 : count - fraction - 1
+        let v = Double(mantissa) / exactPowerOfTen(scale)
+        return negative ? -v : v
+    }
+
+    private static func parseGeneral(_ p: UnsafePointer<UInt8>, _ count: Int) -> Double? {
         var s = 0, e = count
         while s < e && XMLTokenizer.isSpace(p[s]) { s += 1 }
         while e > s && XMLTokenizer.isSpace(p[e - 1]) { e -= 1 }

@@ -99,11 +99,12 @@ extension GPXParser {
     private var leafName: String { "\(leafTag)" }
 
     private func textString() -> String? {
-        let s = String(decoding: text, as: UTF8.self)
-        return s.isEmpty ? nil : s
+        leafBytes.isEmpty ? nil : String(decoding: leafBytes, as: UTF8.self)
     }
 
-    private func isBlank() -> Bool { text.allSatisfy(XMLTokenizer.isSpace) }
+    private var leafText: String { String(decoding: leafBytes, as: UTF8.self) }
+
+    private func isBlank() -> Bool { leafBytes.allSatisfy(XMLTokenizer.isSpace) }
 
     private func owner(_ parent: Context) -> String {
         switch parent {
@@ -114,11 +115,9 @@ extension GPXParser {
 
     /// The leaf's text as a number; nil when empty; an issue when unparsable.
     private func number(in parent: Context) throws(GeoError) -> Double? {
-        let value = text.withUnsafeBufferPointer { b in
-            b.count == 0 ? nil : GPXNumberParsing.parseDouble(b.baseAddress!, b.count)
-        }
+        let value = leafBytes.isEmpty ? nil : GPXNumberParsing.parseDouble(leafBytes.baseAddress!, leafBytes.count)
         if value == nil && !isBlank() {
-            try invalid(GeoError(.invalidValue, "invalid <\(leafName)> \"\(String(decoding: text, as: UTF8.self))\" in <\(owner(parent))>; expected a number",
+            try invalid(GeoError(.invalidValue, "invalid <\(leafName)> \"\(leafText)\" in <\(owner(parent))>; expected a number",
                                  at: tok.location(absolute: leafValueOffset)), skipping: "<\(leafName)>")
         }
         return value
@@ -128,7 +127,7 @@ extension GPXParser {
         guard let v = try number(in: parent) else { return nil }
         guard v == v.rounded(), abs(v) < 1e15, range.contains(Int(v)) else {
             let expected = range == Int.min...Int.max ? "an integer" : "an integer in \(range.lowerBound)...\(range.upperBound)"
-            try invalid(GeoError(.invalidValue, "invalid <\(leafName)> \"\(String(decoding: text, as: UTF8.self))\" in <\(owner(parent))>; expected \(expected)",
+            try invalid(GeoError(.invalidValue, "invalid <\(leafName)> \"\(leafText)\" in <\(owner(parent))>; expected \(expected)",
                                  at: tok.location(absolute: leafValueOffset)), skipping: "<\(leafName)>")
             return nil
         }
@@ -137,9 +136,9 @@ extension GPXParser {
 
     private func time(in parent: Context) throws(GeoError) -> Date? {
         if isBlank() { return nil }
-        let value = text.withUnsafeBufferPointer { GPXTime.parse($0.baseAddress!, $0.count) }
+        let value = GPXTime.parse(leafBytes.baseAddress!, leafBytes.count)
         if value == nil {
-            try invalid(GeoError(.invalidValue, "invalid <time> \"\(String(decoding: text, as: UTF8.self))\" in <\(owner(parent))>; expected an ISO-8601 time such as 2024-05-01T10:00:00Z",
+            try invalid(GeoError(.invalidValue, "invalid <time> \"\(leafText)\" in <\(owner(parent))>; expected an ISO-8601 time such as 2024-05-01T10:00:00Z",
                                  at: tok.location(absolute: leafValueOffset)), skipping: "<time>")
         }
         return value
@@ -228,7 +227,7 @@ extension GPXParser {
         case .urlname: setURLName(&pointDetails.links)
         case .fix:
             if isBlank() { break }
-            let value = String(decoding: text, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+            let value = leafText.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
             if let fix = GPXFixType(rawValue: value) { point.fix = fix } else {
                 try invalid(GeoError(.invalidValue, "invalid <fix> \"\(value)\" in <\(parent)>; expected none, 2d, 3d, dgps or pps",
                                      at: tok.location(absolute: leafValueOffset)), skipping: "<fix>")

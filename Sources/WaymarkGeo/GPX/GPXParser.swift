@@ -29,6 +29,13 @@ final class GPXParser {
     @exclusivity(unchecked) var leafTag: GPXTag = .unknown
     @exclusivity(unchecked) var leafValueOffset = 0
     @exclusivity(unchecked) var text: [UInt8] = []
+    /// How the current leaf's text is held: 0 none yet, 1 one run still in the tokenizer's
+    /// (pinned) buffer at absolute offsets `directStart..<directEnd`, 2 copied into ``text``.
+    @exclusivity(unchecked) var leafMode: UInt8 = 0
+    @exclusivity(unchecked) var directStart = 0
+    @exclusivity(unchecked) var directEnd = 0
+    /// The finished leaf's text while ``finishLeaf(in:)`` runs.
+    @exclusivity(unchecked) var leafBytes = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
 
     @exclusivity(unchecked) var point = Waypoint(coordinate: Coordinate(uncheckedLatitude: 0, longitude: 0))
     @exclusivity(unchecked) var pointIssue: GeoError?
@@ -105,13 +112,32 @@ final class GPXParser {
         case .endTag: try endElement()
         case .text:
             switch contexts.last {
-            case .leaf?: try tok.appendText(to: &text)
+            case .leaf?: try appendLeafText()
             case .raw?: try appendRawText()
             default: try tok.validateText()
             }
         case .end:
             finished = true
         }
+    }
+
+    /// Collects a text token of the current leaf: kept in place when it is the only run
+    /// and needs no decoding (the common case), copied and decoded otherwise.
+    private func appendLeafText() throws(GeoError) {
+        if leafMode == 0 && !tok.textHasEntity {
+            directStart = tok.base + tok.textStart
+            directEnd = tok.base + tok.textEnd
+            leafMode = 1
+            return
+        }
+        if leafMode != 2 {
+            text.removeAll(keepingCapacity: true)
+            if leafMode == 1 {
+                text.append(contentsOf: UnsafeBufferPointer(start: tok.buf + (directStart - tok.base), count: directEnd - directStart))
+            }
+            leafMode = 2
+        }
+        try tok.appendText(to: &text)
     }
 
     /// Reports an invalid value: throws in strict mode; in lenient mode marks the current point
@@ -155,8 +181,9 @@ final class GPXParser {
         switch child {
         case .leaf:
             leafTag = tag
-            text.removeAll(keepingCapacity: true)
+            leafMode = 0
             leafValueOffset = tok.base + tok.pos
+            tok.pinned = leafValueOffset
         case .wpt, .rtept, .trkpt:
             flushMetadata()
             if child == .rtept && !pathBegun { emit(.routeBegin(path)); pathBegun = true }
@@ -274,7 +301,22 @@ final class GPXParser {
         while let last = namespaces.last, last.depth >= depth { namespaces.removeLast() }
         switch closed {
         case .leaf:
-            try finishLeaf(in: contexts[depth - 1])
+            let parent = contexts[depth - 1]
+            switch leafMode {
+            case 0:
+                leafBytes = UnsafeBufferPointer(start: nil, count: 0)
+                try finishLeaf(in: parent)
+            case 1:
+                leafBytes = UnsafeBufferPointer(start: tok.buf + (directStart - tok.base), count: directEnd - directStart)
+                try finishLeaf(in: parent)
+            default:
+                try text.withUnsafeBufferPointer { (bytes) throws(GeoError) in
+                    leafBytes = bytes
+                    try finishLeaf(in: parent)
+                }
+            }
+            leafBytes = UnsafeBufferPointer(start: nil, count: 0)
+            tok.pinned = -1
         case .raw:
             try rawEnd()
         case .wpt, .rtept, .trkpt:

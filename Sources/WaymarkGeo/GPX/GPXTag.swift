@@ -60,7 +60,7 @@ enum GPXTag: UInt8 {
             k -= 1
         }
         let q = p + start
-        @inline(__always) func eq(_ name: StaticString) -> Bool { memcmp(q, name.utf8Start, name.utf8CodeUnitCount) == 0 }
+        @inline(__always) func eq(_ name: StaticString) -> Bool { XMLTokenizer.bytesEqual(q, name.utf8Start, name.utf8CodeUnitCount) }
         switch e - start {
         case 2:
             if eq("hr") { return .hr }

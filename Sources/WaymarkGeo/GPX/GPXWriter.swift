@@ -180,9 +180,10 @@ public struct GPXWriter {
         s.withUTF8 { buffer.append(contentsOf: $0) }
     }
 
-    /// `s` with `&`, `<`, `>` (and in attributes `"`) escaped, and carriage returns as `&#13;`.
+    /// `s` with `&`, `<`, `>` (and in attributes `"`) escaped and carriage returns as `&#13;`;
+    /// control characters XML 1.0 cannot represent (U+0000–U+001F except tab, LF, CR) are dropped.
     public static func escape(_ s: String, attribute: Bool = false) -> String {
-        guard s.utf8.contains(where: { $0 == 0x26 || $0 == 0x3C || $0 == 0x3E || $0 == 0x22 || $0 == 0x0D || $0 == 0x09 || $0 == 0x0A }) else {
+        guard s.utf8.contains(where: { $0 == 0x26 || $0 == 0x3C || $0 == 0x3E || $0 == 0x22 || $0 < 0x20 }) else {
             return s
         }
         var out = ""
@@ -196,6 +197,8 @@ public struct GPXWriter {
             case "\r": out += "&#13;"
             case "\t" where attribute: out += "&#9;"
             case "\n" where attribute: out += "&#10;"
+            case "\t", "\n": out.unicodeScalars.append(c)
+            case _ where c.value < 0x20: continue
             default: out.unicodeScalars.append(c)
             }
         }

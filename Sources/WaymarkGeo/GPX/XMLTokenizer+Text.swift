@@ -36,7 +36,7 @@ extension XMLTokenizer {
 
     /// True when the current element's (or end tag's) name is `name`, bytes compared.
     func nameEquals(_ s: Int, _ e: Int, _ name: StaticString) -> Bool {
-        e - s == name.utf8CodeUnitCount && memcmp(buf + s, name.utf8Start, e - s) == 0
+        e - s == name.utf8CodeUnitCount && XMLTokenizer.bytesEqual(buf + s, name.utf8Start, e - s)
     }
 
     /// Copies bytes `[s, e)` replacing `&name;`, `&#N;` and `&#xH;` references.

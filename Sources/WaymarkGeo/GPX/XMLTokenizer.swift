@@ -46,8 +46,14 @@ final class XMLTokenizer {
     @exclusivity(unchecked) private var pendingEnd = false
 
     // Open elements, for matching end tags.
-    @exclusivity(unchecked) private var stackBytes: [UInt8] = []
-    @exclusivity(unchecked) private var stackOffsets: [Int] = []
+    /// Names of the open elements, back to back; `stackStarts[d]` is where depth `d`'s name starts.
+    @exclusivity(unchecked) private var stackBytes: UnsafeMutablePointer<UInt8>
+    @exclusivity(unchecked) private var stackCapacity = 1024
+    @exclusivity(unchecked) private var stackCount = 0
+    private let stackStarts: UnsafeMutablePointer<Int>
+    @exclusivity(unchecked) private var openCount = 0
+    /// Absolute offset that refills must keep in the buffer (the start of a leaf's text), or -1.
+    @exclusivity(unchecked) var pinned = -1
     @exclusivity(unchecked) private var sawRoot = false
 
     init(input: GPXInput, chunkSize: Int, maxTokenBytes: Int, maxDepth: Int) {
@@ -57,14 +63,24 @@ final class XMLTokenizer {
         self.maxDepth = maxDepth
         buf = .allocate(capacity: capacity)
         attributes.reserveCapacity(8)
-        stackBytes.reserveCapacity(256)
-        stackOffsets.reserveCapacity(32)
+        stackBytes = .allocate(capacity: stackCapacity)
+        stackStarts = .allocate(capacity: maxDepth + 1)
     }
 
-    deinit { buf.deallocate() }
+    deinit {
+        buf.deallocate()
+        stackBytes.deallocate()
+        stackStarts.deallocate()
+    }
+
+    /// The name of the innermost open element.
+    private var openName: String {
+        let start = stackStarts[openCount - 1]
+        return String(decoding: UnsafeBufferPointer(start: stackBytes + start, count: stackCount - start), as: UTF8.self)
+    }
 
     /// Number of currently open elements.
-    var depth: Int { stackOffsets.count }
+    var depth: Int { openCount }
 
     /// Reads the next token.
     func next() throws(GeoError) -> Token {
@@ -76,9 +92,8 @@ final class XMLTokenizer {
             tokenStart = pos
             if pos == end {
                 if try refill() { continue }
-                if let top = stackOffsets.last {
-                    let name = String(decoding: stackBytes[top...], as: UTF8.self)
-                    throw malformed("unexpected end of input; expected </\(name)>", at: pos)
+                if openCount > 0 {
+                    throw malformed("unexpected end of input; expected </\(openName)>", at: pos)
                 }
                 if !sawRoot { throw GeoError(.invalidGPX, "the input has no root element; expected <gpx>", at: location(at: pos)) }
                 return .end
@@ -105,14 +120,15 @@ final class XMLTokenizer {
     /// Moves the unread bytes to the front and reads more; false at the end of input.
     private func refill() throws(GeoError) -> Bool {
         if eof { return false }
-        if tokenStart > 0 {
-            countLines(upTo: base + tokenStart)
-            let keep = end - tokenStart
-            if keep > 0 { (buf).update(from: buf + tokenStart, count: keep) }
-            base += tokenStart
-            pos -= tokenStart
+        let keepFrom = pinned >= 0 ? min(tokenStart, pinned - base) : tokenStart
+        if keepFrom > 0 {
+            countLines(upTo: base + keepFrom)
+            let keep = end - keepFrom
+            if keep > 0 { buf.update(from: buf + keepFrom, count: keep) }
+            base += keepFrom
+            pos -= keepFrom
             end = keep
-            tokenStart = 0
+            tokenStart -= keepFrom
         }
         if capacity - end < 16 {
             guard capacity < maxCapacity else {
@@ -149,7 +165,7 @@ final class XMLTokenizer {
         textIsCDATA = false
         textHasEntity = memchr(p + pos, 0x26, stop - pos) != nil
         pos = stop
-        if stackOffsets.isEmpty {
+        if openCount == 0 {
             for i in textStart..<textEnd where !XMLTokenizer.isSpace(p[i]) {
                 throw malformed("text outside the root element", at: i)
             }
@@ -188,7 +204,7 @@ final class XMLTokenizer {
             }
         }
         if hasPrefix("<![CDATA[") {
-            guard !stackOffsets.isEmpty else { throw malformed("CDATA section outside the root element", at: pos) }
+            guard openCount > 0 else { throw malformed("CDATA section outside the root element", at: pos) }
             var i = pos + 9
             while true {
                 guard let b = find2(UInt8(ascii: "]"), UInt8(ascii: "]"), from: i) else { return (false, nil) }
@@ -273,14 +289,14 @@ final class XMLTokenizer {
                 if b == UInt8(ascii: "<") { throw malformed("'<' is not allowed in an attribute value", at: k) }
                 if b == UInt8(ascii: "&") { amp = true }
             }
-            for a in attributes where a.nameEnd - a.nameStart == ane - an && memcmp(p + a.nameStart, p + an, ane - an) == 0 {
+            for a in attributes where a.nameEnd - a.nameStart == ane - an && XMLTokenizer.bytesEqual(p + a.nameStart, p + an, ane - an) {
                 throw malformed("duplicate attribute \(string(an, ane)) in <\(string(ns, ne))>", at: an)
             }
-            if ane - an >= 5 && p[an] == UInt8(ascii: "x") && memcmp(p + an, "xmlns", 5) == 0 { declaresNamespace = true }
+            if ane - an >= 5 && p[an] == UInt8(ascii: "x") && p[an + 1] == UInt8(ascii: "m") && p[an + 4] == UInt8(ascii: "s") { declaresNamespace = true }
             attributes.append(Attribute(nameStart: an, nameEnd: ane, valueStart: i, valueEnd: ve, hasEntity: amp))
             i = ve + 1
         }
-        if stackOffsets.isEmpty && sawRoot { throw malformed("a second root element <\(string(ns, ne))>", at: pos) }
+        if openCount == 0 && sawRoot { throw malformed("a second root element <\(string(ns, ne))>", at: pos) }
         nameStart = ns
         nameEnd = ne
         isEmptyElement = empty
@@ -290,11 +306,21 @@ final class XMLTokenizer {
         if empty {
             pendingEnd = true
         } else {
-            guard stackOffsets.count < maxDepth else {
+            guard openCount < maxDepth else {
                 throw malformed("elements are nested deeper than \(maxDepth) levels", at: tokenStart)
             }
-            stackOffsets.append(stackBytes.count)
-            stackBytes.append(contentsOf: UnsafeBufferPointer(start: p + ns, count: ne - ns))
+            let len = ne - ns
+            if stackCount + len > stackCapacity {
+                let bigger = UnsafeMutablePointer<UInt8>.allocate(capacity: (stackCount + len) * 2)
+                bigger.update(from: stackBytes, count: stackCount)
+                stackBytes.deallocate()
+                stackBytes = bigger
+                stackCapacity = (stackCount + len) * 2
+            }
+            stackStarts[openCount] = stackCount
+            openCount += 1
+            (stackBytes + stackCount).update(from: p + ns, count: len)
+            stackCount += len
         }
         return true
     }
@@ -310,17 +336,16 @@ final class XMLTokenizer {
         while i < end && XMLTokenizer.isSpace(p[i]) { i += 1 }
         if i == end { return false }
         guard p[i] == UInt8(ascii: ">") else { throw malformed("expected '>' to close </\(string(ns, ne))>", at: i) }
-        guard let top = stackOffsets.last else {
+        guard openCount > 0 else {
             throw malformed("end tag </\(string(ns, ne))> without a matching start tag", at: pos)
         }
-        let len = stackBytes.count - top
-        let same = len == ne - ns && stackBytes.withUnsafeBufferPointer { memcmp($0.baseAddress! + top, p + ns, len) == 0 }
-        guard same else {
-            let open = String(decoding: stackBytes[top...], as: UTF8.self)
-            throw malformed("found </\(string(ns, ne))>; expected </\(open)>", at: pos)
+        let top = stackStarts[openCount - 1]
+        let len = stackCount - top
+        guard len == ne - ns && XMLTokenizer.bytesEqual(stackBytes + top, p + ns, len) else {
+            throw malformed("found </\(string(ns, ne))>; expected </\(openName)>", at: pos)
         }
-        stackBytes.removeLast(len)
-        stackOffsets.removeLast()
+        stackCount = top
+        openCount -= 1
         isEmptyElement = false
         nameStart = ns
         nameEnd = ne
@@ -346,6 +371,17 @@ final class XMLTokenizer {
         let n = s.utf8CodeUnitCount
         guard end - pos >= n else { return false }
         return memcmp(buf + pos, s.utf8Start, n) == 0
+    }
+
+    /// Whether `count` bytes at `a` and `b` are equal (inline; names are short).
+    @inline(__always)
+    static func bytesEqual(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ count: Int) -> Bool {
+        var i = 0
+        while i < count {
+            if a[i] != b[i] { return false }
+            i += 1
+        }
+        return true
     }
 
     @inline(__always)
