@@ -11,7 +11,7 @@ public struct WaymarkCommand: AsyncParsableCommand {
           waymark gpx convert ride.gpx --to geojson -o ride.geojson
         """,
         version: "0.1.0",
-        subcommands: [GPXCommand.self, GeoCommand.self]
+        subcommands: [GPXCommand.self, GeoCommand.self, SimulateCommand.self]
     )
 
     public init() {}

@@ -1,0 +1,74 @@
+import Foundation
+import WaymarkEngine
+import WaymarkGeo
+
+/// A ``Device`` backed by a ``Simulation``: what an engine or an app's test suite talks to.
+///
+/// Commands are performed at the current virtual time; the clock moves only when the test calls
+/// ``advance(by:)`` or ``run(until:)``, and the events produced are then yielded on ``events``
+/// in order. No real time passes.
+///
+/// ```swift
+/// let device = try SimulatedDevice(scenario: scenario, seed: 42)
+/// await device.open()                       // the user opens the app
+/// await device.perform(.createLocationManager)
+/// await device.advance(by: 60)
+/// for await timed in device.events { … }
+/// ```
+///
+/// An actor: safe to use from any task.
+public actor SimulatedDevice: Device {
+    private var simulation: Simulation
+    private var yielded = 0
+    private let continuation: AsyncStream<TimedDeviceEvent>.Continuation
+
+    /// Every event delivered to the app, in order. Single consumer.
+    public nonisolated let events: AsyncStream<TimedDeviceEvent>
+
+    /// Makes a device running `scenario` with `seed`.
+    ///
+    /// - throws: ``SimulatorError`` when the scenario is invalid.
+    public init(scenario: Scenario, seed: UInt64? = nil, trajectory: Trajectory? = nil) throws(SimulatorError) {
+        simulation = try Simulation(scenario: scenario, seed: seed, trajectory: trajectory)
+        (events, continuation) = AsyncStream.makeStream(of: TimedDeviceEvent.self)
+    }
+
+    public func perform(_ command: DeviceCommand) {
+        simulation.perform(command)
+        flush()
+    }
+
+    public func now() -> Date { simulation.currentDate }
+
+    /// Advances virtual time by `seconds`, yielding the events produced.
+    public func advance(by seconds: Double) {
+        simulation.advance(by: seconds)
+        flush()
+    }
+
+    /// Runs to virtual second `t`, yielding the events produced.
+    public func run(until t: Double) {
+        simulation.run(until: t)
+        flush()
+    }
+
+    /// The user opens the app now (launching it if needed).
+    public func open() {
+        simulation.open()
+        simulation.pump()
+        flush()
+    }
+
+    /// The simulation's state (truth, log, energy, counters) at this moment.
+    public var state: Simulation { simulation }
+
+    /// Ends the event stream.
+    public func finish() { continuation.finish() }
+
+    private func flush() {
+        while yielded < simulation.received.count {
+            continuation.yield(simulation.received[yielded])
+            yielded += 1
+        }
+    }
+}

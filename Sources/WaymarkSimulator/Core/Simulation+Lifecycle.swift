@@ -1,0 +1,174 @@
+import Foundation
+import WaymarkEngine
+
+extension Simulation {
+    mutating func setUpDevice() {
+        let device = scenario.device ?? DeviceSetup()
+        if device.install == .existing {
+            permissions.location = device.location ?? .notDetermined
+            permissions.precise = device.preciseLocation ?? true
+            permissions.notifications = device.notifications ?? .notDetermined
+            permissions.motion = device.motion ?? .notDetermined
+            permissions.alwaysUpgradeShown = device.alwaysUpgradeShown ?? false
+            for region in device.monitoredRegions ?? [] { addRegion(region) }
+            if device.significantChangesActive == true { significant = SignificantChanges() }
+        }
+        permissions.servicesEnabled = device.locationServicesEnabled ?? true
+    }
+
+    var usageDescriptions: [DeviceSetup.UsageDescription] {
+        scenario.device?.usageDescriptions ?? DeviceSetup.UsageDescription.allCases
+    }
+
+    var backgroundModes: [DeviceSetup.BackgroundMode] { scenario.device?.backgroundModes ?? [] }
+
+    mutating func performUserAction(_ action: UserAction) {
+        switch action.do {
+        case .open: open()
+        case .background: enterBackground()
+        case .forceQuit: terminate(forceQuit: true, reason: "force-quit by the user")
+        case .systemTerminate: terminate(forceQuit: false, reason: "terminated by the system")
+        case .settings: changeSettings(action)
+        case .silentPush: silentPush()
+        }
+    }
+
+    mutating func open() {
+        switch process.state {
+        case .notRunning:
+            forceQuitBlocked = false
+            launch(.user)
+        case .background, .suspended:
+            let wasSuspended = process.state == .suspended
+            process.state = .foreground
+            process.backgroundSince = nil
+            process.backgroundGeneration += 1
+            process.locationWakeUntil = nil
+            if wasSuspended { note("resumed") }
+            emit(.willEnterForeground)
+            reportCancelledUploads()
+            if process.pendingAuthorizationCallback {
+                process.pendingAuthorizationCallback = false
+                emit(.authorizationChanged(permissions.authorization))
+            }
+        case .foreground:
+            break
+        }
+    }
+
+    mutating func launch(_ reason: LaunchReason) {
+        process = ProcessState()
+        process.generation = stats.launches.values.reduce(0, +) + 1
+        process.state = reason == .user ? .foreground : .background
+        stats.launches[reason.rawValue, default: 0] += 1
+        standard = nil
+        oneShots = []
+        if permissions.allowOnce {
+            permissions.allowOnce = false
+            permissions.location = .notDetermined
+            note("allow-once grant expired with the previous process")
+        }
+        note("launched (\(reason.rawValue))")
+        if reason != .user { startBackgroundWindow() }
+        emit(.launched(reason: reason))
+    }
+
+    /// Starts a location-event background window (launch or wake): ~10 s, ~30 s with a task.
+    mutating func startBackgroundWindow() {
+        process.backgroundSince = now
+        process.backgroundGeneration += 1
+        process.locationWakeUntil = now + constants.locationLaunchSeconds
+        schedule(.suspendCheck(process.generation), in: constants.locationLaunchSeconds)
+    }
+
+    mutating func enterBackground() {
+        guard process.state == .foreground else { return }
+        process.state = .background
+        process.backgroundSince = now
+        process.backgroundGeneration += 1
+        emit(.didEnterBackground)
+        if !process.tasks.isEmpty {
+            schedule(.taskExpiry(process.backgroundGeneration), in: constants.backgroundTaskSeconds)
+        }
+        schedule(.suspendCheck(process.generation), in: constants.backgroundSuspendSeconds)
+    }
+
+    /// True while something keeps a background app running.
+    var keepsRunningInBackground: Bool {
+        if backgroundLocationActive { return true }
+        if !process.tasks.isEmpty { return true }
+        if let until = process.locationWakeUntil, now < until { return true }
+        return false
+    }
+
+    mutating func suspendIfIdle(generation: Int) {
+        guard generation == process.generation, process.state == .background, !keepsRunningInBackground else { return }
+        process.state = .suspended
+        process.locationWakeUntil = nil
+        stats.suspensions += 1
+        process.cancelledUploads += process.inFlightUploads
+        process.inFlightUploads = []
+        note("suspended")
+    }
+
+    /// Wakes a suspended app in the background for a location event.
+    mutating func wake() {
+        process.state = .background
+        note("woken in the background")
+        startBackgroundWindow()
+        reportCancelledUploads()
+    }
+
+    mutating func terminate(forceQuit: Bool, reason: String) {
+        if forceQuit { forceQuitBlocked = true }
+        guard process.state != .notRunning else { return }
+        process = ProcessState()
+        standard = nil
+        oneShots = []
+        outbox = []
+        stats.terminations += 1
+        note(reason)
+    }
+
+    mutating func silentPush() {
+        switch process.state {
+        case .notRunning: launch(.remoteNotification)
+        case .suspended: wake(); process.locationWakeUntil = nil
+        default: break
+        }
+    }
+
+    mutating func beginBackgroundTask(_ id: Int) {
+        guard !process.tasks.contains(id) else { return }
+        process.tasks.append(id)
+        if process.state == .background, process.tasks.count == 1 {
+            let since = process.backgroundSince ?? now
+            queue.schedule(.taskExpiry(process.backgroundGeneration), at: max(now, since + constants.backgroundTaskSeconds))
+        }
+    }
+
+    mutating func endBackgroundTask(_ id: Int) {
+        process.tasks.removeAll { $0 == id }
+        if process.state == .background, process.tasks.isEmpty {
+            schedule(.suspendCheck(process.generation), in: 0)
+        }
+    }
+
+    mutating func expireTasks(generation: Int) {
+        guard generation == process.backgroundGeneration, process.state == .background,
+              !process.tasks.isEmpty, !backgroundLocationActive else { return }
+        note("background time expired")
+        for id in process.tasks.sorted() { emit(.backgroundTaskExpired(id: id)) }
+        schedule(.taskEnforce(generation), in: constants.backgroundTaskGraceSeconds)
+    }
+
+    mutating func enforceTaskExpiry(generation: Int) {
+        guard generation == process.backgroundGeneration, process.state == .background else { return }
+        if process.tasks.isEmpty {
+            process.locationWakeUntil = nil
+            suspendIfIdle(generation: process.generation)
+        } else {
+            terminate(forceQuit: false, reason: "terminated by the system: background task not ended in time")
+        }
+    }
+}

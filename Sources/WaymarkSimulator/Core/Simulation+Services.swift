@@ -1,0 +1,110 @@
+import Foundation
+import WaymarkEngine
+
+extension Simulation {
+    // MARK: motion (§7)
+
+    mutating func startMotionUpdates() {
+        switch permissions.motion {
+        case .notDetermined:
+            process.motionUpdates = true
+            showPrompt(.motion, requires: [.NSMotionUsageDescription])
+        case .denied:
+            note("motion updates refused: permission denied")
+        case .granted:
+            process.motionUpdates = true
+            deliverCurrentMotion()
+        }
+    }
+
+    mutating func deliverCurrentMotion() {
+        if let reportedMotion, process.motionUpdates, permissions.motion == .granted { emit(.motionActivity(reportedMotion)) }
+    }
+
+    /// The classifier reports the true activity after it has been stable for the lag
+    /// (longer for cycling, with lower confidence).
+    mutating func stepDerivedMotion(_ truth: Trajectory.State) {
+        if truth.activity != motionCandidate {
+            motionCandidate = truth.activity
+            motionCandidateSince = now
+        }
+        guard reportedMotion?.kind != motionCandidate else { return }
+        let cycling = motionCandidate == .cycling
+        let lag = cycling ? constants.motionCyclingLagSeconds : constants.motionLagSeconds
+        guard now - motionCandidateSince >= lag else { return }
+        let confidence: MotionActivity.Confidence = cycling
+            ? (rng.chance(constants.cyclingMediumConfidenceProbability) ? .medium : .low) : .high
+        reportedMotion = MotionActivity(motionCandidate, confidence: confidence)
+        if process.isRunning { deliverCurrentMotion() }
+    }
+
+    mutating func applyScriptedMotion(_ item: MotionSetup.ScriptedActivity) {
+        reportedMotion = MotionActivity(item.activity, confidence: item.confidence ?? .high)
+        if process.isRunning { deliverCurrentMotion() }
+    }
+
+    // MARK: network (§10)
+
+    func isOnline(at t: Double) -> Bool {
+        !(scenario.world?.network?.offline ?? []).contains { $0.contains(t) }
+    }
+
+    mutating func updateReachability() {
+        let current = isOnline(at: now)
+        guard current != online else { return }
+        online = current
+        note("network \(current ? "online" : "offline")")
+        if process.isRunning { emit(.networkReachability(online: current)) }
+    }
+
+    mutating func upload(id: Int, bytes: Int) {
+        stats.uploads += 1
+        guard isOnline(at: now) else {
+            emit(.uploadFinished(id: id, result: .offline))
+            return
+        }
+        if now - lastRadioUse > constants.radioTailSeconds { energy.add(constants.energy.radioWake, to: .radio) }
+        energy.add(Double(bytes) / 1024 * constants.energy.radioPerKilobyte, to: .radio)
+        lastRadioUse = now
+        let server = scenario.world?.network?.server
+        let rule = server?.rules?.first { $0.window.contains(now) }
+        process.inFlightUploads.append(id)
+        if let max = server?.maxBodyBytes, bytes > max {
+            schedule(.uploadDone(id: id, result: .status(413), generation: process.generation), in: constants.networkLatencySeconds)
+        } else if rule?.timeout == true {
+            schedule(.uploadDone(id: id, result: .timedOut, generation: process.generation), in: constants.uploadTimeoutSeconds)
+        } else {
+            let status = rule?.status ?? server?.defaultStatus ?? 200
+            schedule(.uploadDone(id: id, result: .status(status), generation: process.generation), in: constants.networkLatencySeconds)
+        }
+    }
+
+    mutating func completeUpload(id: Int, result: UploadResult, generation: Int) {
+        guard generation == process.generation, let i = process.inFlightUploads.firstIndex(of: id) else { return }
+        process.inFlightUploads.remove(at: i)
+        emit(.uploadFinished(id: id, result: result))
+    }
+
+    mutating func reportCancelledUploads() {
+        let cancelled = process.cancelledUploads
+        process.cancelledUploads = []
+        for id in cancelled { emit(.uploadFinished(id: id, result: .cancelled)) }
+    }
+
+    // MARK: energy (§9)
+
+    /// Charges the continuous consumers for `dt` seconds in the current state.
+    mutating func chargeContinuousEnergy(for dt: Double) {
+        let table = constants.energy
+        var sources = Set<SourceClass>()
+        if standardProducing, let s = standard { sources.insert(sourceClass(s.config.desiredAccuracy)) }
+        for shot in oneShots where !shot.waitingForAuthorization { sources.insert(sourceClass(shot.accuracy)) }
+        if sources.contains(.gnss) { energy.add(table.gnssPerSecond * dt, to: .gnss) }
+        if sources.contains(.wifi) { energy.add(table.wifiPerSecond * dt, to: .wifi) }
+        if sources.contains(.cell) || sources.contains(.reduced) { energy.add(table.cellPerSecond * dt, to: .cell) }
+        if significant != nil, permissions.locationAuthorized { energy.add(table.significantChangePerSecond * dt, to: .significantChange) }
+        if !regions.isEmpty, permissions.locationAuthorized { energy.add(table.regionMonitoringPerSecond * dt, to: .regionMonitoring) }
+        if process.motionUpdates, process.isRunning, permissions.motion == .granted { energy.add(table.motionPerSecond * dt, to: .motion) }
+        if process.isRunning { energy.add(table.idleAppPerSecond * dt, to: .app) }
+    }
+}

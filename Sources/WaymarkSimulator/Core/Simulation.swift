@@ -1,0 +1,266 @@
+import Foundation
+import WaymarkEngine
+import WaymarkGeo
+
+/// A deterministic discrete-event simulation of an iPhone's location, permission and lifecycle
+/// behaviour (PLATFORM.md), on a virtual clock.
+///
+/// Drive it with an attached ``SimulatedApp``, or by hand with ``perform(_:)`` between
+/// ``run(until:)`` calls; read what the app received in ``received``, the truth from
+/// ``truePosition(at:)``, and energy from ``energy``.
+///
+/// ```swift
+/// var sim = try Simulation(scenario: Scenario(user: UserBehaviour(actions: [UserAction(at: 0, .open)])), seed: 1)
+/// sim.run(until: 1)
+/// sim.perform(.createLocationManager)          // → authorizationChanged(notDetermined)
+/// sim.perform(.requestWhenInUseAuthorization)  // prompt; the user answers after 2 s
+/// sim.run(until: 5)
+/// ```
+///
+/// A `Sendable` value type: copy it to fork a run. Not thread-safe to mutate from several tasks
+/// (wrap it in ``SimulatedDevice`` for that).
+public struct Simulation: Sendable {
+    /// The scenario being run.
+    public let scenario: Scenario
+    /// The constants in force (profile plus overrides).
+    public let constants: PlatformConstants
+    /// The seed.
+    public let seed: UInt64
+    /// The wall-clock time of virtual second 0.
+    public let epoch: Date
+    /// The end of the scenario, virtual seconds.
+    public let endTime: Double
+    /// The device's true path.
+    public let trajectory: Trajectory
+    /// Current virtual time, seconds since the start.
+    public internal(set) var now = 0.0
+    /// Everything delivered to the app, in order.
+    public internal(set) var received: [TimedDeviceEvent] = []
+    /// The log (events, commands, system notes).
+    public internal(set) var log = EventLog()
+    /// Energy spent so far by consumer.
+    public internal(set) var energy = EnergyReport()
+    /// Counters.
+    public internal(set) var stats = SimulationStats()
+
+    var app: (any SimulatedApp)?
+    var queue = EventQueue<SimulationAction>()
+    var outbox: [DeviceEvent] = []
+    var rng: SeededRandom
+    var errorModel: PositionError
+    var permissions = Permissions()
+    var process = ProcessState()
+    var forceQuitBlocked = false
+    var prompt: (kind: PromptKind, serial: Int)?
+    var promptSerial = 0
+    var standard: StandardUpdates?
+    var oneShots: [OneShot] = []
+    var nextOneShotID = 0
+    var regions: [RegionMonitor] = []
+    var regionSerial = 0
+    var significant: SignificantChanges?
+    var lastKnownFix: Fix?
+    var motionCandidate: MotionActivity.Kind = .unknown
+    var motionCandidateSince = 0.0
+    var reportedMotion: MotionActivity?
+    var online = true
+    var lastRadioUse = -Double.infinity
+
+    /// Makes a simulation of `scenario` with `seed` (the scenario's seed, else 1, when nil).
+    ///
+    /// - parameter trajectory: the truth to use instead of the scenario's route (e.g. from a GPX file).
+    /// - throws: ``SimulatorError`` with code ``SimulatorError/Code/invalidScenario`` naming the field.
+    public init(scenario: Scenario, seed: UInt64? = nil, app: (any SimulatedApp)? = nil,
+                trajectory: Trajectory? = nil) throws(SimulatorError) {
+        try scenario.validate()
+        self.scenario = scenario
+        self.seed = seed ?? scenario.seed ?? 1
+        self.constants = try scenario.resolvedConstants()
+        self.epoch = scenario.startTime ?? Scenario.defaultStartTime
+        if let trajectory {
+            self.trajectory = trajectory
+        } else {
+            self.trajectory = try scenario.makeTrajectory()
+        }
+        self.endTime = scenario.durationSeconds ?? self.trajectory.endTime + 60
+        self.app = app
+        self.rng = SeededRandom(seed: self.seed, stream: "device")
+        self.errorModel = PositionError(timeConstant: constants.positionErrorTimeConstantSeconds)
+        setUpDevice()
+        for (i, action) in (scenario.user?.actions ?? []).enumerated() {
+            queue.schedule(.user(i), at: action.at)
+        }
+        if scenario.motion?.mode == .scripted {
+            for (i, item) in (scenario.motion?.script ?? []).enumerated() { queue.schedule(.motionScript(i), at: item.at) }
+        }
+        online = isOnline(at: 0)
+        queue.schedule(.tick, at: constants.updateIntervalSeconds)
+    }
+
+    /// The app's current lifecycle state (including suspension, which the app cannot observe).
+    public var appState: AppState { process.state }
+
+    /// The current location authorization as the app would read it.
+    public var locationAuthorization: LocationAuthorization { permissions.authorization }
+
+    /// Identifiers of the regions the app monitors, in registration order.
+    public var monitoredRegionIdentifiers: [String] { regions.map(\.region.identifier) }
+
+    /// The virtual wall-clock time now.
+    public var currentDate: Date { date(now) }
+
+    /// The true position at a wall-clock time (for scoring fixes).
+    public func truePosition(at time: Date) -> Coordinate {
+        trajectory.position(at: time.timeIntervalSince(epoch))
+    }
+
+    /// Converts virtual seconds to a date.
+    public func date(_ t: Double) -> Date { epoch.addingTimeInterval(t) }
+
+    /// Runs every scheduled action up to and including virtual time `t`, then sets the clock to `t`.
+    public mutating func run(until t: Double) {
+        while let next = queue.nextTime, next <= t, let entry = queue.pop() {
+            advanceClock(to: entry.time)
+            handle(entry.action)
+            pump()
+        }
+        advanceClock(to: max(now, t))
+    }
+
+    /// Advances the clock by `seconds`.
+    public mutating func advance(by seconds: Double) { run(until: now + seconds) }
+
+    /// Runs to the scenario's end.
+    public mutating func runToEnd() { run(until: endTime) }
+
+    /// Performs a command now, as the app would, and delivers any immediate events.
+    public mutating func perform(_ command: DeviceCommand) {
+        apply(command)
+        pump()
+    }
+
+    /// Events of the given kind the app received, e.g. `sim.events { if case .locations(let f) = $0 { f } else { nil } }`.
+    public func events<T>(_ match: (DeviceEvent) -> T?) -> [T] { received.compactMap { match($0.event) } }
+
+    mutating func advanceClock(to t: Double) {
+        let dt = t - now
+        if dt > 0 { chargeContinuousEnergy(for: dt) }
+        now = max(now, t)
+    }
+
+    mutating func note(_ text: String) {
+        log.append(EventLog.Entry(t: now, kind: .system, note: text))
+    }
+
+    mutating func schedule(_ action: SimulationAction, in delay: Double) {
+        queue.schedule(action, at: now + max(0, delay))
+    }
+
+    mutating func handle(_ action: SimulationAction) {
+        switch action {
+        case .tick:
+            tick()
+            queue.schedule(.tick, at: now + constants.updateIntervalSeconds)
+        case .user(let i): performUserAction(scenario.user!.actions![i])
+        case .promptAnswered(let serial): answerPrompt(serial: serial)
+        case .suspendCheck(let generation): suspendIfIdle(generation: generation)
+        case .taskExpiry(let generation): expireTasks(generation: generation)
+        case .taskEnforce(let generation): enforceTaskExpiry(generation: generation)
+        case .oneShotDue(let id): completeOneShot(id: id)
+        case .regionEvent(let identifier, let enter, let serial): fireRegionEvent(identifier, enter: enter, serial: serial)
+        case .remoteRegistration(let generation): completeRemoteRegistration(generation: generation)
+        case .uploadDone(let id, let result, let generation): completeUpload(id: id, result: result, generation: generation)
+        case .motionScript(let i): applyScriptedMotion(scenario.motion!.script![i])
+        }
+    }
+
+    mutating func tick() {
+        let truth = trajectory.state(at: now)
+        updateReachability()
+        stepStandardUpdates(truth)
+        stepRegions(truth)
+        stepSignificantChanges(truth)
+        if scenario.motion?.mode != .scripted { stepDerivedMotion(truth) }
+    }
+
+    /// Queues an event for the app; it is delivered only if the process runs (and, for location
+    /// events, once the app has created its location manager).
+    mutating func emit(_ event: DeviceEvent) {
+        guard process.isRunning else {
+            note("undelivered (app \(process.state.rawValue)): \(event.logName)")
+            return
+        }
+        if event.needsLocationManager && !process.managerCreated {
+            process.pendingManagerEvents.append(event)
+            return
+        }
+        outbox.append(event)
+    }
+
+    /// Delivers queued events to the app in order and performs the commands it answers with.
+    mutating func pump() {
+        while !outbox.isEmpty {
+            let event = outbox.removeFirst()
+            let timed = TimedDeviceEvent(time: date(now), event: event)
+            received.append(timed)
+            log.append(EventLog.Entry(t: now, kind: .event, event: event))
+            if case .locations(let fixes) = event {
+                stats.locationDeliveries += 1
+                stats.fixesDelivered += fixes.count
+                energy.add(constants.energy.cpuWakePerDelivery, to: .cpuWake)
+            }
+            guard var current = app else { continue }
+            let commands = current.handle(event, at: timed.time)
+            app = current
+            for command in commands { apply(command) }
+        }
+    }
+
+    mutating func apply(_ command: DeviceCommand) {
+        log.append(EventLog.Entry(t: now, kind: .command, command: command))
+        guard process.isRunning else {
+            note("command ignored: app not running")
+            return
+        }
+        switch command {
+        case .createLocationManager: createLocationManager()
+        case .requestNotificationAuthorization: requestNotifications()
+        case .registerForRemoteNotifications: schedule(.remoteRegistration(process.generation), in: constants.remoteRegistrationSeconds)
+        case .requestWhenInUseAuthorization: requestWhenInUse()
+        case .requestAlwaysAuthorization: requestAlways()
+        case .requestMotionPermission: requestMotion()
+        case .startUpdatingLocation(let config): startStandardUpdates(config)
+        case .stopUpdatingLocation: stopStandardUpdates()
+        case .requestLocation(let accuracy): requestOneShot(accuracy)
+        case .startSignificantChanges: startSignificantChanges()
+        case .stopSignificantChanges: significant = nil
+        case .startMonitoring(let region): startMonitoring(region)
+        case .stopMonitoring(let identifier): regions.removeAll { $0.region.identifier == identifier }
+        case .requestRegionState(let identifier): reportRegionState(identifier)
+        case .startMotionActivityUpdates: startMotionUpdates()
+        case .stopMotionActivityUpdates: process.motionUpdates = false
+        case .beginBackgroundTask(let id): beginBackgroundTask(id)
+        case .endBackgroundTask(let id): endBackgroundTask(id)
+        case .upload(let id, let bytes): upload(id: id, bytes: bytes)
+        }
+    }
+}
+
+extension DeviceEvent {
+    /// Whether the event comes through the location manager's delegate.
+    var needsLocationManager: Bool {
+        switch self {
+        case .authorizationChanged, .locations, .locationError, .locationUpdatesPaused, .locationUpdatesResumed,
+             .regionState, .regionEntered, .regionExited, .regionMonitoringFailed, .significantChange:
+            true
+        default:
+            false
+        }
+    }
+
+    /// A short name for notes.
+    var logName: String {
+        let text = String(describing: self)
+        return String(text.prefix { $0 != "(" })
+    }
+}

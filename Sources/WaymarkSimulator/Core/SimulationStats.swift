@@ -1,0 +1,25 @@
+import Foundation
+import WaymarkEngine
+import WaymarkGeo
+
+/// Counters a test or a report reads after a run.
+public struct SimulationStats: Hashable, Sendable, Codable {
+    /// System prompts shown.
+    public var promptsShown = 0
+    /// Permission requests made while another prompt was on screen (lost).
+    public var promptCollisions = 0
+    /// Permission requests that showed nothing because a usage description is missing.
+    public var missingUsageDescriptions = 0
+    /// Location deliveries (callbacks) and the fixes they carried.
+    public var locationDeliveries = 0, fixesDelivered = 0
+    /// Fixes measured but not delivered because of the distance filter.
+    public var fixesSuppressedByDistanceFilter = 0
+    /// Standard-update starts ignored because the app was in the background.
+    public var startsIgnoredInBackground = 0
+    /// Process launches by reason.
+    public var launches: [String: Int] = [:]
+    /// Suspensions and terminations (system and force-quit).
+    public var suspensions = 0, terminations = 0
+    /// Uploads sent.
+    public var uploads = 0
+}

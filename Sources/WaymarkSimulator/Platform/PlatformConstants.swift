@@ -1,0 +1,147 @@
+/// Every number of PLATFORM.md in one value: timings in seconds, distances in metres, energy in relative units.
+///
+/// Start from an iOS-version profile and override what a scenario needs:
+///
+/// ```swift
+/// var constants = PlatformConstants.profile(.ios18)
+/// constants.regionLatencySeconds = 240   // field reports of 3–5 min
+/// ```
+///
+/// A `Sendable` value type. Scenario JSON overrides fields by name under `platform.overrides`.
+public struct PlatformConstants: Hashable, Sendable, Codable {
+    // §1 prompts
+    /// How long the user looks at a prompt before answering, unless the scenario says otherwise.
+    public var promptThinkSeconds = 2.0
+
+    // §2 location authorization
+    /// Whether the "Allow Once" answer exists (iOS 13+).
+    public var allowOnceAvailable = true
+    /// Whether reduced ("approximate") accuracy exists (iOS 14+).
+    public var reducedAccuracyAvailable = true
+
+    // §3 notifications
+    /// Time from registering for remote notifications to the token or failure.
+    public var remoteRegistrationSeconds = 1.0
+
+    // §4 standard updates
+    /// Probability that starting updates delivers a cached fix at once.
+    public var cachedFixProbability = 0.9
+    /// Age range of a cached fix.
+    public var cachedFixAgeMinSeconds = 60.0, cachedFixAgeMaxSeconds = 600.0
+    /// Reported accuracy range of a cached fix.
+    public var cachedFixAccuracyMinMeters = 65.0, cachedFixAccuracyMaxMeters = 1000.0
+    /// Interval between fresh fixes (about 1 Hz).
+    public var updateIntervalSeconds = 1.0
+    /// GNSS accuracy in open sky.
+    public var gnssAccuracyMinMeters = 5.0, gnssAccuracyMaxMeters = 10.0
+    /// GNSS accuracy in urban areas.
+    public var gnssUrbanAccuracyMinMeters = 10.0, gnssUrbanAccuracyMaxMeters = 30.0
+    /// Time to the first accurate GNSS fix after the receiver starts.
+    public var gnssTimeToFirstFixMinSeconds = 5.0, gnssTimeToFirstFixMaxSeconds = 30.0
+    /// Time to reacquire GNSS after an outage.
+    public var gnssReacquireSeconds = 3.0
+    /// Correlation time of the position error (Gauss–Markov).
+    public var positionErrorTimeConstantSeconds = 30.0
+    /// Wi-Fi positioning accuracy (hundredMeters, and while GNSS acquires).
+    public var wifiAccuracyMinMeters = 30.0, wifiAccuracyMaxMeters = 100.0
+    /// Cell positioning accuracy (kilometer, threeKilometers).
+    public var cellAccuracyMinMeters = 500.0, cellAccuracyMaxMeters = 3000.0
+    /// Interval between cell-only fixes.
+    public var cellUpdateIntervalSeconds = 60.0
+    /// Accuracy of fixes under reduced accuracy authorization.
+    public var reducedAccuracyMinMeters = 1000.0, reducedAccuracyMaxMeters = 3000.0
+    /// Interval between fixes under reduced accuracy (iOS: 15–20 min).
+    public var reducedUpdateIntervalSeconds = 900.0
+    /// Stillness before automatic pausing.
+    public var autoPauseSeconds = 900.0
+    /// Stillness before automatic pausing for fitness and navigation activity types.
+    public var autoPauseFitnessSeconds = 300.0
+    /// True speed below which the device counts as still.
+    public var stillSpeedMetersPerSecond = 0.5
+    /// Time from leaving the foreground to suspension without background execution.
+    public var backgroundSuspendSeconds = 5.0
+    /// Background execution a background task grants.
+    public var backgroundTaskSeconds = 30.0
+    /// Grace after a background task expires before the system kills an app that did not end it.
+    public var backgroundTaskGraceSeconds = 1.0
+    /// One-shot request timeout before `locationUnknown`.
+    public var oneShotTimeoutSeconds = 10.0
+
+    // §5 significant changes
+    /// Movement that triggers a significant change.
+    public var significantChangeMeters = 500.0
+    /// Minimum interval between significant changes.
+    public var significantChangeIntervalSeconds = 300.0
+    /// Accuracy of significant-change fixes.
+    public var significantChangeAccuracyMinMeters = 500.0, significantChangeAccuracyMaxMeters = 2000.0
+    /// Whether location events relaunch an app the user force-quit (older iOS did).
+    public var relaunchAfterForceQuit = false
+    /// Background time for a location or region launch or wake-up.
+    public var locationLaunchSeconds = 10.0
+
+    // §6 regions
+    /// Regions one app may monitor.
+    public var maxMonitoredRegions = 20
+    /// Largest radius (`maximumRegionMonitoringDistance`).
+    public var maxRegionRadiusMeters = 400_000.0
+    /// Radii below this behave like a radius drawn from the effective range.
+    public var minRegionRadiusMeters = 100.0
+    /// Effective radius range for small regions.
+    public var smallRegionEffectiveMinMeters = 100.0, smallRegionEffectiveMaxMeters = 200.0
+    /// Distance beyond the boundary needed for a crossing.
+    public var regionBufferMeters = 50.0
+    /// Time the device must stay beyond the boundary.
+    public var regionDwellSeconds = 20.0
+    /// Delay from a committed crossing to the event.
+    public var regionLatencySeconds = 60.0
+
+    // §7 motion
+    /// Classification lag for walking, running, automotive and stationary.
+    public var motionLagSeconds = 30.0
+    /// Classification lag for cycling.
+    public var motionCyclingLagSeconds = 90.0
+    /// Probability that a cycling classification comes with medium (else low) confidence.
+    public var cyclingMediumConfidenceProbability = 0.7
+
+    // §9 energy
+    /// The energy table.
+    public var energy = EnergyCosts()
+
+    // §10 network
+    /// Round-trip time of an upload.
+    public var networkLatencySeconds = 0.3
+    /// Time after which an unanswered upload fails.
+    public var uploadTimeoutSeconds = 60.0
+    /// Radio tail: uploads closer than this share one radio wake.
+    public var radioTailSeconds = 10.0
+
+    /// The current documented behaviour (the latest profile).
+    public init() {}
+}
+
+/// The energy table of PLATFORM.md §9, in relative units.
+public struct EnergyCosts: Hashable, Sendable, Codable {
+    /// GNSS receiver on, per second.
+    public var gnssPerSecond = 1.0
+    /// Wi-Fi positioning, per second.
+    public var wifiPerSecond = 0.15
+    /// Cell positioning, per second.
+    public var cellPerSecond = 0.05
+    /// Significant-change monitoring, per second.
+    public var significantChangePerSecond = 0.002
+    /// Region monitoring, per second.
+    public var regionMonitoringPerSecond = 0.002
+    /// Motion coprocessor updates, per second.
+    public var motionPerSecond = 0.001
+    /// CPU wake to deliver fixes, per delivery.
+    public var cpuWakePerDelivery = 0.02
+    /// Radio wake for an upload.
+    public var radioWake = 0.5
+    /// Upload payload, per kilobyte.
+    public var radioPerKilobyte = 0.0005
+    /// Running app, per second (0 while suspended).
+    public var idleAppPerSecond = 0.01
+
+    /// The table of PLATFORM.md.
+    public init() {}
+}

@@ -1,0 +1,62 @@
+import Foundation
+import WaymarkEngine
+import WaymarkGeo
+
+/// The device at the start of a scenario.
+public struct DeviceSetup: Hashable, Sendable, Codable {
+    /// `fresh` (every permission notDetermined, no regions) or `existing` (the fields below apply).
+    public var install: Install?
+    /// Location authorization at start (existing installs).
+    public var location: LocationAuthorizationStatus?
+    /// Precise (full) accuracy authorization; true when absent.
+    public var preciseLocation: Bool?
+    /// Location services on system-wide; true when absent.
+    public var locationServicesEnabled: Bool?
+    /// Notification permission at start.
+    public var notifications: PermissionSetting?
+    /// Motion permission at start.
+    public var motion: PermissionSetting?
+    /// Whether the always-upgrade prompt was already shown on this install.
+    public var alwaysUpgradeShown: Bool?
+    /// Regions already monitored (by this app or its host), persisted from earlier launches.
+    public var monitoredRegions: [MonitoredRegion]?
+    /// Whether significant-change monitoring is already on.
+    public var significantChangesActive: Bool?
+    /// Info.plist usage-description keys the app declares; all three when absent.
+    public var usageDescriptions: [UsageDescription]?
+    /// `UIBackgroundModes` the app declares; none when absent.
+    public var backgroundModes: [BackgroundMode]?
+
+    /// Makes a device setup.
+    public init(install: Install? = nil, location: LocationAuthorizationStatus? = nil, preciseLocation: Bool? = nil,
+                locationServicesEnabled: Bool? = nil, notifications: PermissionSetting? = nil,
+                motion: PermissionSetting? = nil, alwaysUpgradeShown: Bool? = nil,
+                monitoredRegions: [MonitoredRegion]? = nil, significantChangesActive: Bool? = nil,
+                usageDescriptions: [UsageDescription]? = nil, backgroundModes: [BackgroundMode]? = nil) {
+        self.install = install
+        self.location = location
+        self.preciseLocation = preciseLocation
+        self.locationServicesEnabled = locationServicesEnabled
+        self.notifications = notifications
+        self.motion = motion
+        self.alwaysUpgradeShown = alwaysUpgradeShown
+        self.monitoredRegions = monitoredRegions
+        self.significantChangesActive = significantChangesActive
+        self.usageDescriptions = usageDescriptions
+        self.backgroundModes = backgroundModes
+    }
+
+    /// Fresh install or existing state.
+    public enum Install: String, Hashable, Sendable, Codable, CaseIterable { case fresh, existing }
+    /// A yes/no permission's state.
+    public enum PermissionSetting: String, Hashable, Sendable, Codable, CaseIterable { case notDetermined, granted, denied }
+    /// Usage-description keys.
+    public enum UsageDescription: String, Hashable, Sendable, Codable, CaseIterable {
+        case NSLocationWhenInUseUsageDescription, NSLocationAlwaysAndWhenInUseUsageDescription, NSMotionUsageDescription
+    }
+    /// Background modes.
+    public enum BackgroundMode: String, Hashable, Sendable, Codable, CaseIterable {
+        case location, fetch, processing
+        case remoteNotification = "remote-notification"
+    }
+}

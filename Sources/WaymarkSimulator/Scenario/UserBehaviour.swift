@@ -1,0 +1,42 @@
+import Foundation
+import WaymarkEngine
+import WaymarkGeo
+
+/// What the user does: prompt answers and actions at times.
+public struct UserBehaviour: Hashable, Sendable, Codable {
+    /// Answers per prompt kind; "allow" after the default think time when absent.
+    public var prompts: [PromptKind: PromptResponse]?
+    /// Actions in time order.
+    public var actions: [UserAction]?
+
+    /// Makes user behaviour.
+    public init(prompts: [PromptKind: PromptResponse]? = nil, actions: [UserAction]? = nil) {
+        self.prompts = prompts
+        self.actions = actions
+    }
+}
+
+/// The system prompts.
+public enum PromptKind: String, Hashable, Sendable, Codable, CaseIterable, CodingKeyRepresentable {
+    case notifications, locationWhenInUse, locationAlways, motion
+}
+
+/// How the user answers one prompt.
+public struct PromptResponse: Hashable, Sendable, Codable {
+    /// The answer.
+    public var answer: Answer
+    /// Seconds before answering; the platform's think time when absent.
+    public var thinkSeconds: Double?
+    /// Whether "Precise" stays on (location prompts); true when absent.
+    public var preciseLocation: Bool?
+
+    /// Makes a response.
+    public init(_ answer: Answer, thinkSeconds: Double? = nil, preciseLocation: Bool? = nil) {
+        self.answer = answer
+        self.thinkSeconds = thinkSeconds
+        self.preciseLocation = preciseLocation
+    }
+
+    /// Prompt answers; `allowOnce` applies to location when-in-use only.
+    public enum Answer: String, Hashable, Sendable, Codable, CaseIterable { case allow, allowOnce, deny }
+}

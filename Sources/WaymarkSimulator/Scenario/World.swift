@@ -1,0 +1,85 @@
+import Foundation
+import WaymarkEngine
+import WaymarkGeo
+
+/// The world around the device: GNSS outages, urban areas, network and server.
+public struct World: Hashable, Sendable, Codable {
+    /// GNSS outages: a time window, an area (a tunnel), or both.
+    public var outages: [Outage]?
+    /// Areas where GNSS accuracy is urban (10–30 m by default).
+    public var urbanAreas: [CircleArea]?
+    /// Connectivity and the server's behaviour.
+    public var network: Network?
+
+    /// Makes a world.
+    public init(outages: [Outage]? = nil, urbanAreas: [CircleArea]? = nil, network: Network? = nil) {
+        self.outages = outages
+        self.urbanAreas = urbanAreas
+        self.network = network
+    }
+
+    /// A GNSS outage; with both a window and an area it applies only in the area during the window.
+    public struct Outage: Hashable, Sendable, Codable {
+        /// When.
+        public var window: TimeWindow?
+        /// Where.
+        public var area: CircleArea?
+
+        /// Makes an outage.
+        public init(window: TimeWindow? = nil, area: CircleArea? = nil) {
+            self.window = window
+            self.area = area
+        }
+    }
+
+    /// Connectivity windows and the server.
+    public struct Network: Hashable, Sendable, Codable {
+        /// Windows without connectivity.
+        public var offline: [TimeWindow]?
+        /// Whether APNs hands out tokens; true when absent.
+        public var apnsAvailable: Bool?
+        /// The server's behaviour.
+        public var server: Server?
+
+        /// Makes a network.
+        public init(offline: [TimeWindow]? = nil, apnsAvailable: Bool? = nil, server: Server? = nil) {
+            self.offline = offline
+            self.apnsAvailable = apnsAvailable
+            self.server = server
+        }
+    }
+
+    /// How the server answers uploads.
+    public struct Server: Hashable, Sendable, Codable {
+        /// Status for uploads no rule matches; 200 when absent.
+        public var defaultStatus: Int?
+        /// Largest accepted body; larger uploads get 413. Unlimited when absent.
+        public var maxBodyBytes: Int?
+        /// Time-windowed answers, first match wins.
+        public var rules: [Rule]?
+
+        /// Makes a server.
+        public init(defaultStatus: Int? = nil, maxBodyBytes: Int? = nil, rules: [Rule]? = nil) {
+            self.defaultStatus = defaultStatus
+            self.maxBodyBytes = maxBodyBytes
+            self.rules = rules
+        }
+
+        /// An answer during a window: a status code, or a timeout.
+        public struct Rule: Hashable, Sendable, Codable {
+            /// When the rule applies.
+            public var window: TimeWindow
+            /// The status code (401, 409, 422, 503...).
+            public var status: Int?
+            /// True: the server never answers (the upload times out).
+            public var timeout: Bool?
+
+            /// Makes a rule.
+            public init(window: TimeWindow, status: Int? = nil, timeout: Bool? = nil) {
+                self.window = window
+                self.status = status
+                self.timeout = timeout
+            }
+        }
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+import Testing
+import WaymarkEngine
+@testable import WaymarkSimulator
+
+@Suite("§1 system prompts")
+struct PromptTests {
+    @Test("asking for location while the notification prompt is visible is a counted collision and is lost")
+    func collision() throws {
+        var sim = try Simulation(scenario: Fixture.opened())
+        sim.run(until: 0)
+        sim.perform(.createLocationManager)
+        sim.perform(.requestNotificationAuthorization([.alert]))
+        sim.perform(.requestWhenInUseAuthorization)
+        sim.run(until: 30)
+        #expect(sim.stats.promptCollisions == 1)
+        #expect(sim.stats.promptsShown == 1)
+        #expect(sim.authorizationStatuses == [.notDetermined])   // the location request never got an answer
+        #expect(sim.events { if case .notificationAuthorization(let g) = $0 { g } else { nil } } == [true])
+    }
+
+    @Test("requests made one after the other's answer do not collide")
+    func sequential() throws {
+        var sim = try Simulation(scenario: Fixture.opened())
+        sim.run(until: 0)
+        sim.perform(.createLocationManager)
+        sim.perform(.requestNotificationAuthorization([.alert]))
+        sim.run(until: 3)
+        sim.perform(.requestWhenInUseAuthorization)
+        sim.run(until: 6)
+        #expect(sim.stats.promptCollisions == 0)
+        #expect(sim.authorizationStatuses == [.notDetermined, .authorizedWhenInUse])
+    }
+
+    @Test("the answer arrives after the user's think time")
+    func thinkTime() throws {
+        var sim = try Simulation(scenario: Fixture.opened(prompts: [.locationWhenInUse: PromptResponse(.allow, thinkSeconds: 7)]))
+        sim.run(until: 0)
+        sim.perform(.createLocationManager)
+        sim.perform(.requestWhenInUseAuthorization)
+        sim.run(until: 6.9)
+        #expect(sim.authorizationStatuses == [.notDetermined])
+        sim.run(until: 7)
+        #expect(sim.authorizationStatuses == [.notDetermined, .authorizedWhenInUse])
+    }
+
+    @Test("without the usage description nothing appears and no callback ever comes",
+          arguments: [DeviceCommand.requestWhenInUseAuthorization, .requestMotionPermission])
+    func missingUsageDescription(command: DeviceCommand) throws {
+        let device = DeviceSetup(usageDescriptions: [])
+        var sim = try Simulation(scenario: Fixture.opened(device: device))
+        sim.run(until: 0)
+        sim.perform(.createLocationManager)
+        sim.perform(command)
+        sim.run(until: 600)
+        #expect(sim.stats.promptsShown == 0)
+        #expect(sim.stats.missingUsageDescriptions == 1)
+        #expect(sim.authorizationStatuses == [.notDetermined])
+        #expect(sim.events { if case .motionAuthorization(let g) = $0 { g } else { nil } }.isEmpty)
+    }
+}

@@ -1,0 +1,204 @@
+import Foundation
+import Testing
+import WaymarkEngine
+import WaymarkGeo
+@testable import WaymarkSimulator
+
+@Suite("§4 standard location updates")
+struct StandardUpdateTests {
+    /// Opens the app with when-in-use already granted and starts updates with `config`.
+    static func started(_ config: LocationConfiguration = LocationConfiguration(), route: ScenarioRoute? = nil,
+                        modes: [DeviceSetup.BackgroundMode] = [], actions: [UserAction] = [], world: World? = nil,
+                        overrides: [String: JSONValue] = Fixture.noCache, seed: UInt64 = 1) throws -> Simulation {
+        var sim = try Simulation(scenario: Fixture.opened(route: route, device: Fixture.existing(.authorizedWhenInUse, modes: modes),
+                                                          actions: actions, world: world, overrides: overrides), seed: seed)
+        sim.run(until: 0)
+        sim.perform(.createLocationManager)
+        sim.perform(.startUpdatingLocation(config))
+        return sim
+    }
+
+    @Test("a cached fix arrives at once: minutes old and coarse")
+    func cachedFirstFix() throws {
+        var sim = try Self.started(overrides: ["cachedFixProbability": .number(1)])
+        let cached = try #require(sim.fixes.first)
+        let age = sim.currentDate.timeIntervalSince(cached.timestamp)
+        #expect(age >= 60 && age <= 600)
+        #expect((65...1000).contains(cached.horizontalAccuracy ?? 0))
+        sim.run(until: 3)
+        #expect(sim.fixes.count == 4)   // then fresh fixes at 1 Hz
+    }
+
+    @Test("GNSS: about 1 Hz, first accurate fix after 5–30 s, then 5–10 m in open sky")
+    func gnssAccuracy() throws {
+        var sim = try Self.started(route: Fixture.eastbound(speed: 5, seconds: 600))
+        sim.run(until: 120)
+        let fixes = sim.fixes
+        #expect((115...121).contains(fixes.count))
+        let firstGNSS = try #require(fixes.first { $0.source == .gnss })
+        let ttff = firstGNSS.timestamp.timeIntervalSince(sim.epoch)
+        #expect(ttff >= 5 && ttff <= 31)
+        #expect(fixes.prefix { $0.source != .gnss }.allSatisfy { ($0.horizontalAccuracy ?? 0) >= 30 })
+        #expect(fixes.filter { $0.source == .gnss }.allSatisfy { (5...10).contains($0.horizontalAccuracy ?? 0) })
+    }
+
+    @Test("urban areas worsen GNSS accuracy to 10–30 m")
+    func urban() throws {
+        let world = World(urbanAreas: [CircleArea(center: Fixture.origin, radiusMeters: 5000)])
+        var sim = try Self.started(world: world)
+        sim.run(until: 120)
+        let gnss = sim.fixes.filter { $0.source == .gnss }
+        #expect(!gnss.isEmpty)
+        #expect(gnss.allSatisfy { (10...30).contains($0.horizontalAccuracy ?? 0) })
+    }
+
+    @Test("hundredMeters uses Wi-Fi and kilometer uses cell, never the GNSS receiver",
+          arguments: [(DesiredAccuracy.hundredMeters, Fix.Source.wifi), (.kilometer, .cell), (.threeKilometers, .cell)])
+    func coarseSources(accuracy: DesiredAccuracy, source: Fix.Source) throws {
+        var sim = try Self.started(LocationConfiguration(desiredAccuracy: accuracy))
+        sim.run(until: 600)
+        #expect(!sim.fixes.isEmpty)
+        #expect(sim.fixes.allSatisfy { $0.source == source })
+        #expect(sim.energy[.gnss] == 0)
+        #expect(sim.energy[source == .wifi ? .wifi : .cell] > 0)
+    }
+
+    @Test("the distance filter saves callbacks, not GNSS power")
+    func distanceFilter() throws {
+        let route = Fixture.eastbound(speed: 2, seconds: 600)
+        var plain = try Self.started(route: route)
+        var filtered = try Self.started(LocationConfiguration(distanceFilterMeters: 50), route: route)
+        plain.run(until: 600)
+        filtered.run(until: 600)
+        #expect(filtered.stats.locationDeliveries < plain.stats.locationDeliveries / 5)
+        #expect(filtered.stats.fixesSuppressedByDistanceFilter > 0)
+        #expect(filtered.energy[.gnss] == plain.energy[.gnss])
+        #expect(filtered.energy[.cpuWake] < plain.energy[.cpuWake])
+    }
+
+    @Test("updates pause after 15 min still (5 min for fitness) and the app is told",
+          arguments: [(ActivityType.other, 900.0), (.fitness, 300.0)])
+    func autoPause(activity: ActivityType, after: Double) throws {
+        var sim = try Self.started(LocationConfiguration(activityType: activity))
+        sim.run(until: 2000)
+        let paused = sim.times { $0 == .locationUpdatesPaused }
+        #expect(paused.count == 1)
+        #expect(abs((paused.first ?? 0) - after) <= 2)
+        #expect(sim.fixes.last.map { $0.timestamp.timeIntervalSince(sim.epoch) } ?? 0 <= after + 1)
+    }
+
+    @Test("with automatic pausing off, updates keep flowing while still")
+    func noAutoPause() throws {
+        var sim = try Self.started(LocationConfiguration(pausesLocationUpdatesAutomatically: false))
+        sim.run(until: 2000)
+        #expect(sim.times { $0 == .locationUpdatesPaused }.isEmpty)
+        #expect(sim.fixes.count >= 1990)
+    }
+
+    @Test("paused in the background: no resume on movement, and the app is suspended")
+    func pauseInBackground() throws {
+        let route = ScenarioRoute(start: Fixture.origin, legs: [.stop(1200), .travel([Fixture.east(3000)], speed: 5)])
+        var sim = try Self.started(LocationConfiguration(allowsBackgroundLocationUpdates: true), route: route,
+                                   modes: [.location], actions: [UserAction(at: 60, .background)])
+        sim.run(until: 1800)
+        #expect(sim.times { $0 == .locationUpdatesPaused }.count == 1)
+        #expect(sim.times { $0 == .locationUpdatesResumed }.isEmpty)
+        #expect(sim.appState == .suspended)
+        #expect(sim.fixes.allSatisfy { $0.timestamp.timeIntervalSince(sim.epoch) < 1000 })
+    }
+
+    @Test("paused in the foreground: updates resume when the device moves")
+    func pauseResumesInForeground() throws {
+        let route = ScenarioRoute(start: Fixture.origin, legs: [.stop(1200), .travel([Fixture.east(3000)], speed: 5)])
+        var sim = try Self.started(route: route)
+        sim.run(until: 1300)
+        #expect(sim.times { $0 == .locationUpdatesResumed }.count == 1)
+        #expect(sim.fixes.contains { $0.timestamp.timeIntervalSince(sim.epoch) > 1250 })
+    }
+
+    @Test("without the background mode, updates stop and the app is suspended about 5 s after leaving the foreground")
+    func backgroundWithoutMode() throws {
+        var sim = try Self.started(LocationConfiguration(allowsBackgroundLocationUpdates: true),
+                                   actions: [UserAction(at: 100, .background)])
+        sim.run(until: 104.5)
+        #expect(sim.appState == .background)
+        sim.run(until: 300)
+        #expect(sim.appState == .suspended)
+        #expect(sim.fixes.allSatisfy { $0.timestamp.timeIntervalSince(sim.epoch) <= 100 })
+        #expect(sim.energy[.gnss] <= 101)
+    }
+
+    @Test("with the background mode and allowsBackgroundLocationUpdates, updates continue in the background")
+    func backgroundWithMode() throws {
+        var sim = try Self.started(LocationConfiguration(pausesLocationUpdatesAutomatically: false,
+                                                         allowsBackgroundLocationUpdates: true),
+                                   modes: [.location], actions: [UserAction(at: 100, .background)])
+        sim.run(until: 300)
+        #expect(sim.appState == .background)
+        #expect(sim.fixes.contains { $0.timestamp.timeIntervalSince(sim.epoch) > 290 })
+    }
+
+    @Test("standard updates cannot be started from the background, not even by a silent push")
+    func noStartFromBackground() throws {
+        var sim = try Simulation(scenario: Fixture.opened(device: Fixture.existing(.authorizedAlways, modes: [.location]),
+                                                          actions: [UserAction(at: 10, .background), UserAction(at: 12, .silentPush)],
+                                                          overrides: Fixture.noCache))
+        sim.run(until: 0)
+        sim.perform(.createLocationManager)
+        sim.run(until: 12)
+        sim.perform(.startUpdatingLocation(LocationConfiguration(allowsBackgroundLocationUpdates: true)))
+        sim.run(until: 60)
+        #expect(sim.stats.startsIgnoredInBackground == 1)
+        #expect(sim.fixes.isEmpty)
+    }
+
+    @Test("a tunnel: no fixes inside the outage, fixes again after reacquiring")
+    func tunnel() throws {
+        let world = World(outages: [World.Outage(window: TimeWindow(from: 100, to: 160))])
+        var sim = try Self.started(route: Fixture.eastbound(speed: 10, seconds: 300), world: world)
+        sim.run(until: 300)
+        let times = sim.fixes.map { $0.timestamp.timeIntervalSince(sim.epoch) }
+        #expect(!times.contains { $0 >= 100 && $0 < 160 })
+        #expect(times.contains { $0 >= 160 && $0 < 170 })
+        #expect(times.contains { $0 < 100 })
+        #expect(sim.times { $0 == .locationError(.locationUnknown) } == [100])   // transient; the service keeps trying
+    }
+
+    @Test("a one-shot request delivers one fix within 10 s")
+    func oneShot() throws {
+        var sim = try Simulation(scenario: Fixture.opened(device: Fixture.existing(.authorizedWhenInUse), overrides: Fixture.noCache))
+        sim.run(until: 0)
+        sim.perform(.createLocationManager)
+        sim.perform(.requestLocation(.best))
+        sim.run(until: 60)
+        #expect(sim.fixes.count == 1)
+        #expect(sim.times { if case .locations = $0 { true } else { false } }.allSatisfy { $0 <= 10 })
+    }
+
+    @Test("a one-shot request without any signal fails with locationUnknown after about 10 s")
+    func oneShotFails() throws {
+        let world = World(outages: [World.Outage(window: TimeWindow(from: 0))])
+        var sim = try Simulation(scenario: Fixture.opened(device: Fixture.existing(.authorizedWhenInUse), world: world,
+                                                          overrides: ["gnssTimeToFirstFixMinSeconds": .number(20)]))
+        sim.run(until: 0)
+        sim.perform(.createLocationManager)
+        sim.perform(.requestLocation(.best))
+        sim.run(until: 60)
+        #expect(sim.fixes.isEmpty)
+        #expect(sim.locationErrors == [.locationUnknown])
+        #expect(sim.times { $0 == .locationError(.locationUnknown) } == [10])
+    }
+
+    @Test("starting updates while notDetermined waits for the answer, then runs")
+    func startBeforeAuthorization() throws {
+        var sim = try Simulation(scenario: Fixture.opened(overrides: Fixture.noCache))
+        sim.run(until: 0)
+        sim.perform(.createLocationManager)
+        sim.perform(.startUpdatingLocation(LocationConfiguration()))
+        sim.perform(.requestWhenInUseAuthorization)
+        sim.run(until: 1.5)
+        #expect(sim.fixes.isEmpty)
+        sim.run(until: 10)
+        #expect(!sim.fixes.isEmpty)
+    }
+}
