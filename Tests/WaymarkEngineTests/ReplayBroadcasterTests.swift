@@ -44,7 +44,10 @@ struct ReplayBroadcasterTests {
         while await broadcaster.subscriberCount == 0 { await Task.yield() }
         task.cancel()
         _ = await task.value
-        for _ in 0..<1000 where await broadcaster.subscriberCount > 0 { await Task.yield() }
+        for _ in 0..<1000 {
+            if await broadcaster.subscriberCount == 0 { break }
+            await Task.yield()
+        }
         #expect(await broadcaster.subscriberCount == 0)
     }
 }

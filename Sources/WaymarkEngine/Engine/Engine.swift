@@ -24,6 +24,10 @@ public actor Engine {
     var timer: Task<Void, Never>?
     var timerDeadline: Date?
     var stopped = false
+    /// Device events fully handled (commands performed); lets tests wait until the engine is idle.
+    var eventsHandled = 0
+    /// The time of the latest device event handled; app calls are never stamped earlier.
+    var latestEventTime: Date?
 
     nonisolated let launchStates = ReplayBroadcaster<LaunchLocationState>(initial: .idle)
     nonisolated let authorizationStates = ReplayBroadcaster<LocationAuthorization>()
@@ -57,8 +61,10 @@ public actor Engine {
     public func run() async {
         for await timed in device.events {
             guard !stopped else { break }
+            latestEventTime = max(latestEventTime ?? timed.time, timed.time)
             let out = core.handle(timed.event, at: timed.time)
             await apply(out)
+            eventsHandled += 1
         }
         await stop()
     }
@@ -84,7 +90,8 @@ public actor Engine {
         guard !stopped else { throw EngineError(.stopped, "the engine is not running; call run() first") }
         let batch = nextBatch
         nextBatch += 1
-        let now = await device.now()
+        let deviceNow = await device.now()
+        let now = max(deviceNow, latestEventTime ?? deviceNow)
         await apply(core.requestPermissions(requests, batch: batch, at: now))
         if let done = completed.removeValue(forKey: batch) { return done }
         guard !stopped else { throw EngineError(.stopped, "the engine stopped before the permission requests finished") }
