@@ -12,7 +12,9 @@ import WaymarkGeo
 public enum LaunchLocationState: Hashable, Sendable, Codable {
     /// Not started (a background launch, or before the process launched).
     case idle
-    /// Waiting for the location authorization callback or the user's answer.
+    /// Waiting for the location authorization callback or the user's answer. There is no timeout
+    /// here: the user may still grant access in Settings; the permission result (for example
+    /// `misconfigured`) says why nothing happens.
     case waitingForPermission
     /// Location updates are on; waiting for a fresh, accurate fix.
     case locating
