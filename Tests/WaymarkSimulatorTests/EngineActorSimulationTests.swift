@@ -1,0 +1,67 @@
+import Foundation
+import Testing
+import WaymarkGeo
+@testable import WaymarkEngine
+@testable import WaymarkSimulator
+
+/// The real ``Engine`` actor and its async API over a ``SimulatedDevice``, second by second.
+@Suite("Engine actor over SimulatedDevice")
+struct EngineActorSimulationTests {
+    /// Waits (by yielding, never sleeping) until the engine handled every event the device delivered.
+    static func settle(_ engine: Engine, _ device: SimulatedDevice) async throws {
+        for _ in 0..<10_000 {
+            let delivered = await device.state.received.count
+            if await engine.eventsHandled >= delivered { return }
+            await Task.yield()
+        }
+        Issue.record("the engine did not catch up with the device")
+    }
+
+    /// Uses `ContinuousClock`: every step is answered before its timeout, so no timer fires;
+    /// a regression would cost real seconds and then fail, never hang.
+    @Test("first launch: request() returns both results, no collision, one start; early and late subscribers see located once")
+    func firstLaunch() async throws {
+        let device = try SimulatedDevice(scenario: Fixture.opened(duration: 120), seed: 5)
+        let engine = Engine(device: device, clock: ContinuousClock())   // no timeout fires in this run
+        let run = Task { await engine.run() }
+        let early = Task {
+            var seen: [LaunchLocationState] = []
+            for await state in engine.launchLocation.states { seen.append(state) }
+            return seen
+        }
+        for _ in 0..<10_000 {
+            if await engine.launchStates.subscriberCount > 0 { break }
+            await Task.yield()
+        }
+        await device.open()
+        try await Self.settle(engine, device)
+        // The app asks at launch: let the request reach the device before time moves on.
+        let request = Task { try await engine.permissions.request([.notifications([.alert, .sound]), .locationWhenInUse]) }
+        for _ in 0..<10_000 {
+            if await device.state.stats.promptsShown > 0 { break }
+            await Task.yield()
+        }
+        #expect(await device.state.stats.promptsShown == 1)
+        for _ in 0..<60 {
+            await device.advance(by: 1)
+            try await Self.settle(engine, device)
+        }
+        let outcomes = try await request.value
+        #expect(outcomes.map(\.result) == [.granted, .granted])
+        let sim = await device.state
+        #expect(sim.stats.promptCollisions == 0)
+        #expect(sim.startTimes.count == 1)
+        #expect(sim.stopTimes.count == 1)
+        let final = await engine.launchLocation.current
+        let fix = try #require(final.fix)
+
+        var late = engine.launchLocation.states.makeAsyncIterator()
+        #expect(await late.next() == .located(fix))
+        await device.finish()
+        await run.value
+        let earlySeen = await early.value
+        #expect(earlySeen.filter { $0 == .located(fix) }.count == 1)
+        #expect(earlySeen.first == .idle)
+        #expect(await late.next() == nil)
+    }
+}
