@@ -46,7 +46,16 @@ extension FenceIndex {
         var ring: Int32 = 0
         while true {
             forEachCell(ring: ring, x: qx, y: qy) { bucket in
-                for e in bucket { Self.offer(e.handle, abs(probe.distance(e) - Double(e.radius)), k, &result) }
+                bucket.withUnsafeBufferPointer { buffer in
+                    guard let base = buffer.baseAddress else { return }
+                    for j in 0..<buffer.count {
+                        let e = base[j]
+                        let distance = abs(probe.distance(e) - Double(e.radius))
+                        if result.count < k || distance < result[k - 1].boundaryDistance {
+                            Self.offer(e.handle, distance, k, &result)
+                        }
+                    }
+                }
             }
             if ring >= cover { return }
             if result.count == k {
@@ -73,9 +82,12 @@ extension FenceIndex {
         for y in (qy - rings)...(qy + rings) {
             for x in (qx - rings)...(qx + rings) {
                 guard let bucket = cells[key(x, y)] else { continue }
-                for e in bucket {
-                    let d = probe.distance(e)
-                    if d <= Double(e.radius) + slack { body(e.handle, d) }
+                bucket.withUnsafeBufferPointer { buffer in
+                    guard let base = buffer.baseAddress else { return }
+                    for j in 0..<buffer.count {
+                        let d = probe.distance(base[j])
+                        if d <= Double(base[j].radius) + slack { body(base[j].handle, d) }
+                    }
                 }
             }
         }

@@ -97,8 +97,14 @@ extension GeofenceMonitor {
                                                  sequence: record.sequence, userData: fence.userData)))
         }
         stored.records[id] = record
+        updateTimer(handle)
         out.updates.append(.presence(fenceID: id, new))
         changed()
+    }
+
+    /// Recomputes the timer of one fence after its record changed.
+    mutating func updateTimer(_ handle: FenceIndex.Handle) {
+        timers[handle] = timerDue(ids[Int(handle)])
     }
 
     /// The next time a fence's timer (debounced entry or dwell) comes due, if any.
@@ -114,9 +120,10 @@ extension GeofenceMonitor {
 
     /// Delivers held-back entries whose debounce window ended inside, then due dwells.
     mutating func runTimers(at now: Date, cause: FenceEvent.Cause, into out: inout Output) {
-        for handle in insideHandles.sorted() {
+        guard let first = nextDeadline, first <= now else { return }
+        for handle in timers.filter({ $0.value <= now }).keys.sorted() {
             let id = ids[Int(handle)]
-            guard let due = timerDue(id), due <= now, var record = stored.records[id],
+            guard var record = stored.records[id],
                   let fence = stored.fences[id] else { continue }
             var kind = FenceEvent.Kind.dwell
             if !record.announced {
@@ -132,6 +139,7 @@ extension GeofenceMonitor {
                                                      sequence: record.sequence, userData: fence.userData)))
             }
             stored.records[id] = record
+            updateTimer(handle)
             changed()
         }
     }

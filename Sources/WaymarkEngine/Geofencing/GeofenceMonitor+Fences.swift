@@ -27,6 +27,7 @@ extension GeofenceMonitor {
         for (fence, shape) in prepared {
             if let old = stored.fences[fence.id], old.shape == fence.shape {
                 stored.fences[fence.id] = fence
+                if let handle = handles[fence.id] { updateTimer(handle) }
                 continue
             }
             removeFence(fence.id)

@@ -94,6 +94,7 @@ extension GeofenceMonitor {
         case .unknown: unknownHandles.insert(handle)
         case .outside: break
         }
+        updateTimer(handle)
     }
 
     /// Takes one fence out of the runtime structures and the stored state.
@@ -104,6 +105,7 @@ extension GeofenceMonitor {
         insideHandles.remove(handle)
         unknownHandles.remove(handle)
         awaitingPolygons.remove(handle)
+        timers[handle] = nil
         stored.fences[id] = nil
         stored.records[id] = nil
     }

@@ -57,6 +57,8 @@ public struct GeofenceMonitor: Sendable {
     var blocked = false
     var scratch: [FenceIndex.Neighbor] = []
     var orphans: Set<String> = []
+    /// Fences with a pending dwell or debounce timer, and when each comes due.
+    var timers: [FenceIndex.Handle: Date] = [:]
 
     /// Makes an empty monitor.
     public init(configuration: Configuration = Configuration()) {
@@ -105,7 +107,7 @@ public struct GeofenceMonitor: Sendable {
 
     /// The earliest dwell or debounce deadline, if any.
     public var nextDeadline: Date? {
-        insideHandles.compactMap { timerDue(ids[Int($0)]) }.min()
+        timers.values.min()
     }
 
     /// Handles one device event.
