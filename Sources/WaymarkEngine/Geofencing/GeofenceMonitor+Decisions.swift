@@ -73,7 +73,9 @@ extension GeofenceMonitor {
             record.since = time
             record.dwellDelivered = false
             if old == .unknown, !crossing {
+                // Found inside: its exit counts, but a dwell only follows a reported entry.
                 record.announced = true
+                record.dwellDelivered = !configuration.reportsInitialState
                 if configuration.reportsInitialState { deliver = .enter }
             } else if let lastExit = record.lastExit, time.timeIntervalSince(lastExit) < configuration.reentryDebounce {
                 record.announced = false

@@ -97,7 +97,10 @@ extension GeofenceMonitor {
     /// blocked until authorization changes; then a reselection with what is left, which never
     /// retries a region refused since the last move.
     mutating func regionFailed(_ identifier: String, _ reason: RegionFailure, into out: inout Output) {
-        guard stored.regions.removeValue(forKey: identifier) != nil else { return }
+        // Every refusal of a Waymark region is one start the OS could not take, even when a
+        // reselection already dropped the region before its refusal arrived.
+        guard identifier.hasPrefix(configuration.regionPrefix) else { return }
+        stored.regions[identifier] = nil
         changed()
         recentlyFailed.insert(identifier)
         if reason == .tooManyRegions {
