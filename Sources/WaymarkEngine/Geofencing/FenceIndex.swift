@@ -143,3 +143,15 @@ public struct FenceIndex: Sendable {
         return Int64(y) << 32 | Int64(column)
     }
 }
+
+extension FenceIndex {
+    /// An estimate of the heap the index holds, in bytes: the capacity of every array (24-byte
+    /// records), a 32-byte header per bucket array and the hash map's 16-byte slots.
+    public var memoryFootprintBytes: Int {
+        let entry = MemoryLayout<Entry>.stride
+        var total = slots.capacity * entry + large.capacity * entry + freeHandles.capacity * MemoryLayout<Handle>.stride
+        total += cells.capacity * (MemoryLayout<Int64>.stride + MemoryLayout<ContiguousArray<Entry>>.stride)
+        for bucket in cells.values { total += 32 + bucket.capacity * entry }
+        return total
+    }
+}
