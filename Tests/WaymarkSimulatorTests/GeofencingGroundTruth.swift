@@ -23,11 +23,10 @@ struct GroundTruth {
     static let margin = 40.0, window = 150.0, debounce = 90.0
 
     init(fences: [Fence], simulation sim: Simulation, from start: Double) {
-        var index = FenceIndex(bulk: fences.map {
+        let index = FenceIndex(bulk: fences.map {
             guard case .circle(let c, let r) = $0.shape else { fatalError("circles only") }
             return (c, r)
         })
-        _ = index.count
         let ids = fences.map(\.id)
         for fence in fences { if case .circle(_, let r) = fence.shape { radius[fence.id] = r } }
         var strictState = [Int8](repeating: 0, count: fences.count)   // 0 unknown, 1 inside, -1 outside

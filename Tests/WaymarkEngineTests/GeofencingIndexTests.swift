@@ -4,7 +4,7 @@ import WaymarkGeo
 @testable import WaymarkEngine
 
 @Suite("FenceIndex: nearest by boundary distance and point queries")
-struct GeofenceIndexTests {
+struct GeofencingIndexTests {
     static let origin = Coordinate(uncheckedLatitude: 46.05, longitude: 14.50)
 
     /// Random circles within `spread` metres of the origin, radii 50–800 m, plus a few huge ones.

@@ -4,7 +4,7 @@ import WaymarkGeo
 @testable import WaymarkEngine
 
 @Suite("GeofenceMonitor decisions")
-struct GeofenceMonitorTests {
+struct GeofencingMonitorTests {
     static let origin = Coordinate(uncheckedLatitude: 46.05, longitude: 14.50)
     static let t0 = Date(timeIntervalSince1970: 1_800_000_000)
 
