@@ -44,7 +44,6 @@ struct GeofencingRideTests {
         let scenario = GeofenceScenario.make(route: ScenarioRoute(start: trajectory.position(at: 0), legs: []),
                                              duration: trajectory.endTime + 180)
         var sim = try Simulation(scenario: scenario, seed: 7, app: GeofencingTestApp(fences: fences), trajectory: trajectory)
-        let clock = ContinuousClock(), t0 = clock.now
         var overBudget = 0, maxUsed = 0
         GeofenceScenario.run(&sim, until: sim.endTime, step: 5) { sim in
             let used = sim.monitoredRegionIdentifiers.filter { $0.hasPrefix("waymark.") }.count
@@ -52,7 +51,6 @@ struct GeofencingRideTests {
             if used > 20 || sim.monitoredRegionIdentifiers.count > 20 { overBudget += 1 }
         }
         let app = GeofencingTestApp.app(of: sim)
-        let t1 = clock.now
         let firstDecision = try #require(sim.fixes.first { ($0.horizontalAccuracy ?? .infinity) <= 50 }?.timestamp)
         let truth = GroundTruth(fences: fences, simulation: sim, from: firstDecision.timeIntervalSince(sim.epoch))
         let centers = Dictionary(uniqueKeysWithValues: fences.map { f -> (String, Coordinate) in
@@ -60,7 +58,6 @@ struct GeofencingRideTests {
             return (f.id, c)
         })
         let score = truth.score(app.delivered.filter { $0.kind != .dwell }, simulation: sim, minimumRadius: 150, centers: centers)
-        print(t1 - t0, clock.now - t1)
         print("geofence ride: \(score.strictCrossings) crossings, recall \(score.recall), precision \(score.precision), events \(app.delivered.count)")
         #expect(score.strictCrossings > 300)   // the ride really crosses many fences
         #expect(score.recall >= 0.99, "recall \(score.recall): missed \(score.missed.prefix(10))")
