@@ -1,4 +1,5 @@
 import Foundation
+import WaymarkGeo
 
 /// The engine's pure heart: the components in their fixed order plus the ``DemandResolver``.
 ///
@@ -23,12 +24,16 @@ public struct EngineCore: Sendable {
         public var permissions: PermissionSequencer.Configuration
         /// Launch-fix freshness, accuracy and timeout.
         public var launchLocation: LaunchLocator.Configuration
+        /// Geofence slots, margins and timings.
+        public var geofencing: GeofenceMonitor.Configuration
 
         /// Makes a configuration.
         public init(permissions: PermissionSequencer.Configuration = .init(),
-                    launchLocation: LaunchLocator.Configuration = .init()) {
+                    launchLocation: LaunchLocator.Configuration = .init(),
+                    geofencing: GeofenceMonitor.Configuration = .init()) {
             self.permissions = permissions
             self.launchLocation = launchLocation
+            self.geofencing = geofencing
         }
     }
 
@@ -38,6 +43,8 @@ public struct EngineCore: Sendable {
     public private(set) var permissions: PermissionSequencer
     /// The launch locator.
     public private(set) var launchLocator: LaunchLocator
+    /// The geofence monitor (store its ``GeofenceMonitor/persistentState`` when its revision moves).
+    public private(set) var geofences: GeofenceMonitor
     /// The map helper.
     public private(set) var map = MapLaunchHelper()
     /// The demand resolver.
@@ -45,15 +52,17 @@ public struct EngineCore: Sendable {
     private var launched = false
 
     /// Makes a core with the app's stored permission memory.
-    public init(configuration: Configuration = Configuration(), memory: PermissionMemory = PermissionMemory()) {
+    public init(configuration: Configuration = Configuration(), memory: PermissionMemory = PermissionMemory(),
+                geofences stored: GeofenceMonitor.PersistentState? = nil) {
         self.configuration = configuration
         permissions = PermissionSequencer(configuration: configuration.permissions, memory: memory)
         launchLocator = LaunchLocator(configuration: configuration.launchLocation)
+        geofences = GeofenceMonitor(configuration: configuration.geofencing, restoring: stored)
     }
 
     /// The earliest time a component must be woken with ``deadlineReached(at:)``.
     public var nextDeadline: Date? {
-        [permissions.nextDeadline, launchLocator.nextDeadline].compactMap { $0 }.min()
+        [permissions.nextDeadline, launchLocator.nextDeadline, geofences.nextDeadline].compactMap { $0 }.min()
     }
 
     /// Queues permission requests as one batch (see ``PermissionSequencer/enqueue(_:batch:at:)``).
@@ -69,7 +78,9 @@ public struct EngineCore: Sendable {
         var out = EngineOutput()
         switch event {
         case .launched:
-            if launched { self = EngineCore(configuration: configuration, memory: permissions.memory) }
+            if launched {
+                self = EngineCore(configuration: configuration, memory: permissions.memory, geofences: geofences.persistentState)
+            }
             launched = true
             out.commands.append(.createLocationManager)
         case .locationError(.denied):
@@ -79,6 +90,17 @@ public struct EngineCore: Sendable {
         }
         out.absorb(permissions.handle(event, at: now), as: EngineUpdate.permission)
         out.absorb(launchLocator.handle(event, at: now), as: EngineUpdate.launchLocation)
+        out.absorb(geofences.handle(event, at: now), as: EngineUpdate.geofence)
+        finishStep(into: &out)
+        return out
+    }
+
+    /// Changes the fence set (add, remove, replace), e.g. `core.changeFences { try $0.add(fences, at: now) }`.
+    /// - throws: the ``GeoError`` of an invalid fence; nothing changes then.
+    public mutating func changeFences(_ change: (inout GeofenceMonitor) throws(GeoError) -> GeofenceMonitor.Output)
+        throws(GeoError) -> EngineOutput {
+        var out = EngineOutput()
+        out.absorb(try change(&geofences), as: EngineUpdate.geofence)
         finishStep(into: &out)
         return out
     }
@@ -88,6 +110,7 @@ public struct EngineCore: Sendable {
         var out = EngineOutput()
         out.absorb(permissions.deadlineReached(at: now), as: EngineUpdate.permission)
         out.absorb(launchLocator.deadlineReached(at: now), as: EngineUpdate.launchLocation)
+        out.absorb(geofences.deadlineReached(at: now), as: EngineUpdate.geofence)
         finishStep(into: &out)
         return out
     }
@@ -96,7 +119,7 @@ public struct EngineCore: Sendable {
         if let change = map.update(launch: launchLocator.state, authorization: permissions.authorization) {
             out.updates.append(.map(change))
         }
-        out.commands += resolver.resolve([launchLocator.demand])
+        out.commands += resolver.resolve([launchLocator.demand] + geofences.demands)
     }
 }
 
@@ -126,4 +149,6 @@ public enum EngineUpdate: Hashable, Sendable {
     case launchLocation(LaunchLocationState)
     /// The map helper's new state.
     case map(MapLaunchState)
+    /// From the geofence monitor: fence events, presence changes, monitored regions.
+    case geofence(GeofenceMonitor.Update)
 }

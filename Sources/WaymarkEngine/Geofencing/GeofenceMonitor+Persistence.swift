@@ -1,0 +1,112 @@
+import Foundation
+import WaymarkGeo
+
+/// What a ``GeofenceMonitor`` knows about one fence beyond its definition; part of the stored state.
+///
+/// A `Sendable`, `Codable` value type.
+public struct FenceRecord: Hashable, Sendable, Codable {
+    /// The decided presence.
+    public var presence: FencePresence = .unknown
+    /// Whether the current stay inside counts for the user: announced by an enter, or found at
+    /// registration. False while a re-entry is held back by the debounce window.
+    public var announced = false
+    /// When the current stay inside began.
+    public var since: Date?
+    /// Whether this stay's dwell event was delivered.
+    public var dwellDelivered = false
+    /// When the last exit was delivered (for the re-entry debounce).
+    public var lastExit: Date?
+    /// The number of events delivered for this fence (the last event's ``FenceEvent/sequence``).
+    public var sequence: UInt64 = 0
+
+    /// Makes a record for a fence that was never decided.
+    public init() {}
+}
+
+extension GeofenceMonitor {
+    /// Everything a ``GeofenceMonitor`` must find again after the app was terminated: the fences,
+    /// their records, the regions Waymark registered with the OS and the selection.
+    ///
+    /// Encode it (JSON, a database row) after every step that changed ``GeofenceMonitor/revision``.
+    /// A `Sendable`, `Codable` value type.
+    public struct PersistentState: Hashable, Sendable, Codable {
+        /// The fences, by identifier.
+        public var fences: [String: Fence] = [:]
+        /// Per-fence records, by fence identifier.
+        public var records: [String: FenceRecord] = [:]
+        /// The regions Waymark registered, by region identifier.
+        public var regions: [String: MonitoredRegion] = [:]
+        /// Where the last selection was made.
+        public var selectionCenter: Coordinate?
+        /// The refresh fence's radius at the last selection, metres.
+        public var refreshRadiusMeters: Double?
+        /// Slots the OS refused (tooManyRegions), taken off the budget.
+        public var slotPenalty = 0
+        /// The last known position.
+        public var lastPosition: Coordinate?
+        /// Events delivered over all fences.
+        public var eventCount: UInt64 = 0
+
+        /// An empty state.
+        public init() {}
+    }
+
+    /// Rebuilds a monitor after a relaunch from the stored state.
+    ///
+    /// - parameter osMonitoredRegions: the identifiers the OS reports as monitored (iOS:
+    ///   `CLLocationManager.monitoredRegions`), when known. Waymark regions the OS lost are
+    ///   registered again at the next selection; Waymark regions the state does not know are stopped.
+    ///   Other regions are never touched.
+    public init(configuration: Configuration = Configuration(), restoring state: PersistentState?,
+                osMonitoredRegions: Set<String>? = nil) {
+        self.init(configuration: configuration)
+        guard let state else { return }
+        let fences = state.fences.values.sorted { $0.id < $1.id }
+        index = FenceIndex(cellDegrees: FenceIndex.suggestedCellDegrees(for: fences.compactMap {
+            (try? FenceGeometry($0.shape))?.center }))
+        stored = state
+        stored.fences = [:]
+        for fence in fences {
+            guard let shape = try? FenceGeometry(fence.shape) else { continue }
+            insert(fence, geometry: shape, record: state.records[fence.id] ?? FenceRecord())
+        }
+        if let osMonitoredRegions {
+            for id in stored.regions.keys where !osMonitoredRegions.contains(id) { stored.regions[id] = nil }
+            orphans = osMonitoredRegions.filter { $0.hasPrefix(configuration.regionPrefix) && stored.regions[$0] == nil }
+        }
+        needsReselect = true
+    }
+
+    /// Adds one fence to the runtime structures with its record.
+    mutating func insert(_ fence: Fence, geometry shape: FenceGeometry, record: FenceRecord) {
+        let handle = index.insert(center: shape.center, radiusMeters: shape.radius)
+        let i = Int(handle)
+        if i == ids.count {
+            ids.append(fence.id); geometry.append(shape); presence.append(record.presence); stamps.append(0)
+        } else {
+            ids[i] = fence.id; geometry[i] = shape; presence[i] = record.presence; stamps[i] = 0
+        }
+        handles[fence.id] = handle
+        stored.fences[fence.id] = fence
+        stored.records[fence.id] = record
+        switch record.presence {
+        case .inside: insideHandles.insert(handle)
+        case .unknown: unknownHandles.insert(handle)
+        case .outside: break
+        }
+        updateTimer(handle)
+    }
+
+    /// Takes one fence out of the runtime structures and the stored state.
+    mutating func removeFence(_ id: String) {
+        guard let handle = handles.removeValue(forKey: id) else { return }
+        index.remove(handle)
+        geometry[Int(handle)] = nil
+        insideHandles.remove(handle)
+        unknownHandles.remove(handle)
+        awaitingPolygons.remove(handle)
+        timers[handle] = nil
+        stored.fences[id] = nil
+        stored.records[id] = nil
+    }
+}

@@ -1,0 +1,126 @@
+import Foundation
+import WaymarkGeo
+
+extension GeofenceMonitor {
+    /// Registers the nearest fences (by boundary distance) inside the slot budget, plus a refresh
+    /// fence around `position` reaching to the nearest fence left out; stops what is no longer
+    /// wanted. Only regions Waymark created are ever stopped.
+    mutating func reselect(around position: Coordinate, into out: inout Output) {
+        needsReselect = false
+        let budget = slotBudget
+        var desired: [MonitoredRegion] = []
+        var refreshRadius: Double?
+        if budget > 0, !stored.fences.isEmpty {
+            let total = stored.fences.count
+            let fenceSlots = total <= budget ? total : budget - 1
+            index.nearest(to: position, count: fenceSlots + 1, into: &scratch)
+            if total > fenceSlots {
+                let leftOut = scratch.count > fenceSlots ? scratch[fenceSlots].boundaryDistance : .infinity
+                let radius = min(configuration.refreshRadiusRange.upperBound,
+                                 max(configuration.refreshRadiusRange.lowerBound, leftOut))
+                refreshRadius = radius
+                desired.append(MonitoredRegion(identifier: configuration.refreshRegionIdentifier,
+                                               center: position, radiusMeters: radius))
+            }
+            for neighbor in scratch.prefix(fenceSlots) {
+                let id = ids[Int(neighbor.handle)]
+                let region = configuration.regionIdentifier(forFence: id)
+                guard !recentlyFailed.contains(region), let shape = geometry[Int(neighbor.handle)] else { continue }
+                desired.append(MonitoredRegion(identifier: region, center: shape.center, radiusMeters: shape.radius))
+            }
+        }
+        let wanted = Set(desired.map(\.identifier))
+        var changedRegions = false
+        for id in orphans.sorted() { out.commands.append(.stopMonitoring(identifier: id)) }
+        orphans = []
+        for id in stored.regions.keys.sorted() where !wanted.contains(id) {
+            out.commands.append(.stopMonitoring(identifier: id))
+            stored.regions[id] = nil
+            changedRegions = true
+        }
+        for region in desired where stored.regions[region.identifier] != region {
+            out.commands.append(.startMonitoring(region))
+            stored.regions[region.identifier] = region
+            changedRegions = true
+        }
+        stored.selectionCenter = position
+        stored.refreshRadiusMeters = refreshRadius
+        changed()
+        if changedRegions {
+            out.updates.append(.monitoredRegions(stored.regions.values.sorted { $0.identifier < $1.identifier }))
+        }
+    }
+
+    /// Whether a fix fresh enough to overrule the OS's region events is known.
+    func hasFreshFix(at now: Date) -> Bool {
+        guard let fix = lastFix else { return false }
+        return now.timeIntervalSince(fix.timestamp) <= configuration.fixFreshness
+    }
+
+    /// An OS region event: the refresh fence triggers a reselection; a fence's event decides it when
+    /// no fresh fix does (a polygon's enclosing circle entered only asks for a fix).
+    mutating func regionCrossed(_ identifier: String, entered: Bool, at now: Date, into out: inout Output) {
+        if identifier == configuration.refreshRegionIdentifier {
+            guard !entered else { return }
+            recentlyFailed = []
+            if hasFreshFix(at: now), let fix = lastFix {
+                reselect(around: fix.coordinate, into: &out)
+            } else {
+                needsReselect = true
+                awaitingPosition = true
+            }
+            return
+        }
+        guard let fenceID = configuration.fenceIdentifier(forRegion: identifier), let handle = handles[fenceID],
+              stored.regions[identifier] != nil, !hasFreshFix(at: now) else { return }
+        let cause = FenceEvent.Cause.region(identifier: identifier, entered: entered)
+        if geometry[Int(handle)]?.polygon != nil, entered {
+            awaitingPolygons.insert(handle)
+            return
+        }
+        transition(fenceID, to: entered ? .inside : .outside, at: now, cause: cause, crossing: true, into: &out)
+    }
+
+    /// An OS region-state answer decides a fence that is still undecided (silently, as an initial state).
+    mutating func regionState(_ identifier: String, _ state: RegionState, at now: Date, into out: inout Output) {
+        guard state != .unknown, let fenceID = configuration.fenceIdentifier(forRegion: identifier),
+              let handle = handles[fenceID], presence[Int(handle)] == .unknown, !hasFreshFix(at: now) else { return }
+        if geometry[Int(handle)]?.polygon != nil, state == .inside {
+            awaitingPolygons.insert(handle)
+            return
+        }
+        transition(fenceID, to: state == .inside ? .inside : .outside, at: now,
+                   cause: .regionState(identifier: identifier, state: state), into: &out)
+    }
+
+    /// A refused registration: the slot is taken off the budget (tooManyRegions) or monitoring is
+    /// blocked until authorization changes; then a reselection with what is left, which never
+    /// retries a region refused since the last move.
+    mutating func regionFailed(_ identifier: String, _ reason: RegionFailure, into out: inout Output) {
+        // Every refusal of a Waymark region is one start the OS could not take, even when a
+        // reselection already dropped the region before its refusal arrived.
+        guard identifier.hasPrefix(configuration.regionPrefix) else { return }
+        stored.regions[identifier] = nil
+        changed()
+        recentlyFailed.insert(identifier)
+        if reason == .tooManyRegions {
+            stored.slotPenalty += 1
+        } else {
+            blocked = true
+        }
+        let before = out.updates.count
+        if let center = stored.selectionCenter { reselect(around: center, into: &out) }
+        if !out.updates[before...].contains(where: { if case .monitoredRegions = $0 { true } else { false } }) {
+            out.updates.append(.monitoredRegions(stored.regions.values.sorted { $0.identifier < $1.identifier }))
+        }
+    }
+
+    /// Location authorization came back: monitoring may start again.
+    mutating func authorizationChanged(_ auth: LocationAuthorization, into out: inout Output) {
+        let allowed = auth.servicesEnabled && (auth.status == .authorizedAlways || auth.status == .authorizedWhenInUse)
+        guard allowed, blocked else { return }
+        blocked = false
+        recentlyFailed = []
+        reselectIfPossible(into: &out)
+    }
+}

@@ -1,0 +1,22 @@
+import Foundation
+import Testing
+import WaymarkGeo
+@testable import WaymarkEngine
+
+@Suite("EngineCore runs the geofence monitor")
+struct GeofencingEngineCoreTests {
+    @Test("fences added through the core register regions, decide on fixes and survive a second launch")
+    func coreCarriesGeofences() throws {
+        let t0 = GeofencingMonitorTests.t0
+        var core = EngineCore()
+        _ = core.handle(.launched(reason: .user), at: t0)
+        let added = try core.changeFences { (m: inout GeofenceMonitor) throws(GeoError) in try m.add([GeofencingMonitorTests.shop], at: t0) }
+        #expect(added.commands.contains(.startSignificantChanges))   // merged by the demand resolver
+        var out = core.handle(.locations([GeofencingMonitorTests.fix(0, at: 1)]), at: t0.addingTimeInterval(1))
+        #expect(out.commands.contains { if case .startMonitoring = $0 { true } else { false } })
+        out = core.handle(.locations([GeofencingMonitorTests.fix(1100, at: 2)]), at: t0.addingTimeInterval(2))
+        #expect(out.updates.contains { if case .geofence(.event(let e)) = $0 { e.kind == .enter } else { false } })
+        _ = core.handle(.launched(reason: .region), at: t0.addingTimeInterval(3))
+        #expect(core.geofences.presence(of: "shop") == .inside)
+    }
+}
