@@ -44,6 +44,7 @@ public struct Simulation: Sendable {
     public internal(set) var stats = SimulationStats()
 
     var app: (any SimulatedApp)?
+    var firedAppDeadline: Date?
     var queue = EventQueue<SimulationAction>()
     var outbox: [DeviceEvent] = []
     var rng: SeededRandom
@@ -118,8 +119,18 @@ public struct Simulation: Sendable {
     public func date(_ t: Double) -> Date { epoch.addingTimeInterval(t) }
 
     /// Runs every scheduled action up to and including virtual time `t`, then sets the clock to `t`.
+    /// The app's timer (``SimulatedApp/nextDeadline``) fires in between, only while the process runs;
+    /// a scheduled action at the same instant goes first.
     public mutating func run(until t: Double) {
-        while let next = queue.nextTime, next <= t, let entry = queue.pop() {
+        while true {
+            let queued = queue.nextTime.flatMap { $0 <= t ? $0 : nil }
+            if let due = dueAppDeadline, due <= t, due < (queued ?? .infinity) {
+                advanceClock(to: due)
+                fireAppDeadline()
+                pump()
+                continue
+            }
+            guard queued != nil, let entry = queue.pop() else { break }
             advanceClock(to: entry.time)
             handle(entry.action)
             pump()

@@ -1,0 +1,93 @@
+/// Holds the current value of a public state and hands it to every subscriber: first the current
+/// value at once (if there is one), then each new value as it is published.
+///
+/// A subscriber that arrives after a value was published gets it immediately; one that arrives
+/// before gets it when it is published; both get it exactly once. Nobody has to guess whether a
+/// callback already fired.
+///
+/// ```swift
+/// let states = ReplayBroadcaster<LaunchLocationState>(initial: .idle)
+/// await states.publish(.locating)
+/// for await state in states.values { print(state) }   // .locating, then whatever comes next
+/// ```
+///
+/// An actor: safe to publish and subscribe from any task. Each subscription buffers without
+/// limit, so a slow subscriber sees every value in order.
+public actor ReplayBroadcaster<Value: Sendable> {
+    /// The latest published value, nil before the first.
+    public private(set) var current: Value?
+    /// Whether ``finish()`` was called; subscribers then end after the current value.
+    public private(set) var isFinished = false
+    private var continuations: [Int: AsyncStream<Value>.Continuation] = [:]
+    private var nextID = 0
+
+    /// Makes a broadcaster, optionally with an initial current value.
+    public init(initial: Value? = nil) {
+        current = initial
+    }
+
+    /// The number of live subscriptions.
+    public var subscriberCount: Int { continuations.count }
+
+    /// Makes `value` current and sends it to every subscriber. Ignored after ``finish()``.
+    public func publish(_ value: Value) {
+        guard !isFinished else { return }
+        current = value
+        for continuation in continuations.values { continuation.yield(value) }
+    }
+
+    /// Ends every subscription (after the values already sent); later subscribers get the current value and end.
+    public func finish() {
+        isFinished = true
+        for continuation in continuations.values { continuation.finish() }
+        continuations = [:]
+    }
+
+    /// A new subscription: the current value first, then every published value.
+    public func subscribe() -> AsyncStream<Value> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Value.self)
+        if let current { continuation.yield(current) }
+        if isFinished {
+            continuation.finish()
+            return stream
+        }
+        let id = nextID
+        nextID += 1
+        continuations[id] = continuation
+        continuation.onTermination = { [weak self] _ in
+            Task { await self?.remove(id) }
+        }
+        return stream
+    }
+
+    /// The values as an `AsyncSequence`; each iteration is its own subscription, made on the first `next()`.
+    public nonisolated var values: ReplaySequence<Value> { ReplaySequence(broadcaster: self) }
+
+    private func remove(_ id: Int) {
+        continuations[id] = nil
+    }
+}
+
+/// An `AsyncSequence` over a ``ReplayBroadcaster``: the current value first, then each new one.
+///
+/// Each iterator subscribes on its first `next()`. `Sendable`; iterators are not shared between tasks.
+public struct ReplaySequence<Value: Sendable>: AsyncSequence, Sendable {
+    /// The element type.
+    public typealias Element = Value
+    let broadcaster: ReplayBroadcaster<Value>
+
+    /// Makes an iterator; it subscribes when first asked for a value.
+    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(broadcaster: broadcaster) }
+
+    /// Iterates one subscription.
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        let broadcaster: ReplayBroadcaster<Value>
+        var inner: AsyncStream<Value>.Iterator?
+
+        /// The next value, or nil when the broadcaster finished.
+        public mutating func next() async -> Value? {
+            if inner == nil { inner = await broadcaster.subscribe().makeAsyncIterator() }
+            return await inner?.next()
+        }
+    }
+}

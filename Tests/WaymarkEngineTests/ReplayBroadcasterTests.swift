@@ -1,0 +1,50 @@
+import Testing
+@testable import WaymarkEngine
+
+@Suite("ReplayBroadcaster")
+struct ReplayBroadcasterTests {
+    @Test("a late subscriber gets the current value at once")
+    func late() async {
+        let broadcaster = ReplayBroadcaster<Int>()
+        await broadcaster.publish(1)
+        await broadcaster.publish(2)
+        var iterator = broadcaster.values.makeAsyncIterator()
+        #expect(await iterator.next() == 2)
+    }
+
+    @Test("an early subscriber gets every value once, in order, and ends on finish")
+    func early() async {
+        let broadcaster = ReplayBroadcaster<Int>(initial: 0)
+        let stream = await broadcaster.subscribe()
+        for value in 1...3 { await broadcaster.publish(value) }
+        await broadcaster.finish()
+        var seen: [Int] = []
+        for await value in stream { seen.append(value) }
+        #expect(seen == [0, 1, 2, 3])
+    }
+
+    @Test("a subscriber after finish gets the last value and ends")
+    func afterFinish() async {
+        let broadcaster = ReplayBroadcaster<String>()
+        await broadcaster.publish("located")
+        await broadcaster.finish()
+        var seen: [String] = []
+        for await value in broadcaster.values { seen.append(value) }
+        #expect(seen == ["located"])
+    }
+
+    @Test("a cancelled subscription is removed")
+    func cancelled() async {
+        let broadcaster = ReplayBroadcaster<Int>(initial: 0)
+        let task = Task {
+            var count = 0
+            for await _ in broadcaster.values { count += 1 }
+            return count
+        }
+        while await broadcaster.subscriberCount == 0 { await Task.yield() }
+        task.cancel()
+        _ = await task.value
+        for _ in 0..<1000 where await broadcaster.subscriberCount > 0 { await Task.yield() }
+        #expect(await broadcaster.subscriberCount == 0)
+    }
+}

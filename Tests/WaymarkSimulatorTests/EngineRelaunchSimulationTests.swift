@@ -1,0 +1,111 @@
+import Foundation
+import Testing
+import WaymarkEngine
+import WaymarkGeo
+@testable import WaymarkSimulator
+
+@Suite("Engine in the simulator: relaunches, allow once, always-upgrade, energy, replay")
+struct EngineRelaunchSimulationTests {
+    /// Opened at 0, force-quit at 60, opened again at 120.
+    static func twoLaunches(prompts: [PromptKind: PromptResponse] = [:], requests: [PermissionRequest]? = nil) throws -> Simulation {
+        let scenario = Fixture.opened(prompts: prompts, actions: [UserAction(at: 60, .forceQuit), UserAction(at: 120, .open)],
+                                      duration: 240)
+        var sim = try Simulation(scenario: scenario, app: requests.map { EngineSimApp(requests: $0) } ?? EngineSimApp())
+        sim.runToEnd()
+        return sim
+    }
+
+    @Test("relaunch of an install that allowed: one authorizedWhenInUse callback, no prompt, one start")
+    func relaunchAfterAllowing() throws {
+        let scenario = Fixture.opened(device: Fixture.existing(.authorizedWhenInUse, notifications: .granted), duration: 120)
+        var sim = try Simulation(scenario: scenario, app: EngineSimApp())
+        sim.runToEnd()
+        let app = try #require(sim.engineApp)
+        #expect(sim.authorizationStatuses == [.authorizedWhenInUse])
+        #expect(sim.stats.promptsShown == 0)
+        #expect(sim.startTimes == [0])
+        #expect(app.batches.first?.map(\.prompted) == [true, false])   // notifications answer at once; location skipped
+        #expect(app.launchStates.last?.1.fix != nil)
+    }
+
+    @Test("allow, quit, relaunch: updates start exactly once in each process")
+    func allowThenRelaunch() throws {
+        let sim = try Self.twoLaunches()
+        #expect(sim.launchTimes == [0, 120])
+        #expect(sim.authorizationStatuses == [.notDetermined, .authorizedWhenInUse, .authorizedWhenInUse])
+        #expect(sim.stats.promptsShown == 2)
+        #expect(sim.startTimes.filter { $0 < 60 }.count == 1)
+        #expect(sim.startTimes.filter { $0 >= 120 }.count == 1)
+        #expect(sim.stats.promptCollisions == 0)
+    }
+
+    @Test("allow once, then relaunch: asked again without collision, one start per process, a fix each time")
+    func allowOnceThenRelaunch() throws {
+        let sim = try Self.twoLaunches(prompts: [.locationWhenInUse: PromptResponse(.allowOnce)])
+        let app = try #require(sim.engineApp)
+        #expect(sim.authorizationStatuses == [.notDetermined, .authorizedWhenInUse, .notDetermined, .authorizedWhenInUse])
+        #expect(sim.stats.promptsShown == 3)   // notifications once, location in each process
+        #expect(sim.stats.promptCollisions == 0)
+        #expect(sim.startTimes.count == 2)
+        #expect(app.launchStates.filter { $0.1.fix != nil }.count == 2)
+        #expect(app.mapStates.filter { $0.center != nil && $0.currentLocationButtonEnabled }.count == 2)
+    }
+
+    @Test("the always-upgrade is shown once per install; the next launch does not ask or wait")
+    func alwaysUpgradeOncePerInstall() throws {
+        let sim = try Self.twoLaunches(prompts: [.locationAlways: PromptResponse(.deny)],
+                                       requests: [.locationWhenInUse, .locationAlwaysUpgrade])
+        let app = try #require(sim.engineApp)
+        #expect(sim.commandTimes { $0 == .requestAlwaysAuthorization }.count == 1)
+        #expect(app.batches.map { $0.map(\.result) } == [[.granted, .denied], [.granted, .notAsked(.alreadyAskedOnThisInstall)]])
+        #expect(sim.stats.promptCollisions == 0)
+    }
+
+    @Test("under Allow Once the upgrade shows nothing: the sequencer times out instead of blaming Info.plist")
+    func upgradeUnderAllowOnce() throws {
+        let scenario = Fixture.opened(prompts: [.locationWhenInUse: PromptResponse(.allowOnce)], duration: 120)
+        var sim = try Simulation(scenario: scenario, app: EngineSimApp(requests: [.locationWhenInUse, .locationAlwaysUpgrade]))
+        sim.runToEnd()
+        let app = try #require(sim.engineApp)
+        #expect(app.batches.first?.map(\.result) == [.granted, .timedOut])
+    }
+
+    @Test("energy: from launch to 60 s after the accepted fix, GNSS is on only until the fix", arguments: [1, 2, 3] as [UInt64])
+    func energy(seed: UInt64) throws {
+        let scenario = Fixture.opened(device: Fixture.existing(.authorizedWhenInUse, notifications: .granted), duration: 120)
+        var sim = try Simulation(scenario: scenario, seed: seed, app: EngineSimApp())
+        sim.runToEnd()
+        let app = try #require(sim.engineApp)
+        let (acceptedAt, state) = try #require(app.launchStates.last)
+        #expect(state.fix != nil)
+        let accepted = acceptedAt.timeIntervalSince(sim.epoch)
+        #expect(accepted + 60 <= sim.endTime)
+        let start = try #require(sim.startTimes.first)
+        #expect(abs(sim.energy[.gnss] - (accepted - start) * sim.constants.energy.gnssPerSecond) < 0.01)
+
+        var naive = try Simulation(scenario: scenario, seed: seed, app: NaiveMapApp())
+        naive.runToEnd()
+        #expect(naive.energy[.gnss] > sim.energy[.gnss] + 60)   // the naive app keeps the receiver on
+    }
+
+    @Test("replay of the simulated launch states: early and late subscribers get located(fix) exactly once")
+    func replayFromSimulation() async throws {
+        let scenario = Fixture.opened(duration: 120)
+        var sim = try Simulation(scenario: scenario, app: EngineSimApp())
+        sim.runToEnd()
+        let states = try #require(sim.engineApp).launchStates.map(\.1)
+        let fix = try #require(states.last?.fix)
+
+        let broadcaster = ReplayBroadcaster<LaunchLocationState>(initial: .idle)
+        let early = await broadcaster.subscribe()          // the map screen subscribed in viewDidLoad, before the fix
+        for state in states { await broadcaster.publish(state) }
+        let late = await broadcaster.subscribe()           // a screen opened after the fix
+        await broadcaster.finish()
+        var earlySeen: [LaunchLocationState] = []
+        for await state in early { earlySeen.append(state) }
+        var lateSeen: [LaunchLocationState] = []
+        for await state in late { lateSeen.append(state) }
+        #expect(earlySeen == [.idle, .waitingForPermission, .locating, .located(fix)])
+        #expect(lateSeen == [.located(fix)])
+    }
+}
