@@ -21,7 +21,7 @@ extension RideTracker {
         public var stopSpeed: Double
         /// Slow for this long means stopped: the ride auto-pauses (default 20 s).
         public var stopSeconds: TimeInterval
-        /// A filtered speed at or above this, away from the stop, resumes the ride (default 2 m/s).
+        /// Three fixes at or above this speed, away from the stop, resume the ride (default 1.0 m/s).
         public var resumeSpeed: Double
         /// A filtered fix this far from where the rider stopped resumes the ride (default 30 m).
         public var resumeDistanceMeters: Double
@@ -45,7 +45,7 @@ extension RideTracker {
         public init(policy: RideAccuracyPolicy = .waymark, activityType: ActivityType = .fitness,
                     maximumAccuracyMeters: Double = 35, maximumSpeed: Double = 40, maximumFixAge: TimeInterval = 10,
                     kalmanProcessNoise: Double = 2, stopSpeed: Double = 0.8, stopSeconds: TimeInterval = 20,
-                    resumeSpeed: Double = 2, resumeDistanceMeters: Double = 30, holdSeconds: TimeInterval = 120,
+                    resumeSpeed: Double = 1.0, resumeDistanceMeters: Double = 30, holdSeconds: TimeInterval = 120,
                     watchSeconds: TimeInterval? = 600, wakeFenceRadiusMeters: Double = 150, verifySeconds: TimeInterval = 90,
                     gapThresholdSeconds: TimeInterval = 30, dutyCycle: DutyCycle = DutyCycle(), usesMotion: Bool = true) {
             self.policy = policy

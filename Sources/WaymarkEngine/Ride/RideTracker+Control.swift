@@ -96,7 +96,7 @@ extension RideTracker {
     mutating func resetMotionState(at now: Date) {
         pipeline = Self.makePipeline(configuration)
         freshSince = now
-        slowSince = nil
+        slowStart = nil
         resumeStreak = 0
         recent = []
         coastFrom = nil

@@ -31,17 +31,18 @@ extension RideTracker {
     }
 
     /// The first GNSS fix after a spell: was the straight-line prediction right? Adapts the next spell.
-    mutating func checkPrediction(against fix: Fix) {
-        guard let from = coastFrom else { return }
+    mutating func checkPrediction(against fix: Fix) -> Bool {
+        guard let from = coastFrom else { return true }
         coastFrom = nil
         let cycle = configuration.dutyCycle
         let dt = fix.timestamp.timeIntervalSince(from.timestamp)
         let predicted = Geodesy.destination(from: from.coordinate, bearing: from.course ?? 0, distance: (from.speed ?? 0) * dt)
         if LocalApproximation.segmentDistance(predicted, fix.coordinate) <= cycle.predictionToleranceMeters {
             offSeconds = min(cycle.maximumOffSeconds, offSeconds * 1.5)
-        } else {
-            offSeconds = cycle.initialOffSeconds
+            return true
         }
+        offSeconds = cycle.initialOffSeconds
+        return false
     }
 
     /// The signed difference `a − b` in degrees, in (−180, 180].

@@ -21,13 +21,16 @@ extension RideTracker {
         if let last = lastFilteredAt, fix.timestamp.timeIntervalSince(last) > configuration.gapThresholdSeconds {
             pipeline = Self.makePipeline(configuration)     // a long pause: start the filter afresh
         }
+        if state == .moving, coastFrom != nil, fix.horizontalAccuracy.map({ $0 <= configuration.maximumAccuracyMeters }) == true,
+           !checkPrediction(against: fix) {
+            pipeline = Self.makePipeline(configuration)     // turned while GNSS rested: follow the fix, not the old velocity
+        }
         guard var filtered = pipeline.process(fix) else { return }
         // The receiver's Doppler speed is better than a speed derived from positions.
         if let measured = fix.speed, measured >= 0 { filtered.speed = measured }
         lastFilteredAt = filtered.timestamp
         lastSpeed = filtered.speed
         if state == .moving {
-            checkPrediction(against: fix)
             trackMoving(filtered, at: now, commands: &commands, updates: &updates)
         } else {
             trackStopped(filtered, at: now, commands: &commands, updates: &updates)
@@ -38,9 +41,14 @@ extension RideTracker {
     mutating func trackMoving(_ fix: Fix, at now: Date, commands: inout [DeviceCommand], updates: inout [RideUpdate]) {
         let speed = fix.speed ?? 0
         if speed < configuration.stopSpeed {
-            let since = slowSince ?? fix.timestamp
-            slowSince = since
-            if fix.timestamp.timeIntervalSince(since) >= configuration.stopSeconds {
+            // Stopped: slow for stopSeconds and still within a few metres of where slowness began.
+            if let start = slowStart, LocalApproximation.segmentDistance(start.coordinate, fix.coordinate)
+                > configuration.stopSpeed * configuration.stopSeconds {
+                slowStart = fix
+            }
+            let since = slowStart ?? fix
+            slowStart = since
+            if fix.timestamp.timeIntervalSince(since.timestamp) >= configuration.stopSeconds {
                 enterStop(at: now, anchor: fix.coordinate, commands: &commands, updates: &updates)
                 return
             }
@@ -50,7 +58,7 @@ extension RideTracker {
                 return
             }
         } else {
-            slowSince = nil
+            slowStart = nil
         }
         record(fix, updates: &updates)
         considerDutyCycle(after: fix, at: now)
@@ -61,7 +69,10 @@ extension RideTracker {
         let away = snapshot?.stopAnchor.map { LocalApproximation.segmentDistance($0, fix.coordinate) } ?? 0
         let accuracy = fix.horizontalAccuracy ?? configuration.maximumAccuracyMeters
         resumeStreak = (fix.speed ?? 0) >= configuration.resumeSpeed ? resumeStreak + 1 : 0
-        guard away > configuration.resumeDistanceMeters + accuracy || (resumeStreak >= 3 && away > configuration.resumeDistanceMeters / 3)
+        // Receiver wander at a stop can carry a fix tens of metres away, but not with a Doppler speed.
+        let moving = fix.speed.map { $0 >= configuration.stopSpeed } ?? true
+        guard (moving && away > configuration.resumeDistanceMeters + 2 * accuracy)
+                || (resumeStreak >= 3 && away > configuration.resumeDistanceMeters / 3)
         else {
             if snapshot?.stopAnchor == nil { snapshot?.stopAnchor = fix.coordinate }
             return

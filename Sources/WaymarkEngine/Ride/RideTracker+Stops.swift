@@ -30,7 +30,7 @@ extension RideTracker {
         snapshot?.stopAnchor = anchor ?? last
         if let snap = snapshot { updates.append(.checkpoint(snap)) }
         phase = .holding(until: now.addingTimeInterval(configuration.holdSeconds))
-        slowSince = nil
+        slowStart = nil
         resumeStreak = 0
         recent = []
         countsMovingTime = false

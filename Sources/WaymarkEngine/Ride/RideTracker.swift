@@ -62,7 +62,7 @@ public struct RideTracker: Sendable {
     var pipeline: Pipeline
     var lastFilteredAt: Date?
     var freshSince: Date?
-    var slowSince: Date?
+    var slowStart: Fix?
     var lastSpeed: Double?
     var resumeStreak = 0
     var pendingGap: (start: Date, reason: GapMarker.Reason)?

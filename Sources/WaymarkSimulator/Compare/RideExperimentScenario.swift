@@ -72,7 +72,7 @@ public struct RideExperimentScenario: Sendable {
 ///
 /// Between consecutive timed points the speed is distance over time; a step is moving at
 /// 0.5 m/s or more. A track is a ride when it moves for at least 10 minutes, the median of its
-/// moving speed, weighted by time, is between 2 and 12 m/s (7–43 km/h: faster than walking,
+/// moving speed, weighted by time, is between 1.5 and 12 m/s (5–43 km/h: not a stroll,
 /// slower than driving), and the 90th percentile is between 4 and 15 m/s (a rider reaches
 /// 14 km/h regularly, a hiker does not; 54 km/h and more for a tenth of the time is a car).
 /// By speed alone a fast run qualifies too. A `Sendable` value type.
@@ -110,6 +110,6 @@ public struct RideSelection: Hashable, Sendable {
 
     /// Whether the track is a ride.
     public var isRide: Bool {
-        movingSeconds >= 600 && medianMovingSpeed >= 2 && medianMovingSpeed < 12 && p90MovingSpeed >= 4 && p90MovingSpeed < 15
+        movingSeconds >= 600 && medianMovingSpeed >= 1.5 && medianMovingSpeed < 12 && p90MovingSpeed >= 4 && p90MovingSpeed < 15
     }
 }
