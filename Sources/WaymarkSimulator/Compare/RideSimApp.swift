@@ -48,6 +48,7 @@ public struct RideSimApp: SimulatedApp {
         self.tracker = RideTracker(configuration: configuration)
     }
 
+    /// Handles one event: a launch rebuilds the tracker from storage; every event ends with the resolver's commands.
     public mutating func handle(_ event: DeviceEvent, at time: Date) -> [DeviceCommand] {
         var commands: [DeviceCommand] = []
         if case .launched(let reason) = event {
@@ -64,8 +65,10 @@ public struct RideSimApp: SimulatedApp {
         return commands + resolver.resolve(tracker.demands)
     }
 
+    /// The tracker's next deadline (a duty-cycle spell, the hold at a stop, the watch).
     public var nextDeadline: Date? { tracker.nextDeadline }
 
+    /// Fires the tracker's deadline and returns the commands it leads to.
     public mutating func handleDeadline(at time: Date) -> [DeviceCommand] {
         absorb(tracker.deadlineReached(at: time), at: time) + resolver.resolve(tracker.demands)
     }
