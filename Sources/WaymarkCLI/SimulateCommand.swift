@@ -14,8 +14,16 @@ struct SimulateCommand: AsyncParsableCommand {
         """
     )
 
-    @Argument(help: "The scenario file (.json), or a recorded ride (.gpx) to replay as a background ride.")
-    var scenario: String
+    @Argument(help: ArgumentHelp("The scenario file (.json), or a recorded ride (.gpx) to replay as a background ride.",
+                                 discussion: "With --compare: any number of scenarios and GPX rides."))
+    var scenarios: [String] = []
+
+    @Flag(help: """
+        Run the battery experiment: each scenario under policies A (best), B (best, 10 m filter), \
+        C (hundred metres), D (motion switch) and Waymark's default, and print one table. Without \
+        scenarios: Examples/commute.json and the rides of Tests/WaymarkGeoTests/Fixtures/corpus.
+        """)
+    var compare = false
 
     @Option(help: "The random seed (default: the scenario's seed, else 1).")
     var seed: UInt64?
@@ -26,7 +34,13 @@ struct SimulateCommand: AsyncParsableCommand {
     @Flag(help: "Print the report as JSON instead of a timeline.")
     var json = false
 
+    func validate() throws {
+        if !compare && scenarios.count != 1 { throw ValidationError("Give exactly one scenario (or use --compare).") }
+    }
+
     func run() async throws {
+        if compare { return try runComparison() }
+        let scenario = scenarios[0]
         let url = URL(fileURLWithPath: scenario)
         var simulation: Simulation
         do {
@@ -77,5 +91,25 @@ struct SimulateCommand: AsyncParsableCommand {
                    "pausesAutomatically": false, "motionUpdates": true, "uploadEveryFixes": 300 }
         }
         """
+    }
+
+    /// `--compare`: the battery experiment over the given (or default) scenarios.
+    func runComparison() throws {
+        var items: [RideExperimentScenario] = []
+        if scenarios.isEmpty {
+            let commute = "Examples/commute.json"
+            if FileManager.default.fileExists(atPath: commute) { items += try loadExperiment(commute) }
+            items += RideExperimentScenario.corpusRides(under: URL(fileURLWithPath: "Tests/WaymarkGeoTests/Fixtures/corpus"))
+            guard !items.isEmpty else { throw InputError("no scenarios: run from the package root or name scenario files") }
+        } else {
+            for path in scenarios { items += try loadExperiment(path) }
+        }
+        let comparison: RideComparison
+        do { comparison = try RideComparison.run(items, seed: seed) } catch { throw InputError("\(error)") }
+        print(comparison.table)
+    }
+
+    private func loadExperiment(_ path: String) throws -> [RideExperimentScenario] {
+        do { return try RideExperimentScenario.load(path: path) } catch { throw InputError("\(path): \(error)") }
     }
 }

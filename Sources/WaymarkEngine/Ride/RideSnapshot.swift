@@ -1,0 +1,42 @@
+import Foundation
+import WaymarkGeo
+
+/// The persistent state of a ride: what an app stores so that a relaunched process resumes the ride.
+///
+/// The ``RideTracker`` hands out a new snapshot as ``RideUpdate/checkpoint(_:)`` whenever it
+/// changes; pass the last stored one to ``RideTracker/init(configuration:restoring:)`` at launch.
+///
+/// ```swift
+/// let data = try JSONEncoder().encode(snapshot)            // store it next to the fixes
+/// let tracker = RideTracker(restoring: try JSONDecoder().decode(RideSnapshot.self, from: data))
+/// ```
+///
+/// A `Sendable`, `Codable` value type.
+public struct RideSnapshot: Hashable, Sendable, Codable {
+    /// The ride's identifier, chosen by the app when it started the ride.
+    public var rideID: String
+    /// The state when the snapshot was taken.
+    public var state: RideState
+    /// When the ride started.
+    public var startedAt: Date
+    /// The last fix recorded, if any.
+    public var lastRecorded: Fix?
+    /// Statistics up to ``lastRecorded``.
+    public var statistics: RideStatistics
+    /// Where the rider stopped, while auto-paused.
+    public var stopAnchor: Coordinate?
+    /// Whether the wake fence around ``stopAnchor`` is registered with the OS.
+    public var wakeFenceActive: Bool
+
+    /// Makes a snapshot.
+    public init(rideID: String, state: RideState, startedAt: Date, lastRecorded: Fix? = nil,
+                statistics: RideStatistics = RideStatistics(), stopAnchor: Coordinate? = nil, wakeFenceActive: Bool = false) {
+        self.rideID = rideID
+        self.state = state
+        self.startedAt = startedAt
+        self.lastRecorded = lastRecorded
+        self.statistics = statistics
+        self.stopAnchor = stopAnchor
+        self.wakeFenceActive = wakeFenceActive
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+
+extension RideTracker {
+    /// Everything the tracker can be tuned with; speeds in m/s, distances in metres, times in seconds.
+    ///
+    /// A `Sendable` value type.
+    public struct Configuration: Hashable, Sendable {
+        /// The accuracy table.
+        public var policy: RideAccuracyPolicy
+        /// The activity type given to the location service.
+        public var activityType: ActivityType
+        /// Fixes with a worse horizontal accuracy are not recorded (default 35 m: urban GNSS passes, Wi-Fi does not).
+        public var maximumAccuracyMeters: Double
+        /// Fixes implying a faster speed than this from the last accepted one are dropped (default 40 m/s).
+        public var maximumSpeed: Double
+        /// Fixes older than this when location was (re)requested are stale, like the cached fix iOS hands out (default 10 s).
+        public var maximumFixAge: TimeInterval
+        /// Acceleration noise of the Kalman filter, m²/s³ (default 2, for cycling).
+        public var kalmanProcessNoise: Double
+        /// Below this filtered speed the rider counts as slow (default 0.8 m/s).
+        public var stopSpeed: Double
+        /// Slow for this long means stopped: the ride auto-pauses (default 20 s).
+        public var stopSeconds: TimeInterval
+        /// Three fixes at or above this speed, away from the stop, resume the ride (default 1.0 m/s).
+        public var resumeSpeed: Double
+        /// A filtered fix this far from where the rider stopped resumes the ride (default 30 m).
+        public var resumeDistanceMeters: Double
+        /// How long GNSS stays on at a stop before the low-power watch (default 120 s: traffic lights stay cheap to resume).
+        public var holdSeconds: TimeInterval
+        /// How long the cell-level watch runs before only significant changes and the wake fence remain
+        /// (default 600 s); nil keeps it for the whole stop.
+        public var watchSeconds: TimeInterval?
+        /// The wake fence's radius around the stop (default 150 m).
+        public var wakeFenceRadiusMeters: Double
+        /// How long GNSS runs to check a hint of movement (motion activity, a significant change) during the watch (default 90 s).
+        public var verifySeconds: TimeInterval
+        /// A span without recorded fixes longer than this while moving, after losing the signal, is a gap (default 30 s).
+        public var gapThresholdSeconds: TimeInterval
+        /// Duty cycling of GNSS on steady straight stretches (used where the policy's setting allows it).
+        public var dutyCycle: DutyCycle
+        /// Whether the tracker starts motion-activity updates and uses them (default true).
+        public var usesMotion: Bool
+
+        /// Makes a configuration with Waymark's defaults.
+        public init(policy: RideAccuracyPolicy = .waymark, activityType: ActivityType = .fitness,
+                    maximumAccuracyMeters: Double = 35, maximumSpeed: Double = 40, maximumFixAge: TimeInterval = 10,
+                    kalmanProcessNoise: Double = 2, stopSpeed: Double = 0.8, stopSeconds: TimeInterval = 20,
+                    resumeSpeed: Double = 1.0, resumeDistanceMeters: Double = 30, holdSeconds: TimeInterval = 120,
+                    watchSeconds: TimeInterval? = 600, wakeFenceRadiusMeters: Double = 150, verifySeconds: TimeInterval = 90,
+                    gapThresholdSeconds: TimeInterval = 30, dutyCycle: DutyCycle = DutyCycle(), usesMotion: Bool = true) {
+            self.policy = policy
+            self.activityType = activityType
+            self.maximumAccuracyMeters = maximumAccuracyMeters
+            self.maximumSpeed = maximumSpeed
+            self.maximumFixAge = maximumFixAge
+            self.kalmanProcessNoise = kalmanProcessNoise
+            self.stopSpeed = stopSpeed
+            self.stopSeconds = stopSeconds
+            self.resumeSpeed = resumeSpeed
+            self.resumeDistanceMeters = resumeDistanceMeters
+            self.holdSeconds = holdSeconds
+            self.watchSeconds = watchSeconds
+            self.wakeFenceRadiusMeters = wakeFenceRadiusMeters
+            self.verifySeconds = verifySeconds
+            self.gapThresholdSeconds = gapThresholdSeconds
+            self.dutyCycle = dutyCycle
+            self.usesMotion = usesMotion
+        }
+    }
+
+    /// When and for how long GNSS may rest on a steady, straight stretch.
+    ///
+    /// After ``steadySeconds`` of recorded fixes whose course stays within ``courseToleranceDegrees``
+    /// and whose speed stays within ``speedTolerance`` (a fraction) above ``minimumSpeed``, GNSS is
+    /// switched to cell-level accuracy for an off spell, then back. The first fix after the spell is
+    /// compared with the constant-velocity prediction: within ``predictionToleranceMeters`` the next
+    /// spell is 1.5 times longer (up to ``maximumOffSeconds``), otherwise it starts again from
+    /// ``initialOffSeconds`` after the stretch is steady again. A `Sendable` value type.
+    public struct DutyCycle: Hashable, Sendable {
+        /// Whether duty cycling is allowed at all (the policy's setting must allow it too).
+        public var enabled: Bool
+        /// Seconds of steady fixes before a spell.
+        public var steadySeconds: TimeInterval
+        /// Largest deviation of the course from the stretch's mean, degrees.
+        public var courseToleranceDegrees: Double
+        /// Largest relative spread of the speed.
+        public var speedTolerance: Double
+        /// Slowest speed at which GNSS may rest, m/s.
+        public var minimumSpeed: Double
+        /// The first spell's length, seconds.
+        public var initialOffSeconds: TimeInterval
+        /// The longest spell, seconds.
+        public var maximumOffSeconds: TimeInterval
+        /// Largest distance between the prediction and the first fix after a spell, metres.
+        public var predictionToleranceMeters: Double
+
+        /// Makes a duty-cycle configuration.
+        public init(enabled: Bool = true, steadySeconds: TimeInterval = 10, courseToleranceDegrees: Double = 8,
+                    speedTolerance: Double = 0.3, minimumSpeed: Double = 3, initialOffSeconds: TimeInterval = 10,
+                    maximumOffSeconds: TimeInterval = 25, predictionToleranceMeters: Double = 15) {
+            self.enabled = enabled
+            self.steadySeconds = steadySeconds
+            self.courseToleranceDegrees = courseToleranceDegrees
+            self.speedTolerance = speedTolerance
+            self.minimumSpeed = minimumSpeed
+            self.initialOffSeconds = initialOffSeconds
+            self.maximumOffSeconds = maximumOffSeconds
+            self.predictionToleranceMeters = predictionToleranceMeters
+        }
+    }
+}
+
+extension RideTracker.Configuration {
+    /// A configuration for one of the battery experiment's baselines: the same tracker with a
+    /// uniform setting, no low-power watch and no duty cycling.
+    public static func baseline(_ setting: RideAccuracyPolicy.Setting) -> RideTracker.Configuration {
+        var configuration = RideTracker.Configuration(policy: .uniform(setting))
+        configuration.dutyCycle.enabled = false
+        return configuration
+    }
+}

@@ -1,0 +1,115 @@
+import Foundation
+import WaymarkGeo
+
+extension RideTracker {
+    /// Starts a new ride now (the rider tapped start); does nothing while a ride is active.
+    ///
+    /// `rideID` is the app's identifier for the ride (the tracker makes no random numbers).
+    public mutating func start(rideID: String, at now: Date) -> Output {
+        guard !state.isActive else { return output() }
+        snapshot = RideSnapshot(rideID: rideID, state: .moving, startedAt: now)
+        resetMotionState(at: now)
+        phase = .recording
+        var commands: [DeviceCommand] = []
+        if configuration.usesMotion { commands.append(.startMotionActivityUpdates) }
+        return output(commands, [.state(.moving), .checkpoint(snapshot!)])
+    }
+
+    /// Pauses the ride (the rider tapped pause): nothing is recorded until ``resume(at:)``.
+    public mutating func pause(at now: Date) -> Output {
+        guard state == .moving || state == .autoPaused else { return output() }
+        let commands = removeWakeFence()
+        return output(commands, set(.userPaused))
+    }
+
+    /// Resumes a paused ride (the rider tapped resume).
+    public mutating func resume(at now: Date) -> Output {
+        guard state == .userPaused || state == .autoPaused else { return output() }
+        let commands = removeWakeFence()
+        resetMotionState(at: now)
+        phase = .recording
+        return output(commands, set(.moving))
+    }
+
+    /// Ends the ride (the rider tapped stop): location is released and the wake fence removed.
+    public mutating func stop(at now: Date) -> Output {
+        guard state.isActive else { return output() }
+        var commands = removeWakeFence()
+        if configuration.usesMotion { commands.append(.stopMotionActivityUpdates) }
+        pendingGap = nil
+        return output(commands, set(.ended))
+    }
+
+    /// Handles one device event.
+    public mutating func handle(_ event: DeviceEvent, at now: Date) -> Output {
+        switch event {
+        case .launched(let reason):
+            return relaunch(reason: reason, at: now)
+        case .locations(let fixes):
+            var updates: [RideUpdate] = []
+            var commands: [DeviceCommand] = []
+            for fix in fixes { consume(fix, at: now, commands: &commands, updates: &updates) }
+            return output(commands, updates)
+        case .locationError(.locationUnknown):
+            if state == .moving { signalLost = true }
+            return output()
+        case .locationUpdatesPaused:
+            guard state == .moving || state == .autoPaused else { return output() }
+            var updates: [RideUpdate] = []
+            var commands: [DeviceCommand] = []
+            enterStop(at: now, anchor: snapshot?.lastRecorded?.coordinate, commands: &commands, updates: &updates)
+            phase = .sleeping
+            return output(commands, updates)
+        case .significantChange(let fix):
+            return hintOfMovement(at: now, near: fix)
+        case .regionExited(let identifier) where identifier == Self.wakeFenceIdentifier:
+            guard state == .autoPaused else { return output() }
+            return wake(at: now)
+        case .motionActivity(let motion):
+            return motionChanged(motion, at: now)
+        default:
+            return output()
+        }
+    }
+
+    /// A new process: resumes an active ride from the restored snapshot.
+    mutating func relaunch(reason: LaunchReason, at now: Date) -> Output {
+        guard let snap = snapshot, snap.state.isActive else { return output() }
+        var commands: [DeviceCommand] = []
+        if configuration.usesMotion, snap.state != .userPaused { commands.append(.startMotionActivityUpdates) }
+        resetMotionState(at: now)
+        switch snap.state {
+        case .moving:
+            phase = .recording
+            pendingGap = (snap.lastRecorded?.timestamp ?? snap.startedAt,
+                          reason == .user ? .notRunningUntilOpened : .terminated)
+        case .autoPaused:
+            // Woken for a reason: check with GNSS (a region exit arrives next and resumes at once).
+            phase = .holding(until: now.addingTimeInterval(configuration.verifySeconds))
+        default:
+            break
+        }
+        return output(commands, [.state(snap.state), .checkpoint(snap)])
+    }
+
+    /// Forgets filter and motion history, e.g. when GNSS starts again after a long rest.
+    mutating func resetMotionState(at now: Date) {
+        pipeline = Self.makePipeline(configuration)
+        freshSince = now
+        slowStart = nil
+        resumeStreak = 0
+        recent = []
+        coastFrom = nil
+        signalLost = false
+        lastFilteredAt = nil
+    }
+
+    /// Sets the state and returns the updates announcing it.
+    mutating func set(_ new: RideState) -> [RideUpdate] {
+        guard var snap = snapshot, snap.state != new else { return [] }
+        snap.state = new
+        if new == .moving || new == .ended || new == .userPaused { snap.stopAnchor = nil }
+        snapshot = snap
+        return [.state(new), .checkpoint(snap)]
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import WaymarkGeo
+
+extension RideTracker {
+    /// Filters one delivered fix and acts on it: record, detect a stop or a restart, duty-cycle.
+    mutating func consume(_ fix: Fix, at now: Date, commands: inout [DeviceCommand], updates: inout [RideUpdate]) {
+        guard state == .moving || state == .autoPaused else { return }
+        switch phase {
+        case .coasting, .sleeping:
+            return                                          // cell-level fixes while GNSS rests
+        case .watching:
+            watchFix(fix, at: now)
+            return
+        case .recording, .holding:
+            break
+        }
+        if let fresh = freshSince {
+            var stale = StaleFixFilter(maximumAge: configuration.maximumFixAge, referenceTime: fresh)
+            guard stale.process(fix) != nil else { return }
+        }
+        if let last = lastFilteredAt, fix.timestamp.timeIntervalSince(last) > configuration.gapThresholdSeconds {
+            pipeline = Self.makePipeline(configuration)     // a long pause: start the filter afresh
+        }
+        if state == .moving, coastFrom != nil, fix.horizontalAccuracy.map({ $0 <= configuration.maximumAccuracyMeters }) == true,
+           !checkPrediction(against: fix) {
+            pipeline = Self.makePipeline(configuration)     // turned while GNSS rested: follow the fix, not the old velocity
+        }
+        guard var filtered = pipeline.process(fix) else { return }
+        // The receiver's Doppler speed is better than a speed derived from positions.
+        if let measured = fix.speed, measured >= 0 { filtered.speed = measured }
+        lastFilteredAt = filtered.timestamp
+        lastSpeed = filtered.speed
+        if state == .moving {
+            trackMoving(filtered, at: now, commands: &commands, updates: &updates)
+        } else {
+            trackStopped(filtered, at: now, commands: &commands, updates: &updates)
+        }
+    }
+
+    /// While moving: record, and auto-pause after ``Configuration/stopSeconds`` below the stop speed.
+    mutating func trackMoving(_ fix: Fix, at now: Date, commands: inout [DeviceCommand], updates: inout [RideUpdate]) {
+        let speed = fix.speed ?? 0
+        if speed < configuration.stopSpeed {
+            // Stopped: slow for stopSeconds and still within a few metres of where slowness began.
+            if let start = slowStart, LocalApproximation.segmentDistance(start.coordinate, fix.coordinate)
+                > configuration.stopSpeed * configuration.stopSeconds {
+                slowStart = fix
+            }
+            let since = slowStart ?? fix
+            slowStart = since
+            if fix.timestamp.timeIntervalSince(since.timestamp) >= configuration.stopSeconds {
+                enterStop(at: now, anchor: fix.coordinate, commands: &commands, updates: &updates)
+                return
+            }
+            // Creeping: record only real displacement, not the receiver's wander.
+            if let last = snapshot?.lastRecorded,
+               LocalApproximation.segmentDistance(last.coordinate, fix.coordinate) < configuration.maximumAccuracyMeters / 3 {
+                return
+            }
+        } else {
+            slowStart = nil
+        }
+        record(fix, updates: &updates)
+        considerDutyCycle(after: fix, at: now)
+    }
+
+    /// While auto-paused with GNSS: resume when the rider is clearly away from the stop.
+    mutating func trackStopped(_ fix: Fix, at now: Date, commands: inout [DeviceCommand], updates: inout [RideUpdate]) {
+        let away = snapshot?.stopAnchor.map { LocalApproximation.segmentDistance($0, fix.coordinate) } ?? 0
+        let accuracy = fix.horizontalAccuracy ?? configuration.maximumAccuracyMeters
+        resumeStreak = (fix.speed ?? 0) >= configuration.resumeSpeed ? resumeStreak + 1 : 0
+        // Receiver wander at a stop can carry a fix tens of metres away, but not with a Doppler speed.
+        let moving = fix.speed.map { $0 >= configuration.stopSpeed } ?? true
+        guard (moving && away > configuration.resumeDistanceMeters + 2 * accuracy)
+                || (resumeStreak >= 3 && away > configuration.resumeDistanceMeters / 3)
+        else {
+            if snapshot?.stopAnchor == nil { snapshot?.stopAnchor = fix.coordinate }
+            return
+        }
+        leaveStop(at: now, commands: &commands, updates: &updates)
+        countsMovingTime = true
+        record(fix, updates: &updates)
+    }
+
+    /// A cell-level fix during the watch: clearly away from the stop means check with GNSS.
+    mutating func watchFix(_ fix: Fix, at now: Date) {
+        guard let anchor = snapshot?.stopAnchor, let accuracy = fix.horizontalAccuracy else { return }
+        if LocalApproximation.segmentDistance(anchor, fix.coordinate) > 2 * accuracy + configuration.wakeFenceRadiusMeters {
+            _ = hintOfMovement(at: now, near: fix)
+        }
+    }
+
+    /// Adds a fix to the ride: gap marker if one is due, statistics, checkpoint.
+    mutating func record(_ fix: Fix, updates: inout [RideUpdate]) {
+        guard var snap = snapshot else { return }
+        if let gap = pendingGap {
+            updates.append(.gap(GapMarker(start: gap.start, end: fix.timestamp, reason: gap.reason)))
+            pendingGap = nil
+        } else if signalLost, let last = snap.lastRecorded,
+                  fix.timestamp.timeIntervalSince(last.timestamp) > configuration.gapThresholdSeconds {
+            updates.append(.gap(GapMarker(start: last.timestamp, end: fix.timestamp, reason: .signalLost)))
+        }
+        signalLost = false
+        if let last = snap.lastRecorded {
+            snap.statistics.distanceMeters += LocalApproximation.segmentDistance(last.coordinate, fix.coordinate)
+            if countsMovingTime { snap.statistics.movingSeconds += max(0, fix.timestamp.timeIntervalSince(last.timestamp)) }
+        }
+        countsMovingTime = true
+        snap.statistics.currentSpeed = fix.speed
+        snap.lastRecorded = fix
+        snapshot = snap
+        updates += [.recorded(fix), .statistics(snap.statistics), .checkpoint(snap)]
+    }
+}

@@ -1,0 +1,140 @@
+import Foundation
+import WaymarkGeo
+
+/// Records a ride: states, an accuracy policy, filtering, live statistics, a low-power watch at
+/// stops, and recovery after the app was terminated.
+///
+/// A pure state machine like the engine's other components: feed it device events with
+/// ``handle(_:at:)`` and the rider's taps with ``start(rideID:at:)``, ``pause(at:)``,
+/// ``resume(at:)`` and ``stop(at:)``; wake it at ``nextDeadline`` with ``deadlineReached(at:)``.
+/// Each step returns commands (motion updates, the wake fence), updates (state, recorded fixes,
+/// gaps, statistics, checkpoints) and its location demand; ``demands`` lists every demand
+/// (standard updates and significant changes) for the ``DemandResolver``.
+///
+/// While moving, the ``RideAccuracyPolicy`` row for the current motion activity and speed decides
+/// the location settings. At a stop GNSS stays on for ``Configuration/holdSeconds`` (a traffic
+/// light), then the low-power watch takes over: cell-level updates that iOS never pauses,
+/// significant changes, and one wake fence (`waymark.ride.wake`, one of the app's 20 region
+/// slots) around the stop. Motion or a significant change wakes GNSS to check; leaving the fence
+/// resumes at once. After ``Configuration/watchSeconds`` only significant changes and the fence
+/// remain, so the app may be suspended.
+///
+/// After a termination the app restores the tracker from the last ``RideSnapshot``; the
+/// `launched` event (a significant-change or region relaunch, or the user opening the app after a
+/// force-quit) resumes the ride, and the span without fixes is reported as a ``GapMarker``.
+///
+/// ```swift
+/// var tracker = RideTracker(restoring: storedSnapshot)
+/// var out = tracker.handle(.launched(reason: .user), at: now)
+/// if !tracker.state.isActive { out = tracker.start(rideID: "ride-1", at: now) }
+/// commands += out.commands + resolver.resolve(tracker.demands)
+/// ```
+///
+/// A `Sendable` value type owned by one task; no clock, no OS.
+public struct RideTracker: Sendable {
+    /// The output of every step.
+    public typealias Output = ComponentOutput<RideUpdate>
+
+    /// The identifier prefix of the tracker's region; the wake fence is the only one.
+    public static let regionPrefix = "waymark.ride."
+    /// The wake fence's identifier.
+    public static let wakeFenceIdentifier = regionPrefix + "wake"
+
+    /// What the location service is doing for the ride.
+    enum Phase: Hashable, Sendable {
+        case recording
+        case coasting(until: Date)
+        case holding(until: Date?)
+        case watching(until: Date?)
+        case sleeping
+    }
+
+    /// The configuration in force.
+    public let configuration: Configuration
+    /// The ride's persistent state, nil before the first ride.
+    public internal(set) var snapshot: RideSnapshot?
+    /// The latest motion activity.
+    public internal(set) var activity: MotionActivity?
+    /// How many times GNSS was switched off by duty cycling.
+    public internal(set) var dutyCycleSpells = 0
+
+    var phase: Phase = .recording
+    var pipeline: Pipeline
+    var lastFilteredAt: Date?
+    var freshSince: Date?
+    var slowStart: Fix?
+    var lastSpeed: Double?
+    var resumeStreak = 0
+    var pendingGap: (start: Date, reason: GapMarker.Reason)?
+    var signalLost = false
+    var countsMovingTime = true
+    var recent: [Fix] = []
+    var offSeconds: TimeInterval
+    var coastFrom: Fix?
+
+    typealias Pipeline = FixFilterChain<FixFilterChain<FixFilterChain<TimestampOrderFilter, AccuracyGate>, SpeedOutlierFilter>, KalmanFilter>
+
+    /// Makes a tracker for a new process, resuming from `snapshot` if the app stored one.
+    public init(configuration: Configuration = Configuration(), restoring snapshot: RideSnapshot? = nil) {
+        self.configuration = configuration
+        self.snapshot = snapshot
+        self.pipeline = Self.makePipeline(configuration)
+        self.offSeconds = configuration.dutyCycle.initialOffSeconds
+    }
+
+    static func makePipeline(_ c: Configuration) -> Pipeline {
+        TimestampOrderFilter()
+            .then(AccuracyGate(maximumHorizontalAccuracy: c.maximumAccuracyMeters, acceptsUnknownAccuracy: false))
+            .then(SpeedOutlierFilter(maximumSpeed: c.maximumSpeed))
+            .then(KalmanFilter(processNoise: c.kalmanProcessNoise, defaultHorizontalAccuracy: c.maximumAccuracyMeters))
+    }
+
+    /// The ride state.
+    public var state: RideState { snapshot?.state ?? .idle }
+
+    /// The live statistics of the current ride.
+    public var statistics: RideStatistics { snapshot?.statistics ?? RideStatistics() }
+
+    /// The setting the policy picks now for moving (activity and latest filtered speed).
+    public var movingSetting: RideAccuracyPolicy.Setting {
+        configuration.policy.setting(for: configuration.usesMotion ? activity : nil, speed: lastSpeed)
+    }
+
+    /// When to call ``deadlineReached(at:)``; nil when nothing is timed.
+    public var nextDeadline: Date? {
+        guard state.isActive else { return nil }
+        switch phase {
+        case .coasting(let until): return until
+        case .holding(let until), .watching(let until): return until
+        case .recording, .sleeping: return nil
+        }
+    }
+
+    /// Every location demand of the ride: standard updates (per phase) and significant changes
+    /// while a ride is active (they relaunch the app after a termination).
+    public var demands: [LocationDemand] {
+        guard state.isActive else { return [] }
+        if state == .userPaused { return [.significantChanges] }
+        guard let setting = currentSetting else { return [.significantChanges] }
+        return [.standard(StandardDemand(accuracy: setting.accuracy, distanceFilterMeters: setting.distanceFilterMeters,
+                                         background: true, activityType: configuration.activityType,
+                                         pausesAutomatically: setting.pausesAutomatically)),
+                .significantChanges]
+    }
+
+    /// The standard-updates setting in force, nil when standard updates are off.
+    public var currentSetting: RideAccuracyPolicy.Setting? {
+        guard state == .moving || state == .autoPaused else { return nil }
+        switch phase {
+        case .recording, .holding: return movingSetting
+        case .coasting: return configuration.policy.watch ?? .cellWatch
+        case .watching: return configuration.policy.watch ?? movingSetting
+        case .sleeping: return nil
+        }
+    }
+
+    func output(_ commands: [DeviceCommand] = [], _ updates: [RideUpdate] = []) -> Output {
+        let standard = demands.first { if case .standard = $0 { true } else { false } }
+        return Output(commands: commands, updates: updates, demand: standard ?? .none)
+    }
+}

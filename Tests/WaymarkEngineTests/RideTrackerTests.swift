@@ -1,0 +1,177 @@
+import Foundation
+import Testing
+import WaymarkGeo
+@testable import WaymarkEngine
+
+@Suite("RideTracker: states, stops, the low-power watch, relaunch")
+struct RideTrackerTests {
+    /// A ride started at 0 and ridden east at 5 m/s for a minute.
+    static func riding() -> TrackerHarness {
+        var h = TrackerHarness()
+        h.absorb(h.tracker.start(rideID: "r1", at: Ride.at(0)))
+        h.ride(from: 1, to: 60, speed: 5)
+        return h
+    }
+
+    @Test("start records with GNSS in the background, significant changes on, motion updates started")
+    func startDemands() {
+        var h = TrackerHarness()
+        h.absorb(h.tracker.start(rideID: "r1", at: Ride.at(0)))
+        #expect(h.tracker.state == .moving)
+        #expect(h.commands.contains(.startMotionActivityUpdates))
+        #expect(h.standard?.accuracy == .best)
+        #expect(h.standard?.background == true)
+        #expect(h.standard?.pausesAutomatically == false)
+        #expect(h.tracker.demands.contains(.significantChanges))
+    }
+
+    @Test("user pause, resume and stop: nothing is recorded while paused, nothing is demanded after the end")
+    func userTransitions() {
+        var h = Self.riding()
+        let before = h.recorded.count
+        h.absorb(h.tracker.pause(at: Ride.at(61)))
+        #expect(h.tracker.state == .userPaused)
+        #expect(h.standard == nil)
+        h.ride(from: 62, to: 70, speed: 5, offset: 300)
+        #expect(h.recorded.count == before)
+        h.absorb(h.tracker.resume(at: Ride.at(71)))
+        #expect(h.tracker.state == .moving)
+        h.ride(from: 72, to: 80, speed: 5, offset: 350)
+        #expect(h.recorded.count > before)
+        h.absorb(h.tracker.stop(at: Ride.at(81)))
+        #expect(h.states == [.moving, .userPaused, .moving, .ended])
+        #expect(h.tracker.demands.isEmpty)
+        #expect(h.commands.contains(.stopMotionActivityUpdates))
+    }
+
+    @Test("standing still auto-pauses; riding away from the stop resumes within a few fixes")
+    func autoPauseBySpeed() throws {
+        var h = Self.riding()
+        h.stand(from: 61, to: 100, east: 300)
+        #expect(h.tracker.state == .autoPaused)
+        #expect(h.standard?.accuracy == .best)            // traffic light: GNSS stays on for the hold
+        h.ride(from: 101, to: 120, speed: 5, offset: 300)
+        #expect(h.tracker.state == .moving)
+        let resumedAt = try #require(h.recorded.first { $0.timestamp > Ride.at(100) })
+        #expect(resumedAt.timestamp <= Ride.at(105))
+    }
+
+    @Test("a long stop: GNSS off, cell-level watch that iOS never pauses, significant changes, one wake fence")
+    func stationaryWatch() throws {
+        var h = Self.riding()
+        h.stand(from: 61, to: 300, east: 300)
+        #expect(h.tracker.state == .autoPaused)
+        let watch = try #require(h.standard)
+        #expect(watch.accuracy == .threeKilometers)
+        #expect(watch.pausesAutomatically == false)
+        #expect(h.tracker.demands.contains(.significantChanges))
+        let fences = h.commands.compactMap { if case .startMonitoring(let r) = $0 { r } else { nil } }
+        #expect(fences.count == 1)
+        let fence = try #require(fences.first)
+        #expect(fence.identifier.hasPrefix(RideTracker.regionPrefix))
+        #expect(Geodesy.haversineDistance(fence.center, Ride.fix(0, east: 300, speed: 0).coordinate) < 20)
+        h.fire(at: 300 + 600)
+        #expect(h.standard == nil)                          // after the watch only significant changes and the fence
+        #expect(h.tracker.demands == [.significantChanges])
+    }
+
+    @Test("leaving the wake fence resumes at once and removes the fence")
+    func wakeFenceExit() {
+        var h = Self.riding()
+        h.stand(from: 61, to: 300, east: 300)
+        h.send(.regionExited(identifier: RideTracker.wakeFenceIdentifier), at: 400)
+        #expect(h.tracker.state == .moving)
+        #expect(h.commands.contains(.stopMonitoring(identifier: RideTracker.wakeFenceIdentifier)))
+        #expect(h.standard?.accuracy == .best)
+    }
+
+    @Test("motion during the watch turns GNSS on to check; moving away resumes, staying put returns to the watch")
+    func motionWakes() {
+        var h = Self.riding()
+        h.stand(from: 61, to: 300, east: 300)
+        h.send(.motionActivity(MotionActivity(.walking, confidence: .high)), at: 310)
+        #expect(h.tracker.currentSetting?.usesGNSS == true)
+        #expect(h.tracker.state == .autoPaused)
+        var still = h
+        still.stand(from: 311, to: 420, east: 300)
+        #expect(still.tracker.state == .autoPaused)
+        #expect(still.standard?.accuracy == .threeKilometers)
+        h.ride(from: 311, to: 330, speed: 5, offset: 300)
+        #expect(h.tracker.state == .moving)
+    }
+
+    @Test("stationary motion with medium confidence auto-pauses even before the speed says so")
+    func motionStops() {
+        var h = Self.riding()
+        h.send(.motionActivity(MotionActivity(.stationary, confidence: .medium)), at: 61)
+        #expect(h.tracker.state == .autoPaused)
+    }
+
+    @Test("after a kill, a significant-change relaunch resumes the ride with a gap marker from the last fix to the next")
+    func relaunchAfterKill() throws {
+        let before = Self.riding()
+        let stored = try #require(before.lastSnapshot)
+        let data = try JSONEncoder().encode(stored)
+        var h = TrackerHarness(RideTracker(configuration: TrackerHarness.steady,
+                                           restoring: try JSONDecoder().decode(RideSnapshot.self, from: data)))
+        h.send(.launched(reason: .location), at: 400)
+        #expect(h.tracker.state == .moving)
+        #expect(h.standard?.accuracy == .best)
+        h.ride(from: 420, to: 430, speed: 5, offset: 2000)
+        let gap = try #require(h.gaps.first)
+        #expect(h.gaps.count == 1)
+        #expect(gap.reason == .terminated)
+        #expect(gap.start == stored.lastRecorded?.timestamp)
+        #expect(gap.end == Ride.at(420))
+        #expect(h.tracker.statistics.distanceMeters > stored.statistics.distanceMeters + 1500)   // the straight line counts
+    }
+
+    @Test("opened by the user after a force-quit: the ride resumes then, and the gap says why")
+    func resumeOnUserOpen() throws {
+        let stored = try #require(Self.riding().lastSnapshot)
+        var h = TrackerHarness(RideTracker(configuration: TrackerHarness.steady, restoring: stored))
+        h.send(.launched(reason: .user), at: 3600)
+        h.ride(from: 3610, to: 3615, speed: 5, offset: 9000)
+        #expect(h.gaps.map(\.reason) == [.notRunningUntilOpened])
+    }
+
+    @Test("filters: a stale cached fix, a Wi-Fi fix and an impossible jump are not recorded")
+    func filtersApplied() {
+        var h = TrackerHarness()
+        h.absorb(h.tracker.start(rideID: "r1", at: Ride.at(100)))
+        h.send(.locations([Ride.fix(-200, east: 0, speed: 0, accuracy: 8)]), at: 100)          // cached, 5 min old
+        h.send(.locations([Ride.fix(101, east: 5, speed: 5, accuracy: 80)]), at: 101)          // Wi-Fi accuracy
+        h.ride(from: 102, to: 110, speed: 5)
+        h.send(.locations([Ride.fix(111, east: 5000, speed: 5)]), at: 111)                     // 5 km in a second
+        #expect(h.recorded.count == 9)
+        #expect(h.recorded.allSatisfy { $0.timestamp >= Ride.at(102) && $0.timestamp <= Ride.at(110) })
+    }
+
+    @Test("live statistics: distance, moving time and speed after each recorded fix")
+    func liveStatistics() throws {
+        let h = Self.riding()
+        let stats = h.tracker.statistics
+        #expect(abs(stats.distanceMeters - 295) < 15)
+        #expect(abs(stats.movingSeconds - 59) < 1.5)
+        #expect(abs((stats.currentSpeed ?? 0) - 5) < 0.5)
+        #expect(abs((stats.averageMovingSpeed ?? 0) - 5) < 0.3)
+        let published = h.updates.compactMap { if case .statistics(let s) = $0 { s } else { nil } }
+        #expect(published.count == h.recorded.count)
+    }
+
+    @Test("duty cycling: on a steady straight stretch GNSS rests for a spell, then comes back on")
+    func dutyCycling() throws {
+        var h = TrackerHarness(RideTracker())
+        h.absorb(h.tracker.start(rideID: "r1", at: Ride.at(0)))
+        var rested: Double?
+        for t in 1...60 {
+            h.ride(from: t, to: t, speed: 6, offset: 6 * Double(t - 1))
+            if rested == nil, h.tracker.currentSetting?.usesGNSS == false { rested = Double(t) }
+        }
+        let start = try #require(rested)
+        #expect(start >= 10 && start <= 15)                  // after ten steady seconds
+        #expect(h.tracker.dutyCycleSpells >= 2)
+        #expect(h.tracker.state == .moving)
+        #expect(abs(h.tracker.statistics.distanceMeters - 354) < 20)   // the rests cost no distance on a straight line
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+import Testing
+import WaymarkEngine
+import WaymarkGeo
+@testable import WaymarkSimulator
+
+@Suite("Ride tracking in the simulator: the battery experiment's goals, kills and force-quits")
+struct RideExperimentTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let commute = root.appendingPathComponent("Examples/commute.json").path
+    static let corpus = root.appendingPathComponent("Tests/WaymarkGeoTests/Fixtures/corpus")
+
+    @Test("the all-day commute: ≤ 12% of A's energy, ≤ 1% distance error, p95 ≤ 15 m, first point ≤ 150 m")
+    func commuteGoals() throws {
+        let comparison = try RideComparison.run(RideExperimentScenario.load(path: Self.commute),
+                                                policies: [.alwaysBest, .waymark])
+        let entry = try #require(comparison.entries.first { $0.policy == .waymark })
+        let m = entry.metrics
+        #expect(try #require(comparison.relativeEnergy(entry)) <= 0.12)
+        #expect(abs(m.distanceErrorPercent) <= 1)
+        #expect(try #require(m.p95Error) <= 15)
+        #expect(try #require(m.startDistance) <= 150)
+        #expect(m.gaps >= 1)                                   // the kill
+    }
+
+    @Test("a continuous corpus ride: ≤ 70% of A's energy with ≤ 2% distance error")
+    func corpusRideGoals() throws {
+        let rides = RideExperimentScenario.corpusRides(under: Self.corpus)
+        let ride = try #require(rides.first { $0.name == "blue_hills.gpx#1" })
+        let comparison = try RideComparison.run([ride], policies: [.alwaysBest, .waymark])
+        let entry = try #require(comparison.entries.first { $0.policy == .waymark })
+        #expect(try #require(comparison.relativeEnergy(entry)) <= 0.70)
+        #expect(abs(entry.metrics.distanceErrorPercent) <= 2)
+    }
+
+    @Test("the corpus rides are chosen by speed: the Blue Hills loops and the fast run, not walks or cars")
+    func corpusSelection() {
+        let names = Set(RideExperimentScenario.corpusRides(under: Self.corpus).map(\.name))
+        #expect(names == ["blue_hills.gpx#1", "blue_hills.gpx#2", "blue_hills.gpx#3", "run.gpx#1"])
+    }
+
+    /// A 40-minute straight ride at 6 m/s, opened at 0, in the background at 30, then `action` at 600.
+    static func straightRide(_ action: UserAction.Kind, reopenAt: Double? = nil) throws -> Simulation {
+        var actions = [UserAction(at: 0, .open), UserAction(at: 30, .background), UserAction(at: 600, action)]
+        if let reopenAt { actions.append(UserAction(at: reopenAt, .open)) }
+        let end = Geodesy.destination(from: Coordinate(uncheckedLatitude: 46.05, longitude: 14.5), bearing: 90, distance: 14_400)
+        let scenario = Scenario(
+            route: ScenarioRoute(start: Coordinate(uncheckedLatitude: 46.05, longitude: 14.5), legs: [.travel([end], speed: 6)]),
+            device: DeviceSetup(install: .existing, location: .authorizedAlways, notifications: .granted, motion: .granted,
+                                backgroundModes: [.location]),
+            user: UserBehaviour(actions: actions), motion: MotionSetup(mode: .derived))
+        var sim = try Simulation(scenario: scenario, seed: 3, app: RideSimApp())
+        sim.runToEnd()
+        return sim
+    }
+
+    @Test("killed by the system: a significant change relaunches the app, the ride resumes, the gap is marked")
+    func killThenRelaunch() throws {
+        let sim = try Self.straightRide(.systemTerminate)
+        let app = try #require(sim.rideApp)
+        let gap = try #require(app.storage.gaps.first)
+        #expect(gap.reason == .terminated)
+        #expect(gap.start <= sim.date(600) && gap.end > sim.date(600) && gap.end < sim.date(700))
+        #expect(app.storage.recorded.contains { $0.timestamp > sim.date(1500) })
+        #expect(sim.stats.launches["location"] == 1)
+    }
+
+    @Test("force-quit: nothing until the user opens the app, then the ride resumes with a gap marker")
+    func forceQuitResumesOnOpen() throws {
+        let sim = try Self.straightRide(.forceQuit, reopenAt: 1200)
+        let app = try #require(sim.rideApp)
+        #expect(!app.storage.recorded.contains { $0.timestamp > sim.date(601) && $0.timestamp < sim.date(1200) })
+        #expect(app.storage.recorded.contains { $0.timestamp > sim.date(1300) })
+        #expect(app.storage.gaps.map(\.reason) == [.notRunningUntilOpened])
+        #expect(sim.stats.launches["location"] == nil)
+    }
+}
