@@ -1,0 +1,75 @@
+/// Merges the components' ``LocationDemand``s into one device configuration and emits only the
+/// commands that change what the device is doing.
+///
+/// Merging takes the finest accuracy, the smallest distance filter (nil, "every fix", is the
+/// smallest), background if anyone needs it, no automatic pausing if anyone objects, and the union
+/// of services. A demand that the device already satisfies produces no command, so standard
+/// updates start exactly once however many times a component restates the same demand.
+///
+/// ```swift
+/// var resolver = DemandResolver()
+/// resolver.resolve([.standard(StandardDemand(accuracy: .best)), .none])  // [.startUpdatingLocation(...)]
+/// resolver.resolve([.standard(StandardDemand(accuracy: .best))])         // []
+/// resolver.resolve([.none])                                              // [.stopUpdatingLocation]
+/// ```
+///
+/// A `Sendable` value type; not shared between tasks (the ``Engine`` owns one).
+public struct DemandResolver: Hashable, Sendable {
+    /// The standard-updates configuration the device runs now, if any.
+    public private(set) var runningStandard: LocationConfiguration?
+    /// Whether significant-change monitoring is on; nil when unknown (it persists across launches).
+    public private(set) var significantChangesOn: Bool?
+    /// How many `startUpdatingLocation` commands were emitted (starts and reconfigurations).
+    public private(set) var standardStarts = 0
+    private var oneFixPending: DesiredAccuracy?
+
+    /// Makes a resolver for a fresh process: nothing running, significant changes unknown.
+    public init() {}
+
+    /// The merged standard configuration of `demands`, or nil when none asks for standard updates.
+    public static func mergedStandard(_ demands: [LocationDemand]) -> LocationConfiguration? {
+        let standards = demands.compactMap { if case .standard(let s) = $0 { s } else { nil } }
+        guard let finest = standards.min(by: { $0.accuracy.fineness < $1.accuracy.fineness }) else { return nil }
+        let filters = standards.map(\.distanceFilterMeters)
+        let filter: Double? = filters.contains(where: { $0 == nil }) ? nil : filters.compactMap { $0 }.min()
+        return LocationConfiguration(desiredAccuracy: finest.accuracy, distanceFilterMeters: filter,
+                                     activityType: finest.activityType,
+                                     pausesLocationUpdatesAutomatically: standards.allSatisfy(\.pausesAutomatically),
+                                     allowsBackgroundLocationUpdates: standards.contains(where: \.background))
+    }
+
+    /// Returns the commands that move the device from its current configuration to the merge of `demands`.
+    public mutating func resolve(_ demands: [LocationDemand]) -> [DeviceCommand] {
+        var commands: [DeviceCommand] = []
+        let standard = Self.mergedStandard(demands)
+        if standard != runningStandard {
+            if let standard {
+                commands.append(.startUpdatingLocation(standard))
+                standardStarts += 1
+            } else {
+                commands.append(.stopUpdatingLocation)
+            }
+            runningStandard = standard
+        }
+        let wantsSignificant = demands.contains(.significantChanges)
+        if wantsSignificant, significantChangesOn != true {
+            commands.append(.startSignificantChanges)
+        } else if !wantsSignificant, significantChangesOn == true {
+            commands.append(.stopSignificantChanges)
+        }
+        if wantsSignificant || significantChangesOn != nil { significantChangesOn = wantsSignificant }
+        let oneFix = demands.compactMap { if case .oneFix(let a) = $0 { a } else { nil } }
+            .min(by: { $0.fineness < $1.fineness })
+        if let oneFix, oneFixPending == nil, standard == nil {
+            commands.append(.requestLocation(oneFix))
+        }
+        oneFixPending = standard == nil ? oneFix : nil
+        return commands
+    }
+
+    /// Records that the OS stopped standard updates on its own (authorization lost), so the next
+    /// demand for them starts them again.
+    public mutating func deviceStoppedStandardUpdates() {
+        runningStandard = nil
+    }
+}
