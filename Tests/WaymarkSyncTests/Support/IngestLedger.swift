@@ -1,0 +1,94 @@
+import Foundation
+
+/// The test server's state: devices, stored points, dedupe bookkeeping and scripted faults.
+actor IngestLedger {
+    struct Point: Hashable, Sendable {
+        var timestamp: String
+        var longitude: Double
+        var latitude: Double
+    }
+
+    enum Outcome { case committed, tooLarge(Int), refused(Int) }
+
+    private var tokens: [String: String] = [:]
+    private var stored: [String: [Point]] = [:]
+    private var storedTimes: [String: Set<String>] = [:]
+    private var keys: Set<String> = []
+    private var faults: [String: [IngestTestServer.Fault]] = [:]
+    private var faultDecider: [String: @Sendable (Int) -> IngestTestServer.Fault?] = [:]
+    private var requestCounts: [String: Int] = [:]
+    /// Requests whose key was already committed (absorbed replays).
+    private(set) var replays: [String: Int] = [:]
+    /// Points that arrived again under a different key (a client that re-batched sent data).
+    private(set) var crossBatchDuplicates: [String: Int] = [:]
+    /// 413 above this many points.
+    var maxPoints: Int?
+    /// Answer this status when a batch contains one of these timestamps.
+    var refusedTimestamps: [String: Int] = [:]
+
+    func register(token: String, device: String) {
+        tokens[token] = device
+    }
+
+    func revoke(token: String) {
+        tokens[token] = nil
+    }
+
+    func setMaxPoints(_ max: Int?) {
+        maxPoints = max
+    }
+
+    func refuse(_ timestamp: String, with status: Int) {
+        refusedTimestamps[timestamp] = status
+    }
+
+    /// Queues faults for a token's next requests, in order.
+    func inject(_ list: [IngestTestServer.Fault], token: String) {
+        faults[token, default: []] += list
+    }
+
+    /// Decides a fault for each request of this token from its request number (1-based).
+    func decideFaults(token: String, _ decide: @escaping @Sendable (Int) -> IngestTestServer.Fault?) {
+        faultDecider[token] = decide
+    }
+
+    func points(device: String) -> [Point] {
+        return stored[device] ?? []
+    }
+
+    func stats(device: String) -> (requests: Int, replays: Int, crossBatchDuplicates: Int) {
+        return (requestCounts[device] ?? 0, replays[device] ?? 0, crossBatchDuplicates[device] ?? 0)
+    }
+
+    func nextFault(for token: String) -> IngestTestServer.Fault? {
+        let device = tokens[token] ?? token
+        requestCounts[device, default: 0] += 1
+        if var list = faults[token], !list.isEmpty {
+            let first = list.removeFirst()
+            faults[token] = list
+            return first
+        }
+        return faultDecider[token]?(requestCounts[device]!)
+    }
+
+    func device(for token: String) -> String? { tokens[token] }
+
+    func commit(_ points: [Point], device: String, key: String?) -> Outcome {
+        if let maxPoints, points.count > maxPoints { return .tooLarge(maxPoints) }
+        if let code = points.lazy.compactMap({ self.refusedTimestamps[$0.timestamp] }).first { return .refused(code) }
+        if let key {
+            guard keys.insert(device + "|" + key).inserted else {
+                replays[device, default: 0] += 1
+                return .committed
+            }
+        }
+        for point in points {
+            if storedTimes[device, default: []].insert(point.timestamp).inserted {
+                stored[device, default: []].append(point)
+            } else {
+                crossBatchDuplicates[device, default: 0] += 1
+            }
+        }
+        return .committed
+    }
+}
