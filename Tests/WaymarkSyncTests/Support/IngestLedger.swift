@@ -2,10 +2,18 @@ import Foundation
 
 /// The test server's state: devices, stored points, dedupe bookkeeping and scripted faults.
 actor IngestLedger {
+    /// A stored point; coordinates in units of 1e-7 degrees (about 1 cm), since Foundation's
+    /// JSON number parsing on Linux may differ from the sent text in the last digits.
     struct Point: Hashable, Sendable {
         var timestamp: String
-        var longitude: Double
-        var latitude: Double
+        var longitudeE7: Int64
+        var latitudeE7: Int64
+
+        init(timestamp: String, longitude: Double, latitude: Double) {
+            self.timestamp = timestamp
+            longitudeE7 = Int64((longitude * 1e7).rounded())
+            latitudeE7 = Int64((latitude * 1e7).rounded())
+        }
     }
 
     enum Outcome { case committed, tooLarge(Int), refused(Int) }
