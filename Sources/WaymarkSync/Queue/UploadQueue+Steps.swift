@@ -5,6 +5,7 @@ extension UploadQueue {
     /// Decides the next action when idle: form a batch, refresh credentials, send, or rest.
     mutating func step(at now: Date) -> [UploadAction] {
         guard phase == .idle else { return [] }
+        if let due = retryAt, due <= now { retryAt = nil }
         guard let next = backlog.pending.first else {
             if backlog.unbatchedPoints > 0, shouldFormBatch(at: now) {
                 phase = .updatingStore
@@ -12,7 +13,7 @@ extension UploadQueue {
             }
             return endBackgroundTask()
         }
-        guard online, retryAt.map({ $0 <= now }) ?? true else { return endBackgroundTask() }
+        guard online, retryAt == nil else { return endBackgroundTask() }
         var actions: [UploadAction] = []
         if !foreground {
             let remaining = (windowStart ?? now).addingTimeInterval(configuration.backgroundBudget).timeIntervalSince(now)

@@ -74,7 +74,7 @@ public struct UploadQueue: Sendable {
     public var nextDeadline: Date? {
         guard phase == .idle else { return nil }
         if !backlog.pending.isEmpty {
-            return online ? retryAt : nil
+            return online && (foreground || !budgetExhausted) ? retryAt : nil
         }
         guard backlog.unbatchedPoints > 0, let oldest = backlog.oldestUnbatched else { return nil }
         return oldest.addingTimeInterval(configuration.maxBatchAge)

@@ -38,9 +38,10 @@ extension RideStore {
                 """, arguments: [maxPoints])
             var ids: [Int64] = []
             var bytes = NativeBatchFormat.envelopeBytes - 1  // n features have n - 1 commas
+            let extra = format.deviceIDBytes
             for row in rows {
                 let size: Int = row["payload_bytes"]
-                bytes += size + format.deviceIDBytes
+                bytes += size + extra
                 if !ids.isEmpty, bytes > maxBytes { break }
                 ids.append(row["id"])
             }

@@ -50,15 +50,18 @@ actor IngestLedger {
         refusedTimestamps[timestamp] = status
     }
 
-    /// Queues faults for a token's next requests, in order.
+    /// Queues faults for the next requests of the token's device, in order.
     func inject(_ list: [IngestTestServer.Fault], token: String) {
-        faults[token, default: []] += list
+        faults[tokens[token] ?? token, default: []] += list
     }
 
-    /// Decides a fault for each request of this token from its request number (1-based).
-    func decideFaults(token: String, _ decide: @escaping @Sendable (Int) -> IngestTestServer.Fault?) {
-        faultDecider[token] = decide
+    /// Decides a fault for each request of this device from its request number (1-based); nil stops.
+    func decideFaults(device: String, _ decide: (@Sendable (Int) -> IngestTestServer.Fault?)?) {
+        faultDecider[device] = decide
     }
+
+    /// How many faults of each kind were served, all devices together.
+    private(set) var faultCounts: [String: Int] = [:]
 
     func points(device: String) -> [Point] {
         return stored[device] ?? []
@@ -71,12 +74,24 @@ actor IngestLedger {
     func nextFault(for token: String) -> IngestTestServer.Fault? {
         let device = tokens[token] ?? token
         requestCounts[device, default: 0] += 1
-        if var list = faults[token], !list.isEmpty {
-            let first = list.removeFirst()
-            faults[token] = list
-            return first
+        let fault: IngestTestServer.Fault?
+        if var list = faults[device], !list.isEmpty {
+            fault = list.removeFirst()
+            faults[device] = list
+        } else {
+            fault = faultDecider[device]?(requestCounts[device]!)
         }
-        return faultDecider[token]?(requestCounts[device]!)
+        if let fault { faultCounts[Self.kind(fault), default: 0] += 1 }
+        return fault
+    }
+
+    static func kind(_ fault: IngestTestServer.Fault) -> String {
+        switch fault {
+        case .status(let code): "\(code)"
+        case .dropAfterCommit: "dropAfterCommit"
+        case .delayAfterCommit: "timeoutAfterCommit"
+        case .delayBeforeCommit: "delayBeforeCommit"
+        }
     }
 
     func device(for token: String) -> String? { tokens[token] }
