@@ -60,6 +60,11 @@ actor IngestLedger {
         faultDecider[device] = decide
     }
 
+    /// The content type and idempotency key of the last request.
+    private(set) var lastHeaders: (contentType: String?, key: String?)?
+
+    func saw(contentType: String?, key: String?) { lastHeaders = (contentType, key) }
+
     /// How many faults of each kind were served, all devices together.
     private(set) var faultCounts: [String: Int] = [:]
 

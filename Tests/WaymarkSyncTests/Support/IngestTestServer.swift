@@ -58,6 +58,7 @@ final class IngestTestServer: Sendable {
         let token = auth.hasPrefix("Bearer ") ? String(auth.dropFirst(7)) : ""
         let key = HTTPField.Name("Idempotency-Key").flatMap { request.headers[$0] }
         let body = try await request.body.collect(upTo: 50_000_000)
+        await ledger.saw(contentType: request.headers[.contentType], key: key)
         let fault = await ledger.nextFault(for: token)
         if case .delayBeforeCommit(let d) = fault { try await Task.sleep(for: d) }
         if case .status(let code) = fault { return reply(code, #"{"error":{"message":"injected fault"}}"#) }
