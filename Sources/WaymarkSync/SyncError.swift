@@ -22,6 +22,7 @@ public struct SyncError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let configuration = Code(rawValue: "configuration")
         /// Refreshing the device credentials failed.
         public static let credentials = Code(rawValue: "credentials")
+        /// The code's name.
         public var description: String { rawValue }
     }
 

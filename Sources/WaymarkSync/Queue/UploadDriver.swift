@@ -91,7 +91,8 @@ public actor UploadDriver {
             let action = actions.removeFirst()
             switch action {
             case .send(let key):
-                startSend(key)
+                // Another event may have run while this step awaited (actor reentrancy).
+                if queue.phase == .sending(key: key) { startSend(key) }
             case .cancelSend:
                 inFlight?.task.cancel()
                 inFlight = nil
