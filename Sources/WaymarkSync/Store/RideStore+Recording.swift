@@ -108,7 +108,7 @@ extension RideStore {
     /// - throws: ``SyncError`` with code `.storage` when the read fails.
     public func fixes(of ride: UUID) throws -> [Fix] {
         try read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM fixes WHERE ride_id = ? ORDER BY timestamp_ms",
+            try Row.fetchAll(db, sql: "SELECT \(Self.fixColumns) FROM fixes WHERE ride_id = ? ORDER BY timestamp_ms",
                              arguments: [ride.uuidString]).map(Self.fix(from:))
         }
     }
@@ -125,12 +125,17 @@ extension RideStore {
                    ended: (row["ended_ms"] as Int64?).map(StoreTime.date), state: row["state"], policy: row["policy"])
     }
 
+    /// The columns ``fix(from:)`` reads, in order (positional access is much faster than by name).
+    static let fixColumns = """
+        timestamp_ms, latitude, longitude, altitude, horizontal_accuracy, vertical_accuracy, speed, course, source
+        """
+
+    /// A fix from a row selecting ``fixColumns``.
     static func fix(from row: Row) -> Fix {
         // Coordinates were validated as `Coordinate`s before they were stored.
-        let coordinate = Coordinate(uncheckedLatitude: row["latitude"], longitude: row["longitude"])
-        return Fix(coordinate: coordinate, altitude: row["altitude"], horizontalAccuracy: row["horizontal_accuracy"],
-                   verticalAccuracy: row["vertical_accuracy"], speed: row["speed"], course: row["course"],
-                   timestamp: StoreTime.date(row["timestamp_ms"]),
-                   source: Fix.Source(rawValue: row["source"]) ?? .unknown)
+        let coordinate = Coordinate(uncheckedLatitude: row[1], longitude: row[2])
+        return Fix(coordinate: coordinate, altitude: row[3], horizontalAccuracy: row[4], verticalAccuracy: row[5],
+                   speed: row[6], course: row[7], timestamp: StoreTime.date(row[0]),
+                   source: Fix.Source(rawValue: row[8]) ?? .unknown)
     }
 }

@@ -59,7 +59,7 @@ extension RideStore {
             guard let row = try Row.fetchOne(db, sql: "SELECT * FROM upload_batches WHERE key = ?", arguments: [key]) else {
                 return nil
             }
-            let fixes = try Row.fetchAll(db, sql: "SELECT * FROM fixes WHERE batch_key = ? ORDER BY timestamp_ms, id",
+            let fixes = try Row.fetchAll(db, sql: "SELECT \(Self.fixColumns) FROM fixes WHERE batch_key = ? ORDER BY timestamp_ms, id",
                                          arguments: [key]).map(Self.fix(from:))
             return UploadBatch(key: key, fixes: fixes, created: StoreTime.date(row["created_ms"]),
                                state: UploadBatch.State(rawValue: row["state"]) ?? .pending, reason: row["reason"])
