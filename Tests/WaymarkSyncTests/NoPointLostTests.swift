@@ -15,7 +15,7 @@ struct NoPointLostTests {
         let transport = try HTTPUploadTransport(server: server.baseURL, timeout: .milliseconds(200))
         let configuration = UploadQueue.Configuration(maxBatchPoints: 300, maxBatchBytes: 96 * 1024, maxBatchAge: 120,
                                                       backoffBase: 2, backoffCap: 300)
-        var totals = (recorded: 0, requests: 0, kills: 0, lostAnswers: 0, replays: 0)
+        var totals = (recorded: 0, requests: 0, kills: 0, lostAnswers: 0, replays: 0, fewest: Int.max)
         let start = Date(timeIntervalSince1970: 1_750_000_000)
         // Two schedules at a time: one runs while the other waits for a timed-out reply.
         try await withThrowingTaskGroup(of: (UInt64, FaultRun.Result, Check).self) { group in
@@ -38,6 +38,7 @@ struct NoPointLostTests {
                 #expect(result.storeFixes == 0 && result.finalBacklog.isEmpty && result.finalBacklog.quarantined == 0,
                         "seed \(seed): \(result.storeFixes) fixes left on the device")
                 totals.recorded += result.recorded.count
+                totals.fewest = min(totals.fewest, result.recorded.count)
                 totals.requests += result.requests
                 totals.kills += result.kills
                 totals.lostAnswers += result.lostAnswers
@@ -45,7 +46,7 @@ struct NoPointLostTests {
             }
         }
         let faults = await server.state.faultCounts
-        print("no-point-lost: \(Self.schedules) schedules, \(totals.recorded) points recorded and stored once, "
+        print("no-point-lost: \(Self.schedules) schedules, \(totals.recorded) points recorded (fewest in one schedule: \(totals.fewest)) and stored once, "
               + "\(totals.requests) requests (\(totals.replays) replayed keys absorbed), \(totals.kills) kills (\(totals.lostAnswers) right after a send), "
               + "server faults \(faults.sorted { $0.key < $1.key })")
     }

@@ -72,12 +72,15 @@ struct FaultRun {
                 timeline.removeFirst()
                 switch first.event {
                 case .deliver:
+                    // Suspended: iOS holds the fixes and hands them over, batched, on resume.
+                    if suspended && uploader != nil { continue }
                     var batch: [Fix] = []
                     while nextFix < fixes.count, fixes[nextFix].timestamp <= now {
                         batch.append(fixes[nextFix])
                         nextFix += 1
                     }
-                    guard let s = store, uploader != nil, !suspended, !batch.isEmpty else { continue }
+                    // Dead: nothing measured in the meantime is recorded (the tracker marks a gap).
+                    guard let s = store, uploader != nil, !batch.isEmpty else { continue }
                     try s.append(batch, to: ride)
                     result.recorded += batch
                     events = [.device(.locations([])), .backlogChanged(try s.backlog())]
@@ -90,6 +93,7 @@ struct FaultRun {
                 case .resume:
                     guard suspended else { continue }
                     suspended = false
+                    timeline.insert((now, .deliver), at: 0)
                     uploader?.offline = !online
                     events = [.device(.networkReachability(online: online)), .device(.locations([]))]
                 case .kill:

@@ -2,7 +2,7 @@ import Foundation
 import WaymarkGeo
 @testable import WaymarkSync
 
-/// One randomized fault schedule over an hour-long commute, from a seed.
+/// One randomized fault schedule over a 65-minute commute (one fix a second), from a seed.
 ///
 /// Device-side faults are scripted events in virtual time; server-side faults are decided per
 /// request from the seed and the request number, so a schedule replays exactly.
@@ -25,7 +25,7 @@ struct FaultSchedule {
     /// Probability that the process dies right after a send, before it sees the answer.
     var pKillAfterSend = 0.0
 
-    init(seed: UInt64, start: Date, rideSeconds: Int = 3_600) {
+    init(seed: UInt64, start: Date, rideSeconds: Int = 3_900) {
         self.seed = seed
         self.start = start
         self.rideSeconds = rideSeconds
