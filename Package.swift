@@ -23,11 +23,11 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
-        // Tracking server (WaymarkServer) only.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         // Value types, geodesy, GPX/GeoJSON, statistics, filters. Foundation only.
@@ -50,7 +50,11 @@ let package = Package(
         // On-device durable store and upload queue.
         .target(
             name: "WaymarkSync",
-            dependencies: ["WaymarkEngine"],
+            dependencies: [
+                "WaymarkEngine",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
             swiftSettings: swiftSettings
         ),
         // The live Device over CoreLocation & co. Compiles to nothing off Apple platforms.
@@ -97,6 +101,11 @@ let package = Package(
         .testTarget(
             name: "WaymarkServerTests",
             dependencies: ["WaymarkServer", .product(name: "HummingbirdTesting", package: "hummingbird")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "WaymarkSyncTests",
+            dependencies: ["WaymarkSync", .product(name: "Hummingbird", package: "hummingbird")],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "WaymarkCLITests", dependencies: ["WaymarkCLI"], swiftSettings: swiftSettings),

@@ -1,0 +1,150 @@
+import Foundation
+import Logging
+import WaymarkEngine
+
+/// Runs an ``UploadQueue`` for real: performs its actions with an ``UploadExecutor``, wakes it at
+/// its deadlines on a clock, and publishes its progress.
+///
+/// Tell it about new fixes (``recorded()``) and device events (``handle(_:)``); it forwards
+/// background-task commands to `commands` (the app's ``Device``). Sends run in their own task,
+/// so a background-task expiry can cancel one in flight.
+///
+/// ```swift
+/// let driver = UploadDriver(executor: executor, commands: { await device.perform($0) })
+/// try store.append(fixes, to: ride.id)
+/// await driver.recorded()
+/// for await status in driver.statuses where status.backlog.isEmpty { break }
+/// ```
+///
+/// Thread-safety: an actor; call it from any task. Call ``stop()`` when done.
+public actor UploadDriver {
+    /// The queue's state after each step.
+    public struct Status: Hashable, Sendable {
+        /// What waits for upload.
+        public var backlog: UploadBacklog
+        /// What the queue is waiting for.
+        public var phase: UploadQueue.Phase
+        /// Consecutive failed attempts.
+        public var failures: Int
+    }
+
+    let executor: UploadExecutor
+    let commands: @Sendable (DeviceCommand) async -> Void
+    let now: @Sendable () -> Date
+    let clock: any Clock<Duration>
+    let logger = Logger(label: "waymark.upload")
+    /// The queue's state.
+    public private(set) var queue: UploadQueue
+    var timer: Task<Void, Never>?
+    var inFlight: (attempt: Int, task: Task<Void, Never>)?
+    var attempts = 0
+    /// The queue's state after each step; the current state first. One subscriber.
+    public nonisolated let statuses: AsyncStream<Status>
+    let continuation: AsyncStream<Status>.Continuation
+
+    /// Makes a driver over the store's current backlog.
+    ///
+    /// - parameter clock: sleeps until deadlines; `now` gives the wall-clock time the queue reasons in.
+    /// - throws: ``SyncError`` `.storage` when the backlog cannot be read.
+    public init(executor: UploadExecutor, configuration: UploadQueue.Configuration = .init(), seed: UInt64 = .random(in: 0...UInt64.max),
+                foreground: Bool = true, online: Bool = true, clock: any Clock<Duration> = ContinuousClock(),
+                now: @escaping @Sendable () -> Date = { Date() },
+                commands: @escaping @Sendable (DeviceCommand) async -> Void = { _ in }) throws {
+        self.executor = executor
+        self.commands = commands
+        self.now = now
+        self.clock = clock
+        queue = UploadQueue(configuration: configuration, backlog: try executor.store.backlog(),
+                            foreground: foreground, online: online, seed: seed, at: now())
+        (statuses, continuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
+    }
+
+    /// Starts work on what the store already holds (call once after making the driver).
+    public func start() async { await feed(nil) }
+
+    /// New fixes were appended to the store.
+    public func recorded() async {
+        do {
+            await feed(.backlogChanged(try executor.store.backlog()))
+        } catch {
+            logger.error("cannot read the upload backlog: \(error)")
+        }
+    }
+
+    /// A device event (reachability, lifecycle, background-task expiry, locations).
+    public func handle(_ event: DeviceEvent) async { await feed(.device(event)) }
+
+    /// Sends everything now, however small the batch.
+    public func flush() async { await feed(.flush) }
+
+    /// Stops the timer and abandons any send in flight (its batch stays pending).
+    public func stop() {
+        timer?.cancel()
+        inFlight?.task.cancel()
+        inFlight = nil
+        continuation.finish()
+    }
+
+    func feed(_ event: UploadQueueEvent?) async {
+        var actions = event.map { queue.handle($0, at: now()) } ?? queue.deadlineReached(at: now())
+        while !actions.isEmpty {
+            let action = actions.removeFirst()
+            switch action {
+            case .send(let key):
+                // Another event may have run while this step awaited (actor reentrancy).
+                if queue.phase == .sending(key: key) { startSend(key) }
+            case .cancelSend:
+                inFlight?.task.cancel()
+                inFlight = nil
+            case .device(let command):
+                await commands(command)
+            default:
+                do {
+                    if let next = try await executor.perform(action, at: now()) {
+                        actions += queue.handle(next, at: now())
+                    }
+                } catch {
+                    logger.error("upload action \(action) failed: \(error)")
+                }
+            }
+        }
+        continuation.yield(Status(backlog: queue.backlog, phase: queue.phase, failures: queue.failures))
+        scheduleTimer()
+    }
+
+    func startSend(_ key: String) {
+        attempts += 1
+        let attempt = attempts, executor = executor
+        let task = Task {
+            let event: UploadQueueEvent
+            do {
+                event = try await executor.send(key: key)
+            } catch {
+                event = .sendFinished(key: key, response: .connectionFailed("\(error)"))
+            }
+            await self.sendFinished(attempt: attempt, event: event)
+        }
+        inFlight = (attempt, task)
+    }
+
+    func sendFinished(attempt: Int, event: UploadQueueEvent) async {
+        guard inFlight?.attempt == attempt else { return }
+        inFlight = nil
+        await feed(event)
+    }
+
+    func scheduleTimer() {
+        timer?.cancel()
+        guard let deadline = queue.nextDeadline else { return }
+        let delay = max(0, deadline.timeIntervalSince(now()))
+        let clock = clock
+        timer = Task {
+            do {
+                try await clock.sleep(for: .milliseconds(Int64((delay * 1000).rounded(.up))))
+            } catch {
+                return
+            }
+            await self.feed(nil)
+        }
+    }
+}

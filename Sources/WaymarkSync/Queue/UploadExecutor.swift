@@ -1,0 +1,68 @@
+import Foundation
+
+/// Carries out the ``UploadQueue``'s actions against a ``RideStore`` and an ``UploadTransport``,
+/// and turns the results into the events the queue expects back.
+///
+/// The ``UploadDriver`` actor uses it with a real clock; a test harness can use it directly,
+/// advancing virtual time between steps.
+///
+/// ```swift
+/// let executor = UploadExecutor(store: store, transport: transport, credentials: credentials)
+/// if let event = try await executor.perform(action) { actions += queue.handle(event, at: now) }
+/// ```
+///
+/// A `Sendable` value type; every call may run on any task.
+public struct UploadExecutor: Sendable {
+    /// The device store.
+    public let store: RideStore
+    /// The transport that sends batches.
+    public let transport: any UploadTransport
+    /// The batch encoding (carries the device id).
+    public let format: NativeBatchFormat
+    /// The token and its refresh hook.
+    public let credentials: DeviceCredentials
+
+    /// Makes an executor.
+    public init(store: RideStore, transport: any UploadTransport, format: NativeBatchFormat = NativeBatchFormat(),
+                credentials: DeviceCredentials) {
+        self.store = store
+        self.transport = transport
+        self.format = format
+        self.credentials = credentials
+    }
+
+    /// Carries out a store or credential action and returns the event to feed back; nil for
+    /// actions that are the caller's (`send`, `cancelSend`, `device`).
+    ///
+    /// - throws: ``SyncError`` `.storage` when the store fails; the queue then still waits for
+    ///   a `.backlogChanged`, which the caller should feed once the store works again.
+    public func perform(_ action: UploadAction, at now: Date) async throws -> UploadQueueEvent? {
+        switch action {
+        case .formBatch(let maxPoints, let maxBytes):
+            try store.formBatch(maxPoints: maxPoints, maxBytes: maxBytes, format: format, at: now)
+        case .acknowledge(let key):
+            try store.acknowledge(batch: key)
+        case .split(let key):
+            try store.split(batch: key)
+        case .quarantine(let key, let reason):
+            try store.quarantine(batch: key, reason: reason)
+        case .refreshCredentials:
+            return .credentialsRefreshed(succeeded: await credentials.refreshToken())
+        case .send, .cancelSend, .device:
+            return nil
+        }
+        return .backlogChanged(try store.backlog())
+    }
+
+    /// Sends the batch once and returns `.sendFinished`, or `.backlogChanged` when the batch no
+    /// longer exists.
+    ///
+    /// - throws: ``SyncError`` `.storage` when the batch cannot be read.
+    public func send(key: String) async throws -> UploadQueueEvent {
+        guard let batch = try store.batch(key), batch.state == .pending else {
+            return .backlogChanged(try store.backlog())
+        }
+        let request = UploadRequest(key: key, body: format.body(for: batch.fixes), token: await credentials.token)
+        return .sendFinished(key: key, response: await transport.send(request))
+    }
+}

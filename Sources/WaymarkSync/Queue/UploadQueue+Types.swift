@@ -1,0 +1,98 @@
+import Foundation
+import WaymarkEngine
+
+extension UploadQueue {
+    /// Batching, backoff and background-budget limits.
+    ///
+    /// A `Sendable` value type; times in seconds, sizes in bytes of the encoded body.
+    public struct Configuration: Hashable, Sendable {
+        /// Most points in one batch.
+        public var maxBatchPoints: Int
+        /// Largest encoded batch body, in bytes (one point is always allowed).
+        public var maxBatchBytes: Int
+        /// Unbatched points older than this (by fix timestamp) are sent even if the batch is small, s.
+        public var maxBatchAge: TimeInterval
+        /// First backoff ceiling after a failure, s; doubles with each further failure.
+        public var backoffBase: TimeInterval
+        /// Largest backoff ceiling, s. The actual wait is uniform in [0, ceiling] (full jitter).
+        public var backoffCap: TimeInterval
+        /// Background time iOS gives after entering the background or a background wake, s.
+        public var backgroundBudget: TimeInterval
+        /// No upload starts in the background with less budget than this left, s; keep it at
+        /// least the transport's timeout.
+        public var minimumBudget: TimeInterval
+        /// On 409 or 422 for a batch of several points, split it to find the refused points and
+        /// quarantine only them; when false the whole batch is quarantined.
+        public var isolateRejectedPoints: Bool
+        /// First identifier used for `beginBackgroundTask` commands (keeps clear of other components).
+        public var backgroundTaskIDBase: Int
+
+        /// Makes a configuration; the defaults suit a phone on a cellular network.
+        public init(maxBatchPoints: Int = 500, maxBatchBytes: Int = 256 * 1024, maxBatchAge: TimeInterval = 120,
+                    backoffBase: TimeInterval = 2, backoffCap: TimeInterval = 600,
+                    backgroundBudget: TimeInterval = 25, minimumBudget: TimeInterval = 10,
+                    isolateRejectedPoints: Bool = true, backgroundTaskIDBase: Int = 6_000) {
+            precondition(maxBatchPoints > 0 && maxBatchBytes > 0, "batch limits must be positive")
+            precondition(backoffBase > 0 && backoffCap >= backoffBase, "backoff needs 0 < base <= cap")
+            self.maxBatchPoints = maxBatchPoints
+            self.maxBatchBytes = maxBatchBytes
+            self.maxBatchAge = maxBatchAge
+            self.backoffBase = backoffBase
+            self.backoffCap = backoffCap
+            self.backgroundBudget = backgroundBudget
+            self.minimumBudget = minimumBudget
+            self.isolateRejectedPoints = isolateRejectedPoints
+            self.backgroundTaskIDBase = backgroundTaskIDBase
+        }
+    }
+
+    /// What the queue is doing.
+    public enum Phase: Hashable, Sendable {
+        /// Deciding on the next step (or waiting for a deadline or an event).
+        case idle
+        /// Waiting for the store to carry out a batch action (form, acknowledge, split, quarantine).
+        case updatingStore
+        /// Waiting for the answer to sending the batch with this key.
+        case sending(key: String)
+        /// Waiting for the credential-refresh hook.
+        case refreshingCredentials
+    }
+}
+
+/// Something the ``UploadQueue`` is told.
+///
+/// A `Sendable` value type.
+public enum UploadQueueEvent: Hashable, Sendable {
+    /// The store's backlog now looks like this (after recording, or after a store action).
+    case backlogChanged(UploadBacklog)
+    /// A device event (reachability, lifecycle, background-task expiry, location deliveries).
+    case device(DeviceEvent)
+    /// Sending a batch finished with this response.
+    case sendFinished(key: String, response: UploadResponse)
+    /// The credential-refresh hook finished.
+    case credentialsRefreshed(succeeded: Bool)
+    /// Send everything now, however small the batch (app going away, user pulled to refresh).
+    case flush
+}
+
+/// Something the ``UploadQueue`` asks its driver to do; the driver reports back with an event.
+///
+/// A `Sendable` value type.
+public enum UploadAction: Hashable, Sendable {
+    /// Form a batch from the oldest unbatched fixes, then report `.backlogChanged`.
+    case formBatch(maxPoints: Int, maxBytes: Int)
+    /// Send the batch, then report `.sendFinished`.
+    case send(key: String)
+    /// Abandon the send in flight (its batch stays pending, to be sent again under the same key).
+    case cancelSend(key: String)
+    /// Delete the acknowledged batch and its fixes, then report `.backlogChanged`.
+    case acknowledge(key: String)
+    /// Split the batch in two, then report `.backlogChanged`.
+    case split(key: String)
+    /// Quarantine the batch with this reason, then report `.backlogChanged`.
+    case quarantine(key: String, reason: String)
+    /// Call the credential-refresh hook, then report `.credentialsRefreshed`.
+    case refreshCredentials
+    /// Perform a device command (`beginBackgroundTask`, `endBackgroundTask`).
+    case device(DeviceCommand)
+}

@@ -1,0 +1,64 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// The HTTP transport over AsyncHTTPClient: `POST {server}{path}` with the native batch body.
+///
+/// Headers: `Authorization: Bearer <token>`, `Content-Type: application/json`,
+/// `Idempotency-Key: <batch key>`. Each attempt has its own timeout; nothing is retried here.
+///
+/// ```swift
+/// let transport = try HTTPUploadTransport(server: URL(string: "https://track.example.com")!)
+/// let response = await transport.send(request)
+/// ```
+///
+/// Thread-safety: `Sendable`; the shared `HTTPClient` may be used from any task.
+public struct HTTPUploadTransport: UploadTransport {
+    /// The full ingest URL.
+    public let url: String
+    /// Time allowed for one attempt, connection included.
+    public let timeout: Duration
+    let client: HTTPClient
+
+    /// Makes a transport for `server` (scheme, host, port) and the ingest `path`.
+    ///
+    /// - parameter client: the HTTP client; the process-wide shared client by default.
+    /// - throws: ``SyncError`` `.configuration` when the server URL has no http(s) scheme or host.
+    public init(server: URL, path: String = "/api/ingest", timeout: Duration = .seconds(30),
+                client: HTTPClient = .shared) throws {
+        guard let scheme = server.scheme, ["http", "https"].contains(scheme), server.host != nil else {
+            throw SyncError(.configuration, "server URL '\(server)' needs an http or https scheme and a host")
+        }
+        var base = server.absoluteString
+        while base.hasSuffix("/") { base.removeLast() }
+        url = base + (path.hasPrefix("/") ? path : "/" + path)
+        self.timeout = timeout
+        self.client = client
+    }
+
+    /// Sends the request once; see ``UploadTransport/send(_:)``.
+    public func send(_ request: UploadRequest) async -> UploadResponse {
+        var http = HTTPClientRequest(url: url)
+        http.method = .POST
+        http.headers.add(name: "Authorization", value: "Bearer \(request.token)")
+        http.headers.add(name: "Content-Type", value: "application/json")
+        http.headers.add(name: "Idempotency-Key", value: request.key)
+        http.body = .bytes(ByteBuffer(bytes: request.body))
+        let deadline = NIODeadline.now() + TimeAmount.nanoseconds(Int64(timeout.components.seconds) * 1_000_000_000
+            + Int64(timeout.components.attoseconds / 1_000_000_000))
+        do {
+            let response = try await client.execute(http, deadline: deadline)
+            let body = try await response.body.collect(upTo: 1 << 20)
+            return .status(Int(response.status.code), body: Array(body.readableBytesView))
+        } catch is CancellationError {
+            return .cancelled
+        } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout
+            || error == .connectTimeout {
+            return .timedOut
+        } catch {
+            if Task.isCancelled { return .cancelled }
+            return .connectionFailed("\(error)")
+        }
+    }
+}

@@ -1,0 +1,117 @@
+import Foundation
+import WaymarkGeo
+
+/// Encodes fixes in the native batch format: Overland-compatible GeoJSON `{"locations":[Feature…]}`.
+///
+/// Each fix becomes a `Point` feature with `[lon, lat]` (plus altitude when known) and the
+/// properties `timestamp` (ISO-8601 UTC with milliseconds), `horizontal_accuracy`,
+/// `vertical_accuracy`, `speed` (m/s), `course` (degrees), `altitude` (metres) and `device_id`.
+/// Unknown values are left out. The output is deterministic: the same fixes give the same bytes.
+///
+/// ```swift
+/// let format = NativeBatchFormat(deviceID: "phone-1")
+/// let body = format.body(for: batch.fixes)      // UTF-8 JSON
+/// ```
+///
+/// A `Sendable` value type.
+public struct NativeBatchFormat: Hashable, Sendable {
+    /// The `device_id` property written into every feature; nil leaves it out.
+    public var deviceID: String?
+
+    /// Makes a format for one device.
+    public init(deviceID: String? = nil) { self.deviceID = deviceID }
+
+    /// The bytes of the envelope around the features: `{"locations":[` and `]}`.
+    public static let envelopeBytes = 16
+
+    /// The whole request body for these fixes, as UTF-8 JSON.
+    public func body(for fixes: [Fix]) -> [UInt8] {
+        var out = Array("{\"locations\":[".utf8)
+        out.reserveCapacity(fixes.count * 260)
+        for (i, fix) in fixes.enumerated() {
+            if i > 0 { out.append(UInt8(ascii: ",")) }
+            appendFeature(fix, to: &out)
+        }
+        out += Array("]}".utf8)
+        return out
+    }
+
+    /// Bytes that ``deviceID`` adds to every feature (`,"device_id":"…"`).
+    public var deviceIDBytes: Int {
+        deviceID.map { 13 + Self.jsonString($0).utf8.count } ?? 0
+    }
+
+    /// The encoded size of one fix's feature in bytes, including the separating comma.
+    public func featureBytes(_ fix: Fix) -> Int {
+        var out: [UInt8] = []
+        appendFeature(fix, to: &out)
+        return out.count + 1
+    }
+
+    func appendFeature(_ fix: Fix, to out: inout [UInt8]) {
+        var s = "{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":["
+        s += Self.number(fix.coordinate.longitude) + "," + Self.number(fix.coordinate.latitude)
+        if let alt = Self.known(fix.altitude) { s += "," + Self.number(alt) }
+        s += "]},\"properties\":{\"timestamp\":\"" + Self.timestamp(fix.timestamp) + "\""
+        if let v = Self.known(fix.horizontalAccuracy, nonNegative: true) { s += ",\"horizontal_accuracy\":" + Self.number(v) }
+        if let v = Self.known(fix.verticalAccuracy, nonNegative: true) { s += ",\"vertical_accuracy\":" + Self.number(v) }
+        if let v = Self.known(fix.speed, nonNegative: true) { s += ",\"speed\":" + Self.number(v) }
+        if let v = Self.known(fix.course, nonNegative: true) { s += ",\"course\":" + Self.number(v) }
+        if let v = Self.known(fix.altitude) { s += ",\"altitude\":" + Self.number(v) }
+        if let deviceID { s += ",\"device_id\":" + Self.jsonString(deviceID) }
+        s += "}}"
+        out += Array(s.utf8)
+    }
+
+    static func known(_ value: Double?, nonNegative: Bool = false) -> Double? {
+        guard let value, value.isFinite, !nonNegative || value >= 0 else { return nil }
+        return value
+    }
+
+    static func number(_ value: Double) -> String {
+        if value == value.rounded(), value.magnitude < 1e15 { return String(Int64(value)) }
+        return "\(value)"
+    }
+
+    static func jsonString(_ text: String) -> String {
+        var s = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": s += "\\\""
+            case "\\": s += "\\\\"
+            case "\n": s += "\\n"
+            case "\r": s += "\\r"
+            case "\t": s += "\\t"
+            case _ where scalar.value < 0x20: s += String(format: "\\u%04x", scalar.value)
+            default: s.unicodeScalars.append(scalar)
+            }
+        }
+        return s + "\""
+    }
+
+    /// `2024-05-01T10:00:00.250Z`: UTC, always with milliseconds (civil-from-days conversion).
+    static func timestamp(_ date: Date) -> String {
+        let ms = StoreTime.millis(date)
+        let secs = ms >= 0 ? ms / 1000 : (ms - 999) / 1000
+        let milli = Int(ms - secs * 1000)
+        let days = secs >= 0 ? secs / 86_400 : (secs - 86_399) / 86_400
+        let sod = Int(secs - days * 86_400)
+        // Days since 1970-01-01 to a proleptic Gregorian date, with years starting on 1 March.
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let day = Int(doy - (153 * mp + 2) / 5 + 1)
+        let month = Int(mp < 10 ? mp + 3 : mp - 9)
+        let year = Int(yoe + era * 400) + (month <= 2 ? 1 : 0)
+        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(sod / 3600, 2)):\(pad(sod / 60 % 60, 2)):"
+            + "\(pad(sod % 60, 2)).\(pad(milli, 3))Z"
+    }
+
+    private static func pad(_ value: Int, _ width: Int) -> String {
+        let text = String(value)
+        return text.count >= width ? text : String(repeating: "0", count: width - text.count) + text
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+
+/// Sends one upload request and reports what came back; the ``UploadQueue`` decides what it means.
+///
+/// Implementations must not retry on their own (the queue owns retries and backoff) and must
+/// honour task cancellation by returning ``UploadResponse/cancelled``. On Linux and in tests the
+/// transport is ``HTTPUploadTransport`` (AsyncHTTPClient). On iOS, an app that must upload while
+/// suspended would plug in a background `URLSession` transport here (not part of Waymark yet).
+///
+/// ```swift
+/// let response = await transport.send(UploadRequest(key: batch.key, body: body, token: token))
+/// ```
+///
+/// Thread-safety: implementations are `Sendable` and may be called from any task.
+public protocol UploadTransport: Sendable {
+    /// Sends the request once and returns the outcome; never throws.
+    func send(_ request: UploadRequest) async -> UploadResponse
+}
+
+/// One batch upload: body, idempotency key and device token.
+///
+/// A `Sendable` value type.
+public struct UploadRequest: Hashable, Sendable {
+    /// The batch's idempotency key (`Idempotency-Key` header).
+    public var key: String
+    /// The JSON body (native batch format).
+    public var body: [UInt8]
+    /// The device token (`Authorization: Bearer …`).
+    public var token: String
+
+    /// Makes a request.
+    public init(key: String, body: [UInt8], token: String) {
+        self.key = key
+        self.body = body
+        self.token = token
+    }
+}
+
+/// What came back from one upload attempt.
+///
+/// A `Sendable` value type.
+public enum UploadResponse: Hashable, Sendable {
+    /// The server answered with this HTTP status and body.
+    case status(Int, body: [UInt8])
+    /// No complete answer within the transport's timeout.
+    case timedOut
+    /// The connection could not be made or broke before a complete answer (reason for logs).
+    case connectionFailed(String)
+    /// The attempt was cancelled (background time ran out, the app is shutting down).
+    case cancelled
+
+    /// True for a 2xx answer whose JSON body says `{"result":"ok"}`: the server committed the batch.
+    public var isAcknowledgement: Bool {
+        guard case .status(let code, let body) = self, (200..<300).contains(code) else { return false }
+        let json = try? JSONSerialization.jsonObject(with: Data(body))
+        return (json as? [String: Any])?["result"] as? String == "ok"
+    }
+
+    /// The server's error message (`{"error":{"message":…}}`), or the start of the body.
+    public var serverMessage: String? {
+        guard case .status(_, let body) = self, !body.isEmpty else { return nil }
+        if let json = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any],
+           let error = json["error"] as? [String: Any], let message = error["message"] as? String {
+            return message
+        }
+        return String(decoding: body.prefix(200), as: UTF8.self)
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+import GRDB
+import Testing
+import WaymarkGeo
+@testable import WaymarkSync
+
+@Suite("RideStore migrations")
+struct RideStoreMigrationTests {
+    @Test("a v1 store (no upload state) upgrades in place: its fixes survive and become uploadable")
+    func upgradeFromV1() throws {
+        let path = TestFixes.temporaryStorePath()
+        defer { TestFixes.removeStore(at: path) }
+        let fixes = TestFixes.ride(count: 40)
+        let rideID: UUID
+        do {
+            let v1 = try RideStore(writer: DatabasePool(path: path, configuration: RideStore.configuration()),
+                                   path: path, upTo: RideStore.Migration.v1)
+            #expect(try v1.appliedMigrations() == [RideStore.Migration.v1])
+            let hasBatches = try v1.read { db in try db.tableExists("upload_batches") }
+            #expect(!hasBatches)
+            rideID = try v1.startRide(at: TestFixes.start).id
+            try v1.append(fixes, to: rideID)
+        }
+        let upgraded = try RideStore(path: path)
+        #expect(try upgraded.appliedMigrations() == [RideStore.Migration.v1, RideStore.Migration.v2])
+        #expect(try upgraded.fixes(of: rideID) == fixes)
+        let backlog = try upgraded.backlog()
+        #expect(backlog.unbatchedPoints == 40)
+        #expect(backlog.oldestUnbatched == fixes[0].timestamp)
+        let batch = try #require(try upgraded.formBatch(maxPoints: 100, maxBytes: 1 << 20, at: TestFixes.start))
+        #expect(batch.points == 40)
+    }
+
+    @Test("opening a current store again applies nothing and changes nothing")
+    func reopenIsNoOp() throws {
+        let path = TestFixes.temporaryStorePath()
+        defer { TestFixes.removeStore(at: path) }
+        let store = try RideStore(path: path)
+        let ride = try store.startRide(at: TestFixes.start)
+        try store.append(TestFixes.ride(count: 5), to: ride.id)
+        try store.formBatch(maxPoints: 3, maxBytes: 1 << 20, at: TestFixes.start, key: "k1")
+        let again = try RideStore(path: path)
+        #expect(try again.appliedMigrations().count == 2)
+        #expect(try again.backlog() == store.backlog())
+    }
+
+    @Test("the v2 schema keeps a fix unique per ride and millisecond at the SQL level")
+    func uniqueConstraint() throws {
+        let store = try RideStore.inMemory()
+        let ride = try store.startRide(at: TestFixes.start)
+        try store.append(TestFixes.ride(count: 1), to: ride.id)
+        #expect(throws: DatabaseError.self) {
+            try store.db.write { db in
+                try db.execute(sql: """
+                    INSERT INTO fixes (ride_id, timestamp_ms, latitude, longitude, source, payload_bytes)
+                    VALUES (?, ?, 0, 0, 'gnss', 10)
+                    """, arguments: [ride.id.uuidString, StoreTime.millis(TestFixes.start)])
+            }
+        }
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+
+/// A small native-ingest server on 127.0.0.1 for tests: idempotency-key and per-(device,
+/// timestamp) dedupe, and faults a test can script (5xx, 413 above N points, 401, 409/422 for
+/// marked points, delays, a dropped connection after commit).
+final class IngestTestServer: Sendable {
+    /// One fault for one upcoming request.
+    enum Fault: Hashable, Sendable {
+        /// Answer with this status without committing.
+        case status(Int)
+        /// Commit, then break the connection before the reply (the client cannot know it landed).
+        case dropAfterCommit
+        /// Commit, then wait this long before replying (the client times out first).
+        case delayAfterCommit(Duration)
+        /// Wait this long, then process normally.
+        case delayBeforeCommit(Duration)
+    }
+
+    let state: IngestLedger
+    let port: Int
+    private let task: Task<Void, any Error>
+
+    var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+
+    private init(port: Int, task: Task<Void, any Error>, state: IngestLedger) {
+        self.port = port
+        self.state = state
+        self.task = task
+    }
+
+    /// Starts a server on a free port and returns once it listens.
+    static func start(path: String = "/api/ingest") async throws -> IngestTestServer {
+        let ledger = IngestLedger()
+        let router = Router()
+        router.post(RouterPath(path)) { request, _ -> Response in
+            try await handle(request, ledger: ledger)
+        }
+        var logger = Logger(label: "test-ingest")
+        logger.logLevel = .critical
+        let (stream, continuation) = AsyncStream<Int>.makeStream()
+        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+                              onServerRunning: { channel in continuation.yield(channel.localAddress?.port ?? 0) },
+                              logger: logger)
+        let task = Task { try await app.runService(gracefulShutdownSignals: []) }
+        var iterator = stream.makeAsyncIterator()
+        let port = await iterator.next() ?? 0
+        return IngestTestServer(port: port, task: task, state: ledger)
+    }
+
+    func stop() { task.cancel() }
+
+    private static func handle(_ request: Request, ledger: IngestLedger) async throws -> Response {
+        let auth = request.headers[.authorization] ?? ""
+        let token = auth.hasPrefix("Bearer ") ? String(auth.dropFirst(7)) : ""
+        let key = HTTPField.Name("Idempotency-Key").flatMap { request.headers[$0] }
+        let body = try await request.body.collect(upTo: 50_000_000)
+        await ledger.saw(contentType: request.headers[.contentType], key: key)
+        let fault = await ledger.nextFault(for: token)
+        if case .delayBeforeCommit(let d) = fault { try await Task.sleep(for: d) }
+        if case .status(let code) = fault { return reply(code, #"{"error":{"message":"injected fault"}}"#) }
+        guard let device = await ledger.device(for: token) else {
+            return reply(401, #"{"error":{"message":"unknown or expired token"}}"#)
+        }
+        guard let json = try? JSONSerialization.jsonObject(with: Data(buffer: body)) as? [String: Any],
+              let locations = json["locations"] as? [[String: Any]] else {
+            return reply(400, #"{"error":{"message":"expected {\"locations\":[…]}"}}"#)
+        }
+        var points: [IngestLedger.Point] = []
+        for feature in locations {
+            let coordinates = (feature["geometry"] as? [String: Any])?["coordinates"] as? [Double] ?? []
+            let timestamp = (feature["properties"] as? [String: Any])?["timestamp"] as? String ?? ""
+            guard coordinates.count >= 2, !timestamp.isEmpty else {
+                return reply(400, #"{"error":{"message":"a feature lacks coordinates or a timestamp"}}"#)
+            }
+            points.append(.init(timestamp: timestamp, longitude: coordinates[0], latitude: coordinates[1]))
+        }
+        switch await ledger.commit(points, device: device, key: key) {
+        case .tooLarge(let max):
+            return reply(413, #"{"error":{"message":"at most \#(max) points per request"}}"#)
+        case .refused(let code):
+            return reply(code, #"{"error":{"message":"point refused by test rule"}}"#)
+        case .committed:
+            break
+        }
+        switch fault {
+        case .dropAfterCommit:
+            var headers = HTTPFields()
+            headers[.contentLength] = "64"
+            return Response(status: .ok, headers: headers, body: ResponseBody { _ in throw CancellationError() })
+        case .delayAfterCommit(let d):
+            try await Task.sleep(for: d)
+        default:
+            break
+        }
+        return reply(200, #"{"result":"ok"}"#)
+    }
+
+    private static func reply(_ status: Int, _ text: String) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json"
+        return Response(status: .init(code: status), headers: headers,
+                        body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+    }
+}
