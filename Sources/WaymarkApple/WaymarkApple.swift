@@ -1,9 +1,3 @@
-#if canImport(CoreLocation)
-import CoreLocation
-import WaymarkEngine
-
-/// The live `Device` over CoreLocation & co. Filled by issue #4; compiles only on Apple platforms.
-public enum WaymarkAppleInfo {
-    public static let version = "0.1.0"
-}
-#endif
+// WaymarkApple: the live `Device` (``LiveDevice``) over CoreLocation, UserNotifications,
+// CoreMotion and UIApplication. Everything is compiled only on platforms with those
+// frameworks; on Linux this module is empty. It has not been exercised on a device.

@@ -1,0 +1,95 @@
+#if canImport(CoreLocation) && canImport(UIKit) && canImport(UserNotifications)
+import CoreLocation
+import Foundation
+import UserNotifications
+import WaymarkEngine
+#if canImport(CoreMotion)
+import CoreMotion
+#endif
+
+extension LiveDevice {
+    @MainActor
+    func requestMotionPermission() {
+        #if canImport(CoreMotion)
+        // CoreMotion has no request call: the first query shows the prompt; its status tells the answer.
+        let now = Date()
+        motion.queryActivityStarting(from: now.addingTimeInterval(-60), to: now, to: .main) { [weak self] _, _ in
+            self?.emit(.motionAuthorization(granted: CMMotionActivityManager.authorizationStatus() == .authorized))
+        }
+        #else
+        emit(.motionAuthorization(granted: false))
+        #endif
+    }
+
+    @MainActor
+    func startMotionUpdates() {
+        #if canImport(CoreMotion)
+        guard CMMotionActivityManager.isActivityAvailable() else { return }
+        motion.startActivityUpdates(to: .main) { [weak self] activity in
+            guard let activity else { return }
+            self?.emit(.motionActivity(MotionActivity(activity: activity)))
+        }
+        #endif
+    }
+}
+
+#if canImport(CoreMotion)
+extension MotionActivity {
+    init(activity: CMMotionActivity) {
+        let kind: Kind = activity.cycling ? .cycling : activity.automotive ? .automotive : activity.running ? .running
+            : activity.walking ? .walking : activity.stationary ? .stationary : .unknown
+        let confidence: Confidence = activity.confidence == .high ? .high : activity.confidence == .medium ? .medium : .low
+        self.init(kind, confidence: confidence)
+    }
+}
+#endif
+
+extension CLAuthorizationStatus {
+    var waymarkStatus: LocationAuthorizationStatus {
+        switch self {
+        case .notDetermined: .notDetermined
+        case .restricted: .restricted
+        case .denied: .denied
+        case .authorizedAlways: .authorizedAlways
+        case .authorizedWhenInUse: .authorizedWhenInUse
+        @unknown default: .denied
+        }
+    }
+}
+
+extension DesiredAccuracy {
+    var clAccuracy: CLLocationAccuracy {
+        switch self {
+        case .bestForNavigation: kCLLocationAccuracyBestForNavigation
+        case .best: kCLLocationAccuracyBest
+        case .nearestTenMeters: kCLLocationAccuracyNearestTenMeters
+        case .hundredMeters: kCLLocationAccuracyHundredMeters
+        case .kilometer: kCLLocationAccuracyKilometer
+        case .threeKilometers: kCLLocationAccuracyThreeKilometers
+        case .reduced: kCLLocationAccuracyReduced
+        }
+    }
+}
+
+extension ActivityType {
+    var clActivityType: CLActivityType {
+        switch self {
+        case .other: .other
+        case .automotiveNavigation: .automotiveNavigation
+        case .fitness: .fitness
+        case .otherNavigation: .otherNavigation
+        case .airborne: .airborne
+        }
+    }
+}
+
+extension NotificationOptions {
+    var unOptions: UNAuthorizationOptions {
+        var options: UNAuthorizationOptions = []
+        if contains(.alert) { options.insert(.alert) }
+        if contains(.sound) { options.insert(.sound) }
+        if contains(.badge) { options.insert(.badge) }
+        return options
+    }
+}
+#endif
