@@ -34,17 +34,36 @@ public actor Engine {
     nonisolated let mapStates = ReplayBroadcaster<MapLaunchState>(initial: MapLaunchState())
     nonisolated let memoryStates: ReplayBroadcaster<PermissionMemory>
     nonisolated let outcomeStates = ReplayBroadcaster<PermissionOutcome>()
+    nonisolated let fenceEvents = ReplayBroadcaster<FenceEvent>(replaysCurrent: false)
+    nonisolated let fenceStates: ReplayBroadcaster<[String: FencePresence]>
+    nonisolated let regionStates: ReplayBroadcaster<[MonitoredRegion]>
+    nonisolated let fenceStore: ReplayBroadcaster<GeofenceMonitor.PersistentState>
+    nonisolated let rideStates: ReplayBroadcaster<RideState>
+    nonisolated let rideStatistics: ReplayBroadcaster<RideStatistics>
+    nonisolated let rideRecords = ReplayBroadcaster<RideRecord>(replaysCurrent: false)
+    var fenceRevision: Int
 
     /// Makes an engine over `device`.
     ///
     /// - parameter clock: measures timeouts; pass a manual clock in tests.
     /// - parameter memory: the ``PermissionMemory`` the app stored on an earlier launch.
+    /// - parameter geofences: the geofences' state the app stored (see ``EngineGeofences/stored``).
+    /// - parameter ride: the ride's last snapshot the app stored (see ``EngineRide/recorded``).
     public init(device: any Device, clock: any Clock<Duration> = ContinuousClock(),
-                configuration: EngineCore.Configuration = .init(), memory: PermissionMemory = .init()) {
+                configuration: EngineCore.Configuration = .init(), memory: PermissionMemory = .init(),
+                geofences: GeofenceMonitor.PersistentState? = nil, ride: RideSnapshot? = nil) {
         self.device = device
         self.clock = clock
-        self.core = EngineCore(configuration: configuration, memory: memory)
+        let core = EngineCore(configuration: configuration, memory: memory, geofences: geofences, ride: ride)
+        self.core = core
         self.memoryStates = ReplayBroadcaster(initial: memory)
+        self.fenceStates = ReplayBroadcaster(initial: core.geofences.fences.keys.reduce(into: [:]) {
+            $0[$1] = core.geofences.presence(of: $1) ?? .unknown })
+        self.regionStates = ReplayBroadcaster(initial: core.geofences.monitoredRegions.values.sorted { $0.identifier < $1.identifier })
+        self.fenceStore = ReplayBroadcaster(initial: core.geofences.persistentState)
+        self.fenceRevision = core.geofences.revision
+        self.rideStates = ReplayBroadcaster(initial: core.rideTracker.state)
+        self.rideStatistics = ReplayBroadcaster(initial: core.rideTracker.statistics)
     }
 
     /// Permission requests and their published results.
@@ -55,6 +74,12 @@ public actor Engine {
 
     /// The map helper's states, with replay.
     public nonisolated var map: EngineMap { EngineMap(engine: self) }
+
+    /// Geofences: change the set, read events, presence and monitored regions.
+    public nonisolated var geofences: EngineGeofences { EngineGeofences(engine: self) }
+
+    /// The ride: start, pause, resume, stop; states, statistics and what to store.
+    public nonisolated var ride: EngineRide { EngineRide(engine: self) }
 
     /// Consumes the device's events until the stream ends, then stops: pending requests throw
     /// ``EngineError/Code/stopped`` and every state sequence ends. Call once.
@@ -84,6 +109,19 @@ public actor Engine {
         await mapStates.finish()
         await memoryStates.finish()
         await outcomeStates.finish()
+        await fenceEvents.finish()
+        await fenceStates.finish()
+        await regionStates.finish()
+        await fenceStore.finish()
+        await rideStates.finish()
+        await rideStatistics.finish()
+        await rideRecords.finish()
+    }
+
+    /// The time to stamp an app call with: the device's clock, never before the latest event.
+    func appCallTime() async -> Date {
+        let deviceNow = await device.now()
+        return max(deviceNow, latestEventTime ?? deviceNow)
     }
 
     func requestPermissions(_ requests: [PermissionRequest]) async throws -> [PermissionOutcome] {
@@ -102,6 +140,10 @@ public actor Engine {
     func apply(_ out: EngineOutput) async {
         rescheduleTimer()
         for update in out.updates { await publish(update) }
+        if core.geofences.revision != fenceRevision {
+            fenceRevision = core.geofences.revision
+            await fenceStore.publish(core.geofences.persistentState)
+        }
         for command in out.commands { await device.perform(command) }
     }
 
@@ -118,7 +160,17 @@ public actor Engine {
         case .permission(.memoryChanged(let memory)): await memoryStates.publish(memory)
         case .launchLocation(let state): await launchStates.publish(state)
         case .map(let state): await mapStates.publish(state)
-        case .geofence: break   // the Engine's geofence API (event stream, states with replay) is not written yet
+        case .geofence(.event(let event)): await fenceEvents.publish(event)
+        case .geofence(.presence(let id, let presence)):
+            var all = await fenceStates.current ?? [:]
+            all[id] = presence
+            await fenceStates.publish(all)
+        case .geofence(.monitoredRegions(let regions)): await regionStates.publish(regions)
+        case .ride(.state(let state)): await rideStates.publish(state)
+        case .ride(.statistics(let statistics)): await rideStatistics.publish(statistics)
+        case .ride(.recorded(let fix)): await rideRecords.publish(.fix(fix))
+        case .ride(.gap(let gap)): await rideRecords.publish(.gap(gap))
+        case .ride(.checkpoint(let snapshot)): await rideRecords.publish(.checkpoint(snapshot))
         }
     }
 }

@@ -18,12 +18,18 @@ public actor ReplayBroadcaster<Value: Sendable> {
     public private(set) var current: Value?
     /// Whether ``finish()`` was called; subscribers then end after the current value.
     public private(set) var isFinished = false
+    /// Whether a new subscriber gets the current value first (states); false for event streams.
+    public nonisolated let replaysCurrent: Bool
     private var continuations: [Int: AsyncStream<Value>.Continuation] = [:]
     private var nextID = 0
 
     /// Makes a broadcaster, optionally with an initial current value.
-    public init(initial: Value? = nil) {
+    ///
+    /// - parameter replaysCurrent: false for a stream of events, where a subscriber sees only
+    ///   what is published after it subscribed.
+    public init(initial: Value? = nil, replaysCurrent: Bool = true) {
         current = initial
+        self.replaysCurrent = replaysCurrent
     }
 
     /// The number of live subscriptions.
@@ -43,10 +49,10 @@ public actor ReplayBroadcaster<Value: Sendable> {
         continuations = [:]
     }
 
-    /// A new subscription: the current value first, then every published value.
+    /// A new subscription: the current value first (when replaying), then every published value.
     public func subscribe() -> AsyncStream<Value> {
         let (stream, continuation) = AsyncStream.makeStream(of: Value.self)
-        if let current { continuation.yield(current) }
+        if replaysCurrent, let current { continuation.yield(current) }
         if isFinished {
             continuation.finish()
             return stream

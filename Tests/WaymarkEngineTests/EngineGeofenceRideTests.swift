@@ -1,0 +1,54 @@
+import Foundation
+import Testing
+import WaymarkGeo
+@testable import WaymarkEngine
+
+@Suite("Engine actor: geofences and the ride over a hand-played device")
+struct EngineGeofenceRideTests {
+    static let shop = Fence(id: "shop", shape: .circle(center: Geodesy.destination(from: Ride.start, bearing: 90, distance: 1_200),
+                                                       radiusMeters: 200), triggers: [.enter, .exit])
+
+    @Test("fence events once each, presence and regions with replay; ride states, statistics and records for the store")
+    func geofencesAndRide() async throws {
+        guard #available(macOS 15, iOS 18, *) else { return }
+        let rig = EngineTests.Rig(configuration: .init(ride: TrackerHarness.steady))
+        let events = Task { var got: [FenceEvent] = []; for await e in rig.engine.geofences.events { got.append(e) }; return got }
+        let records = Task { var got: [RideRecord] = []; for await r in rig.engine.ride.recorded { got.append(r) }; return got }
+        while await rig.engine.fenceEvents.subscriberCount == 0 { await Task.yield() }
+        while await rig.engine.rideRecords.subscriberCount == 0 { await Task.yield() }
+
+        rig.device.send(.launched(reason: .user))
+        #expect(await rig.device.nextCommand() == .createLocationManager)
+        rig.device.send(T.auth(.authorizedAlways))
+        try await rig.engine.geofences.replace(with: [Self.shop])
+        await rig.engine.ride.start(rideID: "r1")
+        for t in 0..<400 { rig.device.send(.locations([Ride.fix(Double(t), east: Double(t) * 5, speed: 5)])) }
+        while await rig.engine.eventsHandled < 402 { await Task.yield() }
+
+        // Late subscribers get the current values at once.
+        var presence: [String: FencePresence]?
+        for await p in rig.engine.geofences.states { presence = p; break }
+        #expect(presence == ["shop": .outside])
+        var regions: [MonitoredRegion]?
+        for await r in rig.engine.geofences.monitoredRegions { regions = r; break }
+        #expect(regions?.map(\.identifier).contains("waymark.fence.shop") == true)
+        var state: RideState?
+        for await s in rig.engine.ride.states { state = s; break }
+        #expect(state == .moving)
+        var statistics: RideStatistics?
+        for await s in rig.engine.ride.statistics { statistics = s; break }
+        #expect(abs((statistics?.distanceMeters ?? 0) - 1_995) < 30)
+
+        await rig.engine.ride.stop()
+        let performed = await rig.device.performed
+        #expect(performed.last == .stopUpdatingLocation)                  // the ride released GNSS…
+        #expect(!performed.contains(.stopSignificantChanges))             // …the fences keep significant changes
+        await rig.stop()
+        #expect(await events.value.map(\.kind) == [.enter, .exit])
+        let stored = await records.value
+        #expect(stored.filter { if case .fix = $0 { true } else { false } }.count == 400)
+        #expect(!stored.contains { if case .gap = $0 { true } else { false } })
+        guard case .checkpoint(let last)? = stored.last else { Issue.record("the last record is not a checkpoint"); return }
+        #expect(last.state == .ended)
+    }
+}
