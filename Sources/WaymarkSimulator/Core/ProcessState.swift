@@ -12,8 +12,13 @@ struct ProcessState: Sendable {
     var backgroundSince: Double?
     var backgroundGeneration = 0
     var tasks: [Int] = []
+    /// End of a background launch or wake-up window (location event or silent push).
+    var wakeUntil: Double?
+    /// End of a window in which standard updates may be started from the background (location events only).
     var locationWakeUntil: Double?
     var motionUpdates = false
+    /// The classifier update last delivered to this process (``Simulation/motionSerial``).
+    var deliveredMotionSerial = 0
     var inFlightUploads: [Int] = []
     var cancelledUploads: [Int] = []
     var isRunning: Bool { state == .foreground || state == .background }

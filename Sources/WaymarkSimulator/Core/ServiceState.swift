@@ -34,6 +34,8 @@ struct RegionMonitor: Sendable {
     var candidate: RegionState?
     var candidateSince = 0.0
     var serial: Int
+    /// Virtual time from which a state request is answered with the state rather than `unknown`.
+    var determinedAt: Double
 }
 
 /// Significant-change monitoring (persists across launches).

@@ -10,7 +10,7 @@ extension Simulation {
             permissions.notifications = device.notifications ?? .notDetermined
             permissions.motion = device.motion ?? .notDetermined
             permissions.alwaysUpgradeShown = device.alwaysUpgradeShown ?? false
-            for region in device.monitoredRegions ?? [] { addRegion(region) }
+            for region in device.monitoredRegions ?? [] { addRegion(region, persisted: true) }
             if device.significantChangesActive == true { significant = SignificantChanges() }
         }
         permissions.servicesEnabled = device.locationServicesEnabled ?? true
@@ -43,6 +43,7 @@ extension Simulation {
             process.state = .foreground
             process.backgroundSince = nil
             process.backgroundGeneration += 1
+            process.wakeUntil = nil
             process.locationWakeUntil = nil
             if wasSuspended { note("resumed") }
             emit(.willEnterForeground)
@@ -51,6 +52,7 @@ extension Simulation {
                 process.pendingAuthorizationCallback = false
                 emit(.authorizationChanged(permissions.authorization))
             }
+            if wasSuspended { deliverOnResume() }
         case .foreground:
             break
         }
@@ -69,16 +71,19 @@ extension Simulation {
             note("allow-once grant expired with the previous process")
         }
         note("launched (\(reason.rawValue))")
-        if reason != .user { startBackgroundWindow() }
+        if reason != .user { startBackgroundWindow(forLocation: reason != .remoteNotification) }
         emit(.launched(reason: reason))
     }
 
-    /// Starts a location-event background window (launch or wake): ~10 s, ~30 s with a task.
-    mutating func startBackgroundWindow() {
+    /// Starts a background window for a launch or wake-up: ~10 s for a location event (~30 s with a
+    /// task), in which standard updates may be started; ~30 s for a silent push, in which they may not.
+    mutating func startBackgroundWindow(forLocation: Bool) {
+        let seconds = forLocation ? constants.locationLaunchSeconds : constants.remoteNotificationSeconds
         process.backgroundSince = now
         process.backgroundGeneration += 1
-        process.locationWakeUntil = now + constants.locationLaunchSeconds
-        schedule(.suspendCheck(process.generation), in: constants.locationLaunchSeconds)
+        process.wakeUntil = now + seconds
+        process.locationWakeUntil = forLocation ? now + seconds : nil
+        schedule(.suspendCheck(process.generation), in: seconds)
     }
 
     mutating func enterBackground() {
@@ -97,13 +102,14 @@ extension Simulation {
     var keepsRunningInBackground: Bool {
         if backgroundLocationActive { return true }
         if !process.tasks.isEmpty { return true }
-        if let until = process.locationWakeUntil, now < until { return true }
+        if let until = process.wakeUntil, now < until { return true }
         return false
     }
 
     mutating func suspendIfIdle(generation: Int) {
         guard generation == process.generation, process.state == .background, !keepsRunningInBackground else { return }
         process.state = .suspended
+        process.wakeUntil = nil
         process.locationWakeUntil = nil
         stats.suspensions += 1
         process.cancelledUploads += process.inFlightUploads
@@ -111,16 +117,20 @@ extension Simulation {
         note("suspended")
     }
 
-    /// Wakes a suspended app in the background for a location event.
-    mutating func wake() {
+    /// Wakes a suspended app in the background for a location event or (not `forLocation`) a silent push.
+    mutating func wake(forLocation: Bool = true) {
         process.state = .background
-        note("woken in the background")
-        startBackgroundWindow()
+        note(forLocation ? "woken in the background" : "woken in the background by a silent push")
+        startBackgroundWindow(forLocation: forLocation)
         reportCancelledUploads()
+        deliverOnResume()
     }
 
     mutating func terminate(forceQuit: Bool, reason: String) {
-        if forceQuit { forceQuitBlocked = true }
+        if forceQuit {
+            forceQuitBlocked = true
+            heldFixes = []
+        }
         guard process.state != .notRunning else { return }
         process = ProcessState()
         standard = nil
@@ -130,10 +140,13 @@ extension Simulation {
         note(reason)
     }
 
+    /// A silent (content-available) push: launches a terminated app or wakes a suspended one in the
+    /// background, but not an app the user force-quit, and never with leave to start standard updates.
     mutating func silentPush() {
         switch process.state {
+        case .notRunning where forceQuitBlocked: note("silent push not delivered: app force-quit")
         case .notRunning: launch(.remoteNotification)
-        case .suspended: wake(); process.locationWakeUntil = nil
+        case .suspended: wake(forLocation: false)
         default: break
         }
     }
@@ -165,6 +178,7 @@ extension Simulation {
     mutating func enforceTaskExpiry(generation: Int) {
         guard generation == process.backgroundGeneration, process.state == .background else { return }
         if process.tasks.isEmpty {
+            process.wakeUntil = nil
             process.locationWakeUntil = nil
             suspendIfIdle(generation: process.generation)
         } else {

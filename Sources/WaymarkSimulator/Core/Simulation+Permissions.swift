@@ -5,6 +5,7 @@ extension Simulation {
     mutating func createLocationManager() {
         process.managerCreated = true
         emit(.authorizationChanged(permissions.authorization))
+        deliverHeldFixes()
         let pending = process.pendingManagerEvents
         process.pendingManagerEvents = []
         for event in pending { emit(event) }
@@ -15,7 +16,7 @@ extension Simulation {
     mutating func showPrompt(_ kind: PromptKind, requires descriptions: [DeviceSetup.UsageDescription]) {
         if let visible = prompt {
             stats.promptCollisions += 1
-            note("prompt collision: \(kind.rawValue) requested while \(visible.kind.rawValue) is on screen; request lost")
+            note("prompt collision: \(kind.displayName) requested while \(visible.kind.displayName) is on screen; request lost")
             return
         }
         if let missing = descriptions.first(where: { !usageDescriptions.contains($0) }) {
@@ -26,7 +27,7 @@ extension Simulation {
         promptSerial += 1
         prompt = (kind, promptSerial)
         stats.promptsShown += 1
-        note("prompt shown: \(kind.rawValue)")
+        note("prompt shown: \(kind.displayName)")
         let response = scenario.user?.prompts?[kind]
         schedule(.promptAnswered(promptSerial), in: response?.thinkSeconds ?? constants.promptThinkSeconds)
     }
@@ -35,7 +36,7 @@ extension Simulation {
         guard let shown = prompt, shown.serial == serial else { return }
         prompt = nil
         let response = scenario.user?.prompts?[shown.kind] ?? PromptResponse(.allow)
-        note("prompt answered: \(shown.kind.rawValue) \(response.answer.rawValue)")
+        note("prompt answered: \(shown.kind.displayName), \(TimelineText.words(response.answer.rawValue))")
         switch shown.kind {
         case .notifications:
             permissions.notifications = response.answer == .deny ? .denied : .granted

@@ -4,16 +4,24 @@ import WaymarkGeo
 
 extension Simulation {
     /// Registers a region (no checks): used for persisted regions at start and by ``startMonitoring(_:)``.
-    mutating func addRegion(_ region: MonitoredRegion) {
+    ///
+    /// The initial state is `unknown` when the system cannot tell the side: the device is within the
+    /// buffer of the boundary, or no position is available (an outage: tunnel, underground). A new
+    /// registration also needs ``PlatformConstants/regionStateDeterminationSeconds`` before a state
+    /// request gets an answer other than `unknown`; persisted regions are already determined.
+    mutating func addRegion(_ region: MonitoredRegion, persisted: Bool = false) {
         var radius = min(region.radiusMeters, constants.maxRegionRadiusMeters)
         if radius < constants.minRegionRadiusMeters {
             radius = rng.uniform(constants.smallRegionEffectiveMinMeters, constants.smallRegionEffectiveMaxMeters)
         }
-        let d = Geodesy.haversineDistance(trajectory.position(at: now), region.center)
-        let state: RegionState = abs(d - radius) < constants.regionBufferMeters ? .unknown : (d < radius ? .inside : .outside)
+        let position = trajectory.position(at: now)
+        let d = Geodesy.haversineDistance(position, region.center)
+        let state: RegionState = isOutage(at: now, position) || abs(d - radius) < constants.regionBufferMeters
+            ? .unknown : (d < radius ? .inside : .outside)
         regionSerial += 1
         regions.removeAll { $0.region.identifier == region.identifier }
-        regions.append(RegionMonitor(region: region, effectiveRadius: radius, state: state, serial: regionSerial))
+        regions.append(RegionMonitor(region: region, effectiveRadius: radius, state: state, serial: regionSerial,
+                                     determinedAt: persisted ? now : now + constants.regionStateDeterminationSeconds))
     }
 
     mutating func startMonitoring(_ region: MonitoredRegion) {
@@ -37,13 +45,18 @@ extension Simulation {
 
     mutating func reportRegionState(_ identifier: String) {
         guard let monitor = regions.first(where: { $0.region.identifier == identifier }) else { return }
-        emit(.regionState(identifier: identifier, state: monitor.state))
+        emit(.regionState(identifier: identifier, state: now < monitor.determinedAt ? .unknown : monitor.state))
     }
 
     /// Commits a crossing once the device has been beyond the boundary by the buffer for the dwell time;
     /// the event follows after the latency.
     mutating func stepRegions(_ truth: Trajectory.State) {
         guard permissions.locationAuthorized, !regions.isEmpty else { return }
+        guard !isOutage(at: now, truth.coordinate) else {
+            // No position, no decision: undetermined regions stay unknown, pending crossings restart.
+            for i in regions.indices { regions[i].candidate = nil }
+            return
+        }
         for i in regions.indices {
             var m = regions[i]
             let d = Geodesy.haversineDistance(truth.coordinate, m.region.center)
@@ -82,11 +95,19 @@ extension Simulation {
         case .foreground, .background:
             emit(event)
         case .suspended:
-            guard permissions.always else { note("not delivered: \(event.logName) needs always authorization"); return }
+            guard permissions.always else {
+                note("not delivered: \(event.logName) needs always authorization")
+                if case .significantChange(let fix) = event { hold([fix]) }
+                return
+            }
             wake()
             emit(event)
         case .notRunning:
-            guard permissions.always else { note("no relaunch: \(event.logName) needs always authorization"); return }
+            guard permissions.always else {
+                note("no relaunch: \(event.logName) needs always authorization")
+                if case .significantChange(let fix) = event { hold([fix]) }
+                return
+            }
             guard !forceQuitBlocked || constants.relaunchAfterForceQuit else {
                 note("no relaunch after force-quit: \(event.logName) dropped")
                 return

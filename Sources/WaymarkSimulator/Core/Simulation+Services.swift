@@ -18,7 +18,16 @@ extension Simulation {
     }
 
     mutating func deliverCurrentMotion() {
-        if let reportedMotion, process.motionUpdates, permissions.motion == .granted { emit(.motionActivity(reportedMotion)) }
+        guard let reportedMotion, process.motionUpdates, permissions.motion == .granted else { return }
+        process.deliveredMotionSerial = motionSerial
+        emit(.motionActivity(reportedMotion))
+    }
+
+    /// Updates are not delivered while the app is suspended; when it runs again, an active handler
+    /// gets the most recent classification it missed (CMMotionActivityManager behaviour).
+    mutating func deliverMotionOnResume() {
+        guard motionSerial > process.deliveredMotionSerial else { return }
+        deliverCurrentMotion()
     }
 
     /// The classifier reports the true activity after it has been stable for the lag
@@ -35,11 +44,13 @@ extension Simulation {
         let confidence: MotionActivity.Confidence = cycling
             ? (rng.chance(constants.cyclingMediumConfidenceProbability) ? .medium : .low) : .high
         reportedMotion = MotionActivity(motionCandidate, confidence: confidence)
+        motionSerial += 1
         if process.isRunning { deliverCurrentMotion() }
     }
 
     mutating func applyScriptedMotion(_ item: MotionSetup.ScriptedActivity) {
         reportedMotion = MotionActivity(item.activity, confidence: item.confidence ?? .high)
+        motionSerial += 1
         if process.isRunning { deliverCurrentMotion() }
     }
 

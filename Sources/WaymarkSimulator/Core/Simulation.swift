@@ -61,6 +61,10 @@ public struct Simulation: Sendable {
     var regionSerial = 0
     var significant: SignificantChanges?
     var lastKnownFix: Fix?
+    /// Fixes the system holds for an app that cannot take them (see `Simulation+HeldFixes`).
+    var heldFixes: [Fix] = []
+    /// Counts classifier updates, so a resumed app can tell whether it missed one.
+    var motionSerial = 0
     var motionCandidate: MotionActivity.Kind = .unknown
     var motionCandidateSince = 0.0
     var reportedMotion: MotionActivity?
@@ -198,7 +202,11 @@ public struct Simulation: Sendable {
     /// events, once the app has created its location manager).
     mutating func emit(_ event: DeviceEvent) {
         guard process.isRunning else {
-            note("undelivered (app \(process.state.rawValue)): \(event.logName)")
+            if case .locations(let fixes) = event {
+                hold(fixes)
+            } else {
+                note("undelivered (app \(process.state.rawValue)): \(event.logName)")
+            }
             return
         }
         if event.needsLocationManager && !process.managerCreated {

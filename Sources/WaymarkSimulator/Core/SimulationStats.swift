@@ -12,6 +12,8 @@ public struct SimulationStats: Hashable, Sendable, Codable {
     public var missingUsageDescriptions = 0
     /// Location deliveries (callbacks) and the fixes they carried.
     public var locationDeliveries = 0, fixesDelivered = 0
+    /// Fixes the system held while the app could not take them and delivered late in a batch.
+    public var fixesDeliveredLate = 0
     /// Fixes measured but not delivered because of the distance filter.
     public var fixesSuppressedByDistanceFilter = 0
     /// Standard-update starts ignored because the app was in the background.

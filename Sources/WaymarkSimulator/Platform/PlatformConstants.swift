@@ -66,6 +66,9 @@ public struct PlatformConstants: Hashable, Sendable, Codable {
     public var backgroundTaskGraceSeconds = 1.0
     /// One-shot request timeout before `locationUnknown`.
     public var oneShotTimeoutSeconds = 10.0
+    /// Fixes the system holds for an app that cannot take them (suspended, or not running and not
+    /// relaunched); they arrive late in one batch when it runs again. Beyond this the oldest are dropped.
+    public var heldFixLimit = 100
 
     // §5 significant changes
     /// Movement that triggers a significant change.
@@ -78,6 +81,9 @@ public struct PlatformConstants: Hashable, Sendable, Codable {
     public var relaunchAfterForceQuit = false
     /// Background time for a location or region launch or wake-up.
     public var locationLaunchSeconds = 10.0
+    /// Background time for a launch or wake-up by a silent (content-available) push; standard
+    /// updates still cannot be started in it.
+    public var remoteNotificationSeconds = 30.0
 
     // §6 regions
     /// Regions one app may monitor.
@@ -94,6 +100,8 @@ public struct PlatformConstants: Hashable, Sendable, Codable {
     public var regionDwellSeconds = 20.0
     /// Delay from a committed crossing to the event.
     public var regionLatencySeconds = 60.0
+    /// Time the system needs to determine a new region's state; a state request sooner reports `unknown`.
+    public var regionStateDeterminationSeconds = 2.0
 
     // §7 motion
     /// Classification lag for walking, running, automotive and stationary.
