@@ -7,7 +7,24 @@
 public struct EnergyReport: Hashable, Sendable, Codable {
     /// The consumers of the energy table.
     public enum Consumer: String, Hashable, Sendable, Codable, CaseIterable, CodingKeyRepresentable {
-        case gnss, wifi, cell, significantChange, regionMonitoring, motion, cpuWake, radio, app
+        /// The GNSS receiver.
+        case gnss
+        /// Wi-Fi positioning.
+        case wifi
+        /// Cell positioning (also reduced accuracy).
+        case cell
+        /// Significant-change monitoring.
+        case significantChange
+        /// Region monitoring.
+        case regionMonitoring
+        /// The motion coprocessor.
+        case motion
+        /// CPU wakes to deliver fixes.
+        case cpuWake
+        /// Radio wakes and payload of uploads.
+        case radio
+        /// The app itself while it runs.
+        case app
     }
 
     /// Energy by consumer.

@@ -19,7 +19,14 @@ public struct EventLog: Hashable, Sendable {
         public var note: String?
 
         /// Line kinds.
-        public enum Kind: String, Hashable, Sendable, Codable { case event, command, system }
+        public enum Kind: String, Hashable, Sendable, Codable {
+            /// Something the app received.
+            case event
+            /// Something the app asked of the system.
+            case command
+            /// A note on what the system did that the app cannot see.
+            case system
+        }
     }
 
     /// All entries in order.

@@ -1,6 +1,19 @@
 /// An iOS version whose documented behaviour the simulator reproduces.
 public enum IOSProfile: String, Hashable, Sendable, Codable, CaseIterable {
-    case ios12, ios13, ios14, ios15, ios16, ios17, ios18
+    /// iOS 12: force-quit apps relaunched by location events; no "Allow Once", no reduced accuracy.
+    case ios12
+    /// iOS 13: "Allow Once"; force-quit apps no longer relaunched.
+    case ios13
+    /// iOS 14: reduced ("approximate") accuracy.
+    case ios14
+    /// iOS 15: as iOS 14 for everything the simulator models.
+    case ios15
+    /// iOS 16: as iOS 14 for everything the simulator models.
+    case ios16
+    /// iOS 17: as iOS 14 for everything the simulator models.
+    case ios17
+    /// iOS 18: the current documented behaviour.
+    case ios18
 
     /// The profile used when a scenario names none: current documented behaviour.
     public static let current = IOSProfile.ios18

@@ -47,16 +47,39 @@ public struct DeviceSetup: Hashable, Sendable, Codable {
     }
 
     /// Fresh install or existing state.
-    public enum Install: String, Hashable, Sendable, Codable, CaseIterable { case fresh, existing }
+    public enum Install: String, Hashable, Sendable, Codable, CaseIterable {
+        /// Just installed: every permission not determined, nothing monitored.
+        case fresh
+        /// Installed earlier: the permissions and regions given in the setup.
+        case existing
+    }
     /// A yes/no permission's state.
-    public enum PermissionSetting: String, Hashable, Sendable, Codable, CaseIterable { case notDetermined, granted, denied }
+    public enum PermissionSetting: String, Hashable, Sendable, Codable, CaseIterable {
+        /// Never asked.
+        case notDetermined
+        /// Allowed.
+        case granted
+        /// Refused.
+        case denied
+    }
     /// Usage-description keys.
     public enum UsageDescription: String, Hashable, Sendable, Codable, CaseIterable {
-        case NSLocationWhenInUseUsageDescription, NSLocationAlwaysAndWhenInUseUsageDescription, NSMotionUsageDescription
+        /// Needed for the when-in-use prompt.
+        case NSLocationWhenInUseUsageDescription
+        /// Needed for the always (upgrade) prompt.
+        case NSLocationAlwaysAndWhenInUseUsageDescription
+        /// Needed for the motion prompt.
+        case NSMotionUsageDescription
     }
     /// Background modes.
     public enum BackgroundMode: String, Hashable, Sendable, Codable, CaseIterable {
-        case location, fetch, processing
+        /// `location`: background location updates.
+        case location
+        /// `fetch`: background app refresh.
+        case fetch
+        /// `processing`: background processing tasks.
+        case processing
+        /// `remote-notification`: silent pushes.
         case remoteNotification = "remote-notification"
     }
 }

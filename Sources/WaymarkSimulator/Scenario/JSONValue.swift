@@ -4,8 +4,22 @@ import WaymarkGeo
 
 /// A JSON value, for free-form overrides.
 public enum JSONValue: Hashable, Sendable, Codable {
-    case number(Double), bool(Bool), string(String), object([String: JSONValue]), array([JSONValue]), null
+    /// A JSON number.
+    case number(Double)
+    /// `true` or `false`.
+    case bool(Bool)
+    /// A JSON string.
+    case string(String)
+    /// A JSON object.
+    case object([String: JSONValue])
+    /// A JSON array.
+    case array([JSONValue])
+    /// `null`.
+    case null
 
+    /// Decodes any JSON value (booleans before numbers, so `true` stays a boolean).
+    ///
+    /// - throws: `DecodingError` when the input is not JSON.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.singleValueContainer()
         if c.decodeNil() { self = .null }
@@ -16,6 +30,7 @@ public enum JSONValue: Hashable, Sendable, Codable {
         else { self = .object(try c.decode([String: JSONValue].self)) }
     }
 
+    /// Encodes the value as the same JSON.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.singleValueContainer()
         switch self {

@@ -16,7 +16,12 @@ public struct MotionSetup: Hashable, Sendable, Codable {
     }
 
     /// Modes.
-    public enum Mode: String, Hashable, Sendable, Codable, CaseIterable { case derived, scripted }
+    public enum Mode: String, Hashable, Sendable, Codable, CaseIterable {
+        /// Classified from the route's speed and activities, with the platform's lag.
+        case derived
+        /// Reported exactly as the script says, at its times.
+        case scripted
+    }
 
     /// A scripted classification.
     public struct ScriptedActivity: Hashable, Sendable, Codable {

@@ -18,7 +18,14 @@ public struct UserBehaviour: Hashable, Sendable, Codable {
 
 /// The system prompts.
 public enum PromptKind: String, Hashable, Sendable, Codable, CaseIterable, CodingKeyRepresentable {
-    case notifications, locationWhenInUse, locationAlways, motion
+    /// Notifications (alert, sound, badge).
+    case notifications
+    /// Location while using the app (with "Allow Once" and "Precise").
+    case locationWhenInUse
+    /// The one-time upgrade from when-in-use to always.
+    case locationAlways
+    /// Motion & Fitness.
+    case motion
 }
 
 /// How the user answers one prompt.
@@ -38,5 +45,12 @@ public struct PromptResponse: Hashable, Sendable, Codable {
     }
 
     /// Prompt answers; `allowOnce` applies to location when-in-use only.
-    public enum Answer: String, Hashable, Sendable, Codable, CaseIterable { case allow, allowOnce, deny }
+    public enum Answer: String, Hashable, Sendable, Codable, CaseIterable {
+        /// Allow (for location: while using the app, or always for the upgrade prompt).
+        case allow
+        /// Allow once: when-in-use for this process only.
+        case allowOnce
+        /// Don't allow.
+        case deny
+    }
 }
