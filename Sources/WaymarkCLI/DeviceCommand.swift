@@ -21,7 +21,7 @@ struct DeviceCommand: AsyncParsableCommand {
         @Option(help: "SQLite file path, or a postgres:// URL.")
         var database: String = DatabaseOption.defaultLocation
 
-        func run() async throws { print(try await output(), terminator: "") }
+        func run() async throws { writeLine(try await output(), terminator: "") }
 
         func output() async throws -> String {
             let name = self.name
@@ -45,7 +45,7 @@ struct DeviceCommand: AsyncParsableCommand {
         @Option(help: "SQLite file path, or a postgres:// URL.")
         var database: String = DatabaseOption.defaultLocation
 
-        func run() async throws { print(try await output(), terminator: "") }
+        func run() async throws { writeLine(try await output(), terminator: "") }
 
         func output() async throws -> String {
             try await StoreFactory.withStore(at: database, logger: quietLogger) { store in
@@ -71,7 +71,7 @@ struct DeviceCommand: AsyncParsableCommand {
         @Option(help: "SQLite file path, or a postgres:// URL.")
         var database: String = DatabaseOption.defaultLocation
 
-        func run() async throws { print(try await output(), terminator: "") }
+        func run() async throws { writeLine(try await output(), terminator: "") }
 
         func output() async throws -> String {
             let id = self.id

@@ -39,7 +39,7 @@ struct GeoInverseCommand: ParsableCommand {
         if batch {
             try GeoBatch.run(fieldCount: 4, expected: "LAT1 LON1 LAT2 LON2", Self.solve)
         } else {
-            print(try Self.solve(values))
+            writeLine(try Self.solve(values))
         }
     }
 
@@ -79,7 +79,7 @@ struct GeoDirectCommand: ParsableCommand {
         if batch {
             try GeoBatch.run(fieldCount: 4, expected: "LAT1 LON1 AZIMUTH1 DISTANCE", Self.solve)
         } else {
-            print(try Self.solve(values))
+            writeLine(try Self.solve(values))
         }
     }
 
@@ -163,7 +163,7 @@ struct GeoBenchmarkCommand: ParsableCommand {
             for (a, b) in pairs { sink += body(a, b) }
             let elapsed = ContinuousClock.now - start
             let ns = Double(elapsed.components.seconds) * 1e9 + Double(elapsed.components.attoseconds) / 1e9
-            print("\(name.padding(toLength: 44, withPad: " ", startingAt: 0)) \(String(format: "%8.1f", ns / Double(pairs.count))) ns/call"
+            writeLine("\(name.padding(toLength: 44, withPad: " ", startingAt: 0)) \(String(format: "%8.1f", ns / Double(pairs.count))) ns/call"
                   + (sink.isNaN ? " (nan)" : ""))
         }
         measure("geodesic inverse (random pairs)", far) { g.inverse($0, $1).distance }

@@ -63,14 +63,14 @@ struct SimulateCommand: AsyncParsableCommand {
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
-            print(String(decoding: try encoder.encode(report), as: UTF8.self))
+            writeLine(String(decoding: try encoder.encode(report), as: UTF8.self))
         } else {
-            print("scenario \(report.name ?? scenario), seed \(report.seed), \(Int(report.durationSeconds)) s simulated")
-            print(report.timeline)
-            print("")
-            print("prompts shown \(report.stats.promptsShown), collisions \(report.stats.promptCollisions), "
+            writeLine("scenario \(report.name ?? scenario), seed \(report.seed), \(Int(report.durationSeconds)) s simulated")
+            writeLine(report.timeline)
+            writeLine("")
+            writeLine("prompts shown \(report.stats.promptsShown), collisions \(report.stats.promptCollisions), "
                   + "fixes delivered \(report.stats.fixesDelivered), final state \(report.finalAppState.rawValue)")
-            print(report.energyTable)
+            writeLine(report.energyTable)
         }
     }
 
@@ -106,7 +106,7 @@ struct SimulateCommand: AsyncParsableCommand {
         }
         let comparison: RideComparison
         do { comparison = try RideComparison.run(items, seed: seed) } catch { throw InputError("\(error)") }
-        print(comparison.table)
+        writeLine(comparison.table)
     }
 
     private func loadExperiment(_ path: String) throws -> [RideExperimentScenario] {

@@ -32,7 +32,7 @@ extension WaymarkCommand {
             let code = exitCode(for: error)
             let message = fullMessage(for: error)
             if code == .success {
-                if !message.isEmpty { print(message) }
+                if !message.isEmpty { writeLine(message) }
                 return WaymarkExit.success
             }
             writeToStandardError(message)
@@ -58,7 +58,7 @@ extension WaymarkCommand {
             let code = exitCode(for: error)
             let message = fullMessage(for: error)
             if code == .success {
-                if !message.isEmpty { print(message) }
+                if !message.isEmpty { writeLine(message) }
                 return WaymarkExit.success
             }
             if error is ValidationError || code == .validationFailure {

@@ -32,7 +32,7 @@ struct GPXStatsCommand: AsyncParsableCommand {
         if json {
             try printJSON(summary)
         } else {
-            print(summary.text(), terminator: "")
+            writeLine(summary.text(), terminator: "")
         }
     }
 

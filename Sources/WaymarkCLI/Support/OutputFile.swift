@@ -62,3 +62,8 @@ func printJSON(_ value: some Encodable) throws {
     data.append(0x0A)
     FileHandle.standardOutput.write(data)
 }
+
+/// Writes a line of the tool's output to standard output (the commands' one way to print).
+func writeLine(_ text: String = "", terminator: String = "\n") {
+    FileHandle.standardOutput.write(Data((text + terminator).utf8))
+}
