@@ -21,7 +21,7 @@ struct EngineLaunchSimulationTests {
         let scenario = Fixture.opened(prompts: [.notifications: PromptResponse(c.notifications),
                                                 .locationWhenInUse: PromptResponse(c.location)],
                                       world: World(network: World.Network(apnsAvailable: c.apnsAvailable)), duration: 300)
-        var sim = try Simulation(scenario: scenario, seed: seed, app: EngineSimApp())
+        var sim = try Simulation(scenario: scenario, seed: seed, app: EngineApp.mapApp())
         sim.runToEnd()
         return sim
     }
@@ -32,7 +32,7 @@ struct EngineLaunchSimulationTests {
         let app = try #require(sim.engineApp)
         #expect(sim.stats.promptCollisions == 0)
         #expect(sim.stats.promptsShown == 2)
-        let outcomes = try #require(app.batches.first)
+        let outcomes = try #require(app.permissionBatches.first)
         #expect(outcomes.map(\.result) == [c.notifications == .allow ? .granted : .denied,
                                            c.location == .allow ? .granted : .denied])
         if c.notifications == .allow {
@@ -52,7 +52,7 @@ struct EngineLaunchSimulationTests {
         // §2 callback sequences.
         #expect(sim.authorizationStatuses == [.notDetermined, c.location == .allow ? .authorizedWhenInUse : .denied])
         #expect(sim.startTimes.count == (c.location == .allow ? 1 : 0))
-        let final = try #require(app.launchStates.last?.1)
+        let final = try #require(app.launchStates.last?.value)
         if c.location == .allow {
             #expect(final.fix != nil)
             #expect(sim.stopTimes.count == 1)
@@ -74,7 +74,7 @@ struct EngineLaunchSimulationTests {
         // A cached fix that is accurate enough (65–80 m), so only its age can reject it.
         let scenario = Fixture.opened(overrides: ["cachedFixProbability": .number(1), "cachedFixAccuracyMinMeters": .number(65),
                                                   "cachedFixAccuracyMaxMeters": .number(80)], duration: 120)
-        var sim = try Simulation(scenario: scenario, seed: 3, app: EngineSimApp(requests: [.locationWhenInUse]))
+        var sim = try Simulation(scenario: scenario, seed: 3, app: EngineApp.mapApp(requests: [.locationWhenInUse]))
         sim.runToEnd()
         let app = try #require(sim.engineApp)
         let delivered = sim.received.compactMap { timed -> (Date, Fix)? in
@@ -83,7 +83,8 @@ struct EngineLaunchSimulationTests {
         let (firstArrival, cached) = try #require(delivered.first)
         #expect(firstArrival.timeIntervalSince(cached.timestamp) > 10)      // the simulator did hand out a stale fix
         #expect(try #require(cached.horizontalAccuracy) <= 100)
-        let (acceptedAt, state) = try #require(app.launchStates.last)
+        let last = try #require(app.launchStates.last)
+        let (acceptedAt, state) = (last.time, last.value)
         let fix = try #require(state.fix)
         #expect(fix != cached)
         #expect(acceptedAt.timeIntervalSince(fix.timestamp) <= 10)
@@ -95,11 +96,11 @@ struct EngineLaunchSimulationTests {
     @Test("a missing usage description is reported as misconfigured after the timeout, not a hang")
     func missingUsageDescription() throws {
         let scenario = Fixture.opened(device: DeviceSetup(usageDescriptions: []), duration: 120)
-        var sim = try Simulation(scenario: scenario, app: EngineSimApp(requests: [.locationWhenInUse, .notifications([.alert])]))
+        var sim = try Simulation(scenario: scenario, app: EngineApp.mapApp(requests: [.locationWhenInUse, .notifications([.alert])]))
         sim.runToEnd()
         let app = try #require(sim.engineApp)
         #expect(sim.stats.missingUsageDescriptions == 1)
-        #expect(app.batches.first?.map(\.result) == [.misconfigured(missingUsageDescription: .locationWhenInUse), .granted])
+        #expect(app.permissionBatches.first?.map(\.result) == [.misconfigured(missingUsageDescription: .locationWhenInUse), .granted])
         #expect(sim.stats.promptCollisions == 0)
         #expect(sim.startTimes.isEmpty)
     }
@@ -110,10 +111,10 @@ struct EngineLaunchSimulationTests {
         let scenario = Fixture.opened(device: Fixture.existing(.authorizedWhenInUse, notifications: .granted),
                                       world: World(outages: [outage]),
                                       overrides: ["cachedFixProbability": .number(0)], duration: 120)
-        var sim = try Simulation(scenario: scenario, app: EngineSimApp(requests: []))
+        var sim = try Simulation(scenario: scenario, app: EngineApp.mapApp(requests: []))
         sim.runToEnd()
         let app = try #require(sim.engineApp)
-        #expect(app.launchStates.last?.1 == .unavailable(.timeout))
+        #expect(app.launchStates.last?.value == .unavailable(.timeout))
         #expect(sim.startTimes == [0])
         #expect(sim.stopTimes == [20])
     }

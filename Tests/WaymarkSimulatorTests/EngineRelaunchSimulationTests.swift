@@ -10,7 +10,7 @@ struct EngineRelaunchSimulationTests {
     static func twoLaunches(prompts: [PromptKind: PromptResponse] = [:], requests: [PermissionRequest]? = nil) throws -> Simulation {
         let scenario = Fixture.opened(prompts: prompts, actions: [UserAction(at: 60, .forceQuit), UserAction(at: 120, .open)],
                                       duration: 240)
-        var sim = try Simulation(scenario: scenario, app: requests.map { EngineSimApp(requests: $0) } ?? EngineSimApp())
+        var sim = try Simulation(scenario: scenario, app: requests.map { EngineApp.mapApp(requests: $0) } ?? EngineApp.mapApp())
         sim.runToEnd()
         return sim
     }
@@ -18,14 +18,14 @@ struct EngineRelaunchSimulationTests {
     @Test("relaunch of an install that allowed: one authorizedWhenInUse callback, no prompt, one start")
     func relaunchAfterAllowing() throws {
         let scenario = Fixture.opened(device: Fixture.existing(.authorizedWhenInUse, notifications: .granted), duration: 120)
-        var sim = try Simulation(scenario: scenario, app: EngineSimApp())
+        var sim = try Simulation(scenario: scenario, app: EngineApp.mapApp())
         sim.runToEnd()
         let app = try #require(sim.engineApp)
         #expect(sim.authorizationStatuses == [.authorizedWhenInUse])
         #expect(sim.stats.promptsShown == 0)
         #expect(sim.startTimes == [0])
-        #expect(app.batches.first?.map(\.prompted) == [true, false])   // notifications answer at once; location skipped
-        #expect(app.launchStates.last?.1.fix != nil)
+        #expect(app.permissionBatches.first?.map(\.prompted) == [true, false])   // notifications answer at once; location skipped
+        #expect(app.launchStates.last?.value.fix != nil)
     }
 
     @Test("allow, quit, relaunch: updates start exactly once in each process")
@@ -47,7 +47,7 @@ struct EngineRelaunchSimulationTests {
         #expect(sim.stats.promptsShown == 3)   // notifications once, location in each process
         #expect(sim.stats.promptCollisions == 0)
         #expect(sim.startTimes.count == 2)
-        #expect(app.launchStates.filter { $0.1.fix != nil }.count == 2)
+        #expect(app.launchStates.filter { $0.value.fix != nil }.count == 2)
         #expect(app.mapStates.filter { $0.center != nil && $0.currentLocationButtonEnabled }.count == 2)
     }
 
@@ -57,17 +57,17 @@ struct EngineRelaunchSimulationTests {
                                        requests: [.locationWhenInUse, .locationAlwaysUpgrade])
         let app = try #require(sim.engineApp)
         #expect(sim.commandTimes { $0 == .requestAlwaysAuthorization }.count == 1)
-        #expect(app.batches.map { $0.map(\.result) } == [[.granted, .denied], [.granted, .notAsked(.alreadyAskedOnThisInstall)]])
+        #expect(app.permissionBatches.map { $0.map(\.result) } == [[.granted, .denied], [.granted, .notAsked(.alreadyAskedOnThisInstall)]])
         #expect(sim.stats.promptCollisions == 0)
     }
 
     @Test("under Allow Once the upgrade shows nothing: the sequencer times out instead of blaming Info.plist")
     func upgradeUnderAllowOnce() throws {
         let scenario = Fixture.opened(prompts: [.locationWhenInUse: PromptResponse(.allowOnce)], duration: 120)
-        var sim = try Simulation(scenario: scenario, app: EngineSimApp(requests: [.locationWhenInUse, .locationAlwaysUpgrade]))
+        var sim = try Simulation(scenario: scenario, app: EngineApp.mapApp(requests: [.locationWhenInUse, .locationAlwaysUpgrade]))
         sim.runToEnd()
         let app = try #require(sim.engineApp)
-        #expect(app.batches.first?.map(\.result) == [.granted, .timedOut])
+        #expect(app.permissionBatches.first?.map(\.result) == [.granted, .timedOut])
     }
 
     /// With the default 100 m the first Wi-Fi fix (30–100 m) is taken within a second; with 20 m
@@ -77,10 +77,11 @@ struct EngineRelaunchSimulationTests {
     func energy(seed: UInt64, maxAccuracy: Double) throws {
         let scenario = Fixture.opened(device: Fixture.existing(.authorizedWhenInUse, notifications: .granted), duration: 120)
         let configuration = EngineCore.Configuration(launchLocation: .init(maxAccuracyMeters: maxAccuracy, timeout: 40))
-        var sim = try Simulation(scenario: scenario, seed: seed, app: EngineSimApp(configuration: configuration))
+        var sim = try Simulation(scenario: scenario, seed: seed, app: EngineApp.mapApp(configuration: configuration))
         sim.runToEnd()
         let app = try #require(sim.engineApp)
-        let (acceptedAt, state) = try #require(app.launchStates.last)
+        let last = try #require(app.launchStates.last)
+        let (acceptedAt, state) = (last.time, last.value)
         #expect(try #require(state.fix?.horizontalAccuracy) <= maxAccuracy)
         let accepted = acceptedAt.timeIntervalSince(sim.epoch)
         #expect(accepted + 60 <= sim.endTime)
@@ -95,9 +96,9 @@ struct EngineRelaunchSimulationTests {
     @Test("replay of the simulated launch states: early and late subscribers get located(fix) exactly once")
     func replayFromSimulation() async throws {
         let scenario = Fixture.opened(duration: 120)
-        var sim = try Simulation(scenario: scenario, app: EngineSimApp())
+        var sim = try Simulation(scenario: scenario, app: EngineApp.mapApp())
         sim.runToEnd()
-        let states = try #require(sim.engineApp).launchStates.map(\.1)
+        let states = try #require(sim.engineApp).launchStates.map(\.value)
         let fix = try #require(states.last?.fix)
 
         let broadcaster = ReplayBroadcaster<LaunchLocationState>(initial: .idle)

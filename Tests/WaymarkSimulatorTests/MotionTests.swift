@@ -60,4 +60,30 @@ struct MotionTests {
         #expect(sim.motionActivities.map(\.1) == [MotionActivity(.automotive, confidence: .medium)])
         #expect(sim.motionActivities.first?.0 == 10)
     }
+
+    @Test("a stop after a leg with an explicit activity is stationary, and the next leg keeps its own")
+    func stopAfterExplicitActivity() throws {
+        let park = Fixture.east(3_000)
+        let trajectory = Trajectory(start: Fixture.origin, legs: [
+            .travel([park], speed: 6, activity: .cycling), .stop(8 * 3_600),
+            .travel([Fixture.origin], speed: 1.4, activity: .walking)])
+        #expect(trajectory.state(at: 250).activity == .cycling)
+        for hour in 1...7 {
+            let t = 500 + Double(hour) * 3_600
+            #expect(trajectory.state(at: t).activity == .stationary, "hour \(hour) of the park")
+            #expect(trajectory.state(at: t).speed == 0)
+        }
+        #expect(trajectory.state(at: 500 + 8 * 3_600 + 60).activity == .walking)
+    }
+
+    @Test("motion reports stationary during a park that follows a cycling leg")
+    func parkAfterCycling() throws {
+        let route = ScenarioRoute(start: Fixture.origin, legs: [.travel([Fixture.east(1_800)], speed: 6, activity: .cycling),
+                                                              .stop(3_600)])
+        var sim = try Self.motion(route)
+        sim.run(until: 3_000)
+        let last = try #require(sim.motionActivities.last)
+        #expect(last.1.kind == .stationary)
+        #expect(last.0 > 300 && last.0 < 600)
+    }
 }

@@ -118,7 +118,7 @@ public actor Engine {
         case .permission(.memoryChanged(let memory)): await memoryStates.publish(memory)
         case .launchLocation(let state): await launchStates.publish(state)
         case .map(let state): await mapStates.publish(state)
-        case .geofence: break   // the Engine's geofence API (event stream, states with replay) is not written yet
+        case .geofence, .ride: break
         }
     }
 }

@@ -3,16 +3,22 @@ import WaymarkGeo
 
 /// The engine's pure heart: the components in their fixed order plus the ``DemandResolver``.
 ///
-/// Each device event goes to the ``PermissionSequencer``, then the ``LaunchLocator``, then the
-/// ``MapLaunchHelper``; the resolver then merges the components' location demands into the fewest
-/// commands. On the first `launched` event the core creates the location manager (iOS answers with
-/// the authorization callback the components need). A second `launched` means a new process: the
-/// core starts over, keeping only the ``PermissionMemory``.
+/// Each device event goes to the ``PermissionSequencer``, then the ``LaunchLocator``, the
+/// ``MapLaunchHelper``, the ``GeofenceMonitor`` and the ``RideTracker``; the resolver then merges
+/// the components' location demands into the fewest commands. On the first `launched` event the
+/// core creates the location manager (iOS answers with the authorization callback the components
+/// need). A second `launched` means a new process: the core starts over, keeping only what an app
+/// keeps on disk (the ``PermissionMemory``, the geofences' ``GeofenceMonitor/PersistentState`` and
+/// the last ``RideSnapshot``).
+///
+/// The geofence monitor leaves one of the app's region slots to the ride's wake fence, so that
+/// Waymark never monitors more than `regionSlots` minus the host's regions.
 ///
 /// ```swift
 /// var core = EngineCore()
 /// var out = core.handle(.launched(reason: .user), at: t0)          // [.createLocationManager]
 /// out = core.requestPermissions([.locationWhenInUse], batch: 1, at: t0)
+/// out = core.rideCommand(.start(rideID: "ride-1"), at: t0)
 /// ```
 ///
 /// No clock, no OS: wake it with ``deadlineReached(at:)`` at ``nextDeadline``. A `Sendable`
@@ -24,16 +30,28 @@ public struct EngineCore: Sendable {
         public var permissions: PermissionSequencer.Configuration
         /// Launch-fix freshness, accuracy and timeout.
         public var launchLocation: LaunchLocator.Configuration
-        /// Geofence slots, margins and timings.
+        /// Geofence slots, margins and timings (the core reserves one more slot for the ride).
         public var geofencing: GeofenceMonitor.Configuration
+        /// The ride tracker's policy, filters and timings.
+        public var ride: RideTracker.Configuration
 
         /// Makes a configuration.
         public init(permissions: PermissionSequencer.Configuration = .init(),
                     launchLocation: LaunchLocator.Configuration = .init(),
-                    geofencing: GeofenceMonitor.Configuration = .init()) {
+                    geofencing: GeofenceMonitor.Configuration = .init(),
+                    ride: RideTracker.Configuration = .init()) {
             self.permissions = permissions
             self.launchLocation = launchLocation
             self.geofencing = geofencing
+            self.ride = ride
+        }
+
+        /// The geofence configuration the core runs: ``geofencing`` with one slot reserved for
+        /// the ride's wake fence.
+        public var effectiveGeofencing: GeofenceMonitor.Configuration {
+            var result = geofencing
+            result.reservedRegionSlots += RideTracker.regionSlots
+            return result
         }
     }
 
@@ -45,24 +63,28 @@ public struct EngineCore: Sendable {
     public private(set) var launchLocator: LaunchLocator
     /// The geofence monitor (store its ``GeofenceMonitor/persistentState`` when its revision moves).
     public private(set) var geofences: GeofenceMonitor
+    /// The ride tracker (store its ``RideTracker/snapshot`` on every ``RideUpdate/checkpoint(_:)``).
+    public private(set) var rideTracker: RideTracker
     /// The map helper.
     public private(set) var map = MapLaunchHelper()
     /// The demand resolver.
     public private(set) var resolver = DemandResolver()
     private var launched = false
 
-    /// Makes a core with the app's stored permission memory.
+    /// Makes a core for a new process from what the app stored: the permission memory, the
+    /// geofences' persistent state and the ride's last snapshot.
     public init(configuration: Configuration = Configuration(), memory: PermissionMemory = PermissionMemory(),
-                geofences stored: GeofenceMonitor.PersistentState? = nil) {
+                geofences stored: GeofenceMonitor.PersistentState? = nil, ride snapshot: RideSnapshot? = nil) {
         self.configuration = configuration
         permissions = PermissionSequencer(configuration: configuration.permissions, memory: memory)
         launchLocator = LaunchLocator(configuration: configuration.launchLocation)
-        geofences = GeofenceMonitor(configuration: configuration.geofencing, restoring: stored)
+        geofences = GeofenceMonitor(configuration: configuration.effectiveGeofencing, restoring: stored)
+        rideTracker = RideTracker(configuration: configuration.ride, restoring: snapshot)
     }
 
     /// The earliest time a component must be woken with ``deadlineReached(at:)``.
     public var nextDeadline: Date? {
-        [permissions.nextDeadline, launchLocator.nextDeadline, geofences.nextDeadline].compactMap { $0 }.min()
+        [permissions.nextDeadline, launchLocator.nextDeadline, geofences.nextDeadline, rideTracker.nextDeadline].compactMap { $0 }.min()
     }
 
     /// Queues permission requests as one batch (see ``PermissionSequencer/enqueue(_:batch:at:)``).
@@ -79,7 +101,8 @@ public struct EngineCore: Sendable {
         switch event {
         case .launched:
             if launched {
-                self = EngineCore(configuration: configuration, memory: permissions.memory, geofences: geofences.persistentState)
+                self = EngineCore(configuration: configuration, memory: permissions.memory,
+                                  geofences: geofences.persistentState, ride: rideTracker.snapshot)
             }
             launched = true
             out.commands.append(.createLocationManager)
@@ -91,6 +114,7 @@ public struct EngineCore: Sendable {
         out.absorb(permissions.handle(event, at: now), as: EngineUpdate.permission)
         out.absorb(launchLocator.handle(event, at: now), as: EngineUpdate.launchLocation)
         out.absorb(geofences.handle(event, at: now), as: EngineUpdate.geofence)
+        out.absorb(rideTracker.handle(event, at: now), as: EngineUpdate.ride)
         finishStep(into: &out)
         return out
     }
@@ -105,12 +129,28 @@ public struct EngineCore: Sendable {
         return out
     }
 
+    /// Handles the rider's tap on the ride controls (start, pause, resume, stop).
+    public mutating func rideCommand(_ command: RideCommand, at now: Date) -> EngineOutput {
+        var out = EngineOutput()
+        let step: RideTracker.Output
+        switch command {
+        case .start(let rideID): step = rideTracker.start(rideID: rideID, at: now)
+        case .pause: step = rideTracker.pause(at: now)
+        case .resume: step = rideTracker.resume(at: now)
+        case .stop: step = rideTracker.stop(at: now)
+        }
+        out.absorb(step, as: EngineUpdate.ride)
+        finishStep(into: &out)
+        return out
+    }
+
     /// Handles a wake-up: every component whose deadline has come acts on it.
     public mutating func deadlineReached(at now: Date) -> EngineOutput {
         var out = EngineOutput()
         out.absorb(permissions.deadlineReached(at: now), as: EngineUpdate.permission)
         out.absorb(launchLocator.deadlineReached(at: now), as: EngineUpdate.launchLocation)
         out.absorb(geofences.deadlineReached(at: now), as: EngineUpdate.geofence)
+        out.absorb(rideTracker.deadlineReached(at: now), as: EngineUpdate.ride)
         finishStep(into: &out)
         return out
     }
@@ -119,36 +159,6 @@ public struct EngineCore: Sendable {
         if let change = map.update(launch: launchLocator.state, authorization: permissions.authorization) {
             out.updates.append(.map(change))
         }
-        out.commands += resolver.resolve([launchLocator.demand] + geofences.demands)
+        out.commands += resolver.resolve([launchLocator.demand] + geofences.demands + rideTracker.demands)
     }
-}
-
-/// What the core answers: commands for the device and updates to publish, each in order.
-///
-/// A `Sendable` value type.
-public struct EngineOutput: Sendable {
-    /// Commands to perform, in order.
-    public var commands: [DeviceCommand] = []
-    /// Updates to publish, in order.
-    public var updates: [EngineUpdate] = []
-
-    /// Makes an empty output.
-    public init() {}
-
-    mutating func absorb<U>(_ output: ComponentOutput<U>, as wrap: (U) -> EngineUpdate) {
-        commands += output.commands
-        updates += output.updates.map(wrap)
-    }
-}
-
-/// A public update from one of the core's components.
-public enum EngineUpdate: Hashable, Sendable {
-    /// From the permission sequencer.
-    case permission(PermissionSequencer.Update)
-    /// The launch locator's new state.
-    case launchLocation(LaunchLocationState)
-    /// The map helper's new state.
-    case map(MapLaunchState)
-    /// From the geofence monitor: fence events, presence changes, monitored regions.
-    case geofence(GeofenceMonitor.Update)
 }

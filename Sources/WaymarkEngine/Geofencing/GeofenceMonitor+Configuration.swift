@@ -11,6 +11,9 @@ extension GeofenceMonitor {
         public var hostRegionIdentifiers: Set<String>
         /// How many regions the host app monitors, when the identifiers are not known.
         public var hostRegionCount: Int
+        /// Slots kept free for other Waymark components (the ``EngineCore`` keeps one for the ride's
+        /// wake fence); the monitor never uses them.
+        public var reservedRegionSlots: Int
         /// The prefix of every region identifier Waymark creates.
         public var regionPrefix: String
         /// How far inside the boundary a fix must be to enter (at least; grows with the fix's accuracy).
@@ -36,7 +39,7 @@ extension GeofenceMonitor {
 
         /// Makes a configuration; the defaults suit GNSS fixes and iOS's 20 regions.
         public init(regionSlots: Int = 20, hostRegionIdentifiers: Set<String> = [], hostRegionCount: Int = 0,
-                    regionPrefix: String = "waymark.", enterDepthMeters: Double = 10, exitMarginMeters: Double = 20,
+                    reservedRegionSlots: Int = 0, regionPrefix: String = "waymark.", enterDepthMeters: Double = 10, exitMarginMeters: Double = 20,
                     maximumDecisionAccuracyMeters: Double = 50, reentryDebounce: TimeInterval = 60,
                     fixFreshness: TimeInterval = 20, refreshRadiusRange: ClosedRange<Double> = 150...5000,
                     reportsInitialState: Bool = false, usesSignificantChanges: Bool = true,
@@ -44,6 +47,7 @@ extension GeofenceMonitor {
             self.regionSlots = regionSlots
             self.hostRegionIdentifiers = hostRegionIdentifiers
             self.hostRegionCount = hostRegionCount
+            self.reservedRegionSlots = reservedRegionSlots
             self.regionPrefix = regionPrefix
             self.enterDepthMeters = enterDepthMeters
             self.exitMarginMeters = exitMarginMeters
@@ -62,6 +66,12 @@ extension GeofenceMonitor {
 
         /// The region identifier of a fence.
         public func regionIdentifier(forFence id: String) -> String { regionPrefix + "fence." + id }
+
+        /// Whether the monitor created the region (a fence's region or the refresh fence); regions of
+        /// other Waymark components (such as `waymark.ride.wake`) and of the host app are not its own.
+        public func ownsRegion(_ identifier: String) -> Bool {
+            identifier == refreshRegionIdentifier || fenceIdentifier(forRegion: identifier) != nil
+        }
 
         /// The fence identifier of a region Waymark created, nil for other regions.
         public func fenceIdentifier(forRegion identifier: String) -> String? {

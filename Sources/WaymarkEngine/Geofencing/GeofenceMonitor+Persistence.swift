@@ -55,7 +55,7 @@ extension GeofenceMonitor {
     ///
     /// - parameter osMonitoredRegions: the identifiers the OS reports as monitored (iOS:
     ///   `CLLocationManager.monitoredRegions`), when known. Waymark regions the OS lost are
-    ///   registered again at the next selection; Waymark regions the state does not know are stopped.
+    ///   registered again at the next selection; regions of the monitor the state does not know are stopped.
     ///   Other regions are never touched.
     public init(configuration: Configuration = Configuration(), restoring state: PersistentState?,
                 osMonitoredRegions: Set<String>? = nil) {
@@ -72,7 +72,7 @@ extension GeofenceMonitor {
         }
         if let osMonitoredRegions {
             for id in stored.regions.keys where !osMonitoredRegions.contains(id) { stored.regions[id] = nil }
-            orphans = osMonitoredRegions.filter { $0.hasPrefix(configuration.regionPrefix) && stored.regions[$0] == nil }
+            orphans = osMonitoredRegions.filter { configuration.ownsRegion($0) && stored.regions[$0] == nil }
         }
         needsReselect = true
     }

@@ -99,7 +99,7 @@ extension GeofenceMonitor {
     mutating func regionFailed(_ identifier: String, _ reason: RegionFailure, into out: inout Output) {
         // Every refusal of a Waymark region is one start the OS could not take, even when a
         // reselection already dropped the region before its refusal arrived.
-        guard identifier.hasPrefix(configuration.regionPrefix) else { return }
+        guard configuration.ownsRegion(identifier) else { return }
         stored.regions[identifier] = nil
         changed()
         recentlyFailed.insert(identifier)

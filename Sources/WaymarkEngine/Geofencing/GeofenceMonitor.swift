@@ -85,11 +85,12 @@ public struct GeofenceMonitor: Sendable {
     /// The identifiers of the fences the device is inside.
     public var insideFenceIDs: Set<String> { Set(insideHandles.map { ids[Int($0)] }) }
 
-    /// The slots Waymark may use now: granted minus the host's, minus slots the OS refused.
+    /// The slots the monitor may use now: granted minus the host's, minus the reserved ones, minus
+    /// slots the OS refused.
     public var slotBudget: Int {
         if blocked { return 0 }
         let host = max(configuration.hostRegionCount, configuration.hostRegionIdentifiers.count)
-        return max(0, configuration.regionSlots - host - stored.slotPenalty)
+        return max(0, configuration.regionSlots - host - configuration.reservedRegionSlots - stored.slotPenalty)
     }
 
     /// Every location demand of the monitor: significant changes while it has fences, and one fix

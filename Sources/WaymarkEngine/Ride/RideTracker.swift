@@ -39,6 +39,8 @@ public struct RideTracker: Sendable {
     public static let regionPrefix = "waymark.ride."
     /// The wake fence's identifier.
     public static let wakeFenceIdentifier = regionPrefix + "wake"
+    /// How many OS region slots the tracker may use at once (the wake fence).
+    public static let regionSlots = 1
 
     /// What the location service is doing for the ride.
     enum Phase: Hashable, Sendable {

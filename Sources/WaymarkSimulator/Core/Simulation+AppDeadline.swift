@@ -16,6 +16,7 @@ extension Simulation {
         guard var current = app, let deadline = current.nextDeadline else { return }
         firedAppDeadline = deadline
         note("app timer fired")
+        app = nil   // keep the app's storage uniquely referenced
         let commands = current.handleDeadline(at: date(now))
         app = current
         for command in commands { apply(command) }

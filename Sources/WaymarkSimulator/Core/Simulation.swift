@@ -221,6 +221,7 @@ public struct Simulation: Sendable {
                 energy.add(constants.energy.cpuWakePerDelivery, to: .cpuWake)
             }
             guard var current = app else { continue }
+            app = nil   // the app's storage stays uniquely referenced: appends do not copy its history
             let commands = current.handle(event, at: timed.time)
             app = current
             for command in commands { apply(command) }

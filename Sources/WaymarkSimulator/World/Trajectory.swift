@@ -41,8 +41,10 @@ public struct Trajectory: Hashable, Sendable {
         var here = start
         for leg in legs {
             if let stop = leg.stopSeconds {
+                // The stop is the segment from the arrival point to the same point `stop` seconds later.
+                activities[activities.count - 1] = .stationary
                 t += stop
-                append(here, at: t, activity: .stationary)
+                append(here, at: t, activity: nil)
             } else if let waypoints = leg.waypoints, let speed = leg.speed, speed > 0 {
                 activities[activities.count - 1] = leg.activity
                 for next in waypoints {
