@@ -35,15 +35,6 @@ struct DemoRide: Sendable {
     var offline: TimeWindow
     var endTime: Double
 
-    /// The scenario with permissions already granted (for an app that asks for none: the
-    /// always-best comparison run, and the ride-only app).
-    var scenarioWithPermissions: Scenario {
-        var s = scenario
-        s.device = DeviceSetup(install: .existing, location: .authorizedAlways, notifications: .granted, motion: .granted,
-                               backgroundModes: [.location])
-        return s
-    }
-
     /// Loads the bundled track and builds the ride, starting at `startTime` (wall clock of second 0).
     static func bundled(startTime: Date) throws -> DemoRide {
         guard let url = Bundle.module.url(forResource: "blue_hills_big_loop", withExtension: "gpx", subdirectory: "Resources") else {

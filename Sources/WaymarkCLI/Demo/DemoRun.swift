@@ -25,7 +25,8 @@ struct DemoRun {
         let clock = ContinuousClock()
         let began = clock.now
         let ride = try DemoRide.bundled(startTime: startTime)
-        var sim = try Simulation(scenario: ride.scenarioWithPermissions, seed: seed, app: RideSimApp())
+        var sim = try Simulation(scenario: ride.scenario, seed: seed, app: EngineApp(script: DemoAppReader.script(ride)))
+        var reader = DemoAppReader()
         let epoch = sim.epoch
         var timeline: [DemoTimelineEntry] = []
         func emit(_ entry: DemoTimelineEntry) {
@@ -59,8 +60,8 @@ struct DemoRun {
                 if let event = Self.uploadRelevant(timed.event) { try await uploader?.feed(.device(event), at: now) }
             }
             cursor.events = sim.received.count
-            if let app = Self.view(sim) {
-                try record(app, into: store, ride: rideID, cursor: &cursor, epoch: epoch, emit: emit)
+            if let app = sim.engineApp {
+                for entry in try reader.read(app, into: store, ride: rideID, epoch: epoch) { emit(entry) }
             }
             if running, var u = uploader {
                 u.offline = ride.offline.contains(t)
@@ -89,10 +90,11 @@ struct DemoRun {
         return DemoResult(timeline: timeline, summary: summary)
     }
 
-    /// Energy of policy A (always best accuracy) on the same ride, seed and events.
+    /// Energy of the same app, ride, seed and events with policy A (always best accuracy).
     func alwaysBestEnergy(_ ride: DemoRide) throws -> Double {
-        var sim = try Simulation(scenario: ride.scenarioWithPermissions, seed: seed,
-                                 app: RideSimApp(configuration: RidePolicyChoice.alwaysBest.configuration))
+        let configuration = EngineCore.Configuration(ride: RidePolicyChoice.alwaysBest.configuration)
+        var sim = try Simulation(scenario: ride.scenario, seed: seed,
+                                 app: EngineApp(configuration: configuration, script: DemoAppReader.script(ride)))
         sim.runToEnd()
         return sim.energy.total
     }
@@ -105,48 +107,8 @@ struct DemoRun {
                                 online: !ride.offline.contains(t))
     }
 
-    /// Stores what the app recorded since the last step and adds ride and gap lines to the timeline.
-    private func record(_ app: any DemoAppView, into store: RideStore, ride: UUID, cursor: inout Cursor, epoch: Date,
-                        emit: (DemoTimelineEntry) -> Void) throws {
-        let fixes = app.recordedFixes
-        if fixes.count > cursor.fixes {
-            try store.append(Array(fixes[cursor.fixes...]), to: ride)
-            if cursor.fixes == 0, let first = fixes.first {
-                emit(DemoTimelineEntry(t: first.timestamp.timeIntervalSince(epoch), kind: .ride,
-                                       text: "first fix recorded (±\(Int(first.horizontalAccuracy ?? 0)) m)"))
-            }
-            cursor.fixes = fixes.count
-        }
-        for line in app.launchLines.dropFirst(cursor.launch) {
-            emit(DemoTimelineEntry(t: line.time.timeIntervalSince(epoch), kind: line.kind, text: line.text))
-        }
-        cursor.launch = app.launchLines.count
-        for (time, state) in app.rideStates.dropFirst(cursor.states) {
-            emit(DemoTimelineEntry(t: time.timeIntervalSince(epoch), kind: .ride, text: Self.describe(state)))
-        }
-        cursor.states = app.rideStates.count
-        for gap in app.gapMarkers.dropFirst(cursor.gaps) {
-            try store.recordGap(WaymarkSync.GapMarker(ride: ride, start: gap.start, end: gap.end, reason: gap.reason.rawValue))
-            emit(DemoTimelineEntry(t: gap.end.timeIntervalSince(epoch), kind: .gap,
-                                   text: "gap marker \(DemoTimelineEntry.clock(gap.start.timeIntervalSince(epoch)))–"
-                                       + "\(DemoTimelineEntry.clock(gap.end.timeIntervalSince(epoch))) "
-                                       + "(\(Int(gap.duration)) s, \(Self.describe(gap.reason)))"))
-        }
-        cursor.gaps = app.gapMarkers.count
-        for event in app.fenceEvents.dropFirst(cursor.fences) {
-            emit(DemoTimelineEntry(t: event.time.timeIntervalSince(epoch), kind: .fence,
-                                   text: "device: \(event.kind.rawValue) \(event.fenceID)"))
-        }
-        cursor.fences = app.fenceEvents.count
-    }
-
-    /// The app under simulation, as the demo reads it.
-    static func view(_ sim: Simulation) -> (any DemoAppView)? {
-        sim.rideApp
-    }
-
     private struct Cursor {
-        var log = 0, events = 0, fixes = 0, states = 0, gaps = 0, fences = 0, launch = 0, attempts = 0
+        var log = 0, events = 0, attempts = 0
     }
 
     static func uploadRelevant(_ event: DeviceEvent) -> DeviceEvent? {

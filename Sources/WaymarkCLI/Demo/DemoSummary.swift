@@ -55,11 +55,11 @@ struct DemoSummary: Hashable, Sendable, Codable {
 
     init(sim: Simulation, store: RideStore, attempts: [DemoUploader.Attempt], storedOnServer: Int,
          alwaysBestEnergy: Double, simulationSeconds: Double) throws {
-        let app = DemoRun.view(sim)
+        let app = sim.engineApp
         let fixes = app?.recordedFixes ?? []
         distanceMeters = zip(fixes, fixes.dropFirst()).reduce(0) { $0 + Geodesy.haversineDistance($1.0.coordinate, $1.1.coordinate) }
         durationSeconds = (fixes.last?.timestamp).map { $0.timeIntervalSince(fixes[0].timestamp) } ?? 0
-        movingSeconds = sim.rideApp?.tracker.statistics.movingSeconds ?? 0
+        movingSeconds = app?.rideStatistics?.movingSeconds ?? 0
         energy = sim.energy.total
         self.alwaysBestEnergy = alwaysBestEnergy
         pointsRecorded = fixes.count
@@ -68,7 +68,7 @@ struct DemoSummary: Hashable, Sendable, Codable {
         pointsLeftOnDevice = try store.fixCount()
         uploadAttempts = attempts.count
         uploadFailures = attempts.filter { !($0.status.map { (200..<300).contains($0) } ?? false) }.count
-        gaps = app?.gapMarkers.count ?? 0
+        gaps = app?.gaps.count ?? 0
         deviceFenceEvents = (app?.fenceEvents ?? []).map { DemoFenceEvent(fence: $0.fenceID, kind: $0.kind.rawValue, time: $0.time) }
         serverFenceEvents = nil
         self.simulationSeconds = simulationSeconds
