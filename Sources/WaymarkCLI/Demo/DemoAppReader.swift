@@ -13,12 +13,16 @@ struct DemoAppReader {
     private var lastCenter: Coordinate?
 
     /// The app script of the demo: ask for notifications, then location (and the always upgrade
-    /// iOS needs for a background relaunch), start the ride, install the fences.
+    /// iOS needs for a background relaunch), install the fences; the rider starts the ride once
+    /// the prompts are answered (a ride started at once asks for motion data while the
+    /// notification prompt is on screen, which iOS would drop).
     static func script(_ ride: DemoRide) -> EngineApp.Script {
-        EngineApp.Script(permissions: [.notifications([.alert, .sound]), .locationWhenInUse, .locationAlwaysUpgrade],
-                         startsRide: true, rideID: "demo-ride",
+        let start = (ride.scenario.startTime ?? Date()).addingTimeInterval(DemoRide.rideDelay)
+        return EngineApp.Script(permissions: [.notifications([.alert, .sound]), .locationWhenInUse, .locationAlwaysUpgrade, .motion],
+                         startsRide: false, rideID: "demo-ride",
                          fences: ride.fences.map { Fence(id: $0.id, shape: .circle(center: $0.center, radiusMeters: $0.radiusMeters),
-                                                         userData: ["name": $0.name]) })
+                                                         userData: ["name": $0.name]) },
+                         actions: [.init(at: start, .ride(.start(rideID: "demo-ride")))])
     }
 
     /// Stores new fixes and gaps and returns the new timeline lines, in order.

@@ -25,10 +25,17 @@ struct DemoRun {
         let clock = ContinuousClock()
         let began = clock.now
         let ride = try DemoRide.bundled(startTime: startTime)
-        var sim = try Simulation(scenario: ride.scenario, seed: seed, app: EngineApp(script: DemoAppReader.script(ride)))
+        let baseline = Task.detached { [self] in try alwaysBestEnergy(ride) }
+        var sim = try Simulation(scenario: ride.scenario, seed: seed, app: EngineApp(script: DemoAppReader.script(ride)),
+                                 trajectory: ride.trajectory)
         var reader = DemoAppReader()
         let epoch = sim.epoch
         var timeline: [DemoTimelineEntry] = []
+        var pending: [DemoTimelineEntry] = []
+        func flush() {
+            for entry in pending.sorted(by: { $0.t < $1.t }) { emit(entry) }
+            pending = []
+        }
         func emit(_ entry: DemoTimelineEntry) {
             if let last = timeline.last, last.kind == entry.kind, last.text == entry.text, entry.t - last.t < 120 { return }
             timeline.append(entry)
@@ -45,7 +52,7 @@ struct DemoRun {
             sim.run(until: t)
             let now = sim.date(t)
             for entry in sim.log.entries[cursor.log...] {
-                if let note = entry.note, let item = DemoNotes.entry(note: note, at: entry.t) { emit(item) }
+                if let note = entry.note, let item = DemoNotes.entry(note: note, at: entry.t) { pending.append(item) }
             }
             cursor.log = sim.log.entries.count
             let running = sim.appState == .foreground || sim.appState == .background
@@ -61,18 +68,19 @@ struct DemoRun {
             }
             cursor.events = sim.received.count
             if let app = sim.engineApp {
-                for entry in try reader.read(app, into: store, ride: rideID, epoch: epoch) { emit(entry) }
+                pending += try reader.read(app, into: store, ride: rideID, epoch: epoch)
             }
             if running, var u = uploader {
                 u.offline = ride.offline.contains(t)
                 try await u.feed(.backlogChanged(try store.backlog()), at: now)
                 try await u.runDeadlines(upTo: now)
-                for attempt in u.attempts.dropFirst(cursor.attempts) { emit(Self.entry(attempt, epoch: epoch)) }
+                pending += u.attempts.dropFirst(cursor.attempts).map { Self.entry($0, epoch: epoch) }
                 cursor.attempts = u.attempts.count
                 uploader = u
             } else {
                 cursor.attempts = uploader?.attempts.count ?? 0
             }
+            flush()
             progress(t / ride.endTime)
         }
         // Home: the rider opens the app; it is online and sends what is left.
@@ -84,9 +92,9 @@ struct DemoRun {
         let stored = try await server.storedPointCount()
         emit(DemoTimelineEntry(t: sim.now, kind: .server, text: "server stored \(stored) points for \(server.deviceID)"))
         let simulationSeconds = (clock.now - began).seconds
-        let baseline = try alwaysBestEnergy(ride)
+        let baselineEnergy = try await baseline.value
         let summary = try DemoSummary(sim: sim, store: store, attempts: attempts, storedOnServer: stored,
-                                  alwaysBestEnergy: baseline, simulationSeconds: simulationSeconds)
+                                  alwaysBestEnergy: baselineEnergy, simulationSeconds: simulationSeconds)
         return DemoResult(timeline: timeline, summary: summary)
     }
 
@@ -94,7 +102,8 @@ struct DemoRun {
     func alwaysBestEnergy(_ ride: DemoRide) throws -> Double {
         let configuration = EngineCore.Configuration(ride: RidePolicyChoice.alwaysBest.configuration)
         var sim = try Simulation(scenario: ride.scenario, seed: seed,
-                                 app: EngineApp(configuration: configuration, script: DemoAppReader.script(ride)))
+                                 app: EngineApp(configuration: configuration, script: DemoAppReader.script(ride)),
+                                 trajectory: ride.trajectory)
         sim.runToEnd()
         return sim.energy.total
     }
@@ -133,7 +142,7 @@ struct DemoRun {
         }
     }
 
-    static func describe(_ reason: GapMarker.Reason) -> String {
+    static func describe(_ reason: WaymarkEngine.GapMarker.Reason) -> String {
         switch reason {
         case .terminated: "app was terminated"
         case .notRunningUntilOpened: "not running until opened"
