@@ -82,7 +82,9 @@ let package = Package(
             dependencies: [
                 "WaymarkGeo", "WaymarkEngine", "WaymarkSimulator", "WaymarkSync", "WaymarkServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
+            resources: [.copy("Resources")],
             swiftSettings: swiftSettings
         ),
         .executableTarget(

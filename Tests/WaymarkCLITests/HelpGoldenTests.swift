@@ -18,6 +18,8 @@ struct HelpGoldenTests {
         ("gpx-convert", GPXConvertCommand.self),
         ("geo", GeoCommand.self),
         ("simulate", SimulateCommand.self),
+        ("demo", DemoCommand.self),
+        ("send", SendCommand.self),
     ]
 
     @Test("help text matches the golden file", arguments: commands.map(\.name))

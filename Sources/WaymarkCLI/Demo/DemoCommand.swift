@@ -1,0 +1,121 @@
+import ArgumentParser
+import Foundation
+
+/// `waymark demo`: the whole of Waymark on one machine, with no set-up.
+struct DemoCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "demo",
+        abstract: "Run the server, simulate a phone recording a real ride, upload it, and show the result.",
+        discussion: """
+        Starts the tracking server on 127.0.0.1 (SQLite in a fresh temporary folder), registers a
+        device, and simulates an iPhone recording a real mountain-bike ride (Blue Hills, 15 km):
+        the first launch, a stop at traffic lights, a tunnel, a long stop, an app kill with a
+        relaunch by iOS, and an offline window. Recorded fixes go into the phone's store and are
+        uploaded over real HTTP. Prints the timeline, then a summary; then keeps serving (the
+        dashboard URL is printed) until Ctrl-C, unless --no-serve.
+
+        Examples:
+          waymark demo
+          waymark demo --no-serve
+          waymark demo --no-serve --json > demo.json
+        """
+    )
+
+    @Flag(help: "Exit after the summary instead of serving until Ctrl-C.")
+    var noServe = false
+
+    @Option(help: "Port for the server; a free port is used when it is busy.")
+    var port: Int = 8080
+
+    @Option(help: "Seed of the simulation (the same seed gives the same ride).")
+    var seed: UInt64 = 1
+
+    @Flag(help: "Print the timeline and summary as JSON (implies no progress output).")
+    var json = false
+
+    func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be in 0…65535") }
+    }
+
+    func run() async throws {
+        let server = try await DemoServer.start(port: port)
+        defer { server.stop() }
+        let terminal = isatty(STDOUT_FILENO) == 1 && !json
+        if !json {
+            emit("waymark demo: server on \(server.baseURL.absoluteString), device \(server.deviceID), data in \(server.folder.path)")
+            emit("simulating: \(DemoRide.trackName), first launch, traffic lights, tunnel, long stop, app kill, offline window\n")
+        }
+        let demo = DemoRun(seed: seed, startTime: Self.startTime())
+        var bar = DemoProgress(enabled: terminal)
+        let result = try await demo.run(server: server, progress: { share in
+            bar.update(share)
+        }, line: { entry in
+            guard !json else { return }
+            bar.clear()
+            emit(entry.rendered)
+        })
+        bar.clear()
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
+            encoder.dateEncodingStrategy = .iso8601
+            print(String(decoding: try encoder.encode(result), as: UTF8.self))
+        } else {
+            emit("\nSummary")
+            emit(result.summary.table)
+        }
+        guard !noServe else { return }
+        emit("""
+
+            Dashboard: \(server.baseURL.absoluteString)/
+            API:       curl -H 'Authorization: Bearer \(server.adminToken)' \(server.baseURL.absoluteString)/api/devices
+            Serving until Ctrl-C.
+            """)
+        await Self.waitForInterrupt()
+    }
+
+    /// A one-line progress bar on a terminal: redrawn in place, cleared before each timeline line.
+    struct DemoProgress {
+        let enabled: Bool
+        private var drawn = -1
+
+        init(enabled: Bool) { self.enabled = enabled }
+
+        mutating func update(_ share: Double) {
+            let percent = Int(min(1, max(0, share)) * 100)
+            guard enabled, percent != drawn else { return }
+            drawn = percent
+            let filled = percent * 30 / 100
+            let bar = String(repeating: "█", count: filled) + String(repeating: "·", count: 30 - filled)
+            FileHandle.standardOutput.write(Data("\r  simulating \(bar) \(percent)%".utf8))
+        }
+
+        mutating func clear() {
+            guard enabled, drawn >= 0 else { return }
+            FileHandle.standardOutput.write(Data("\r\u{1B}[2K".utf8))
+            drawn = -1
+        }
+    }
+
+    /// The wall clock of the first launch: now minus the ride's length, so the ride ends about
+    /// now (the server refuses points far in the future).
+    static func startTime(now: Date = Date()) -> Date {
+        Date(timeIntervalSince1970: ((now.timeIntervalSince1970 - 4 * 3600) / 60).rounded(.down) * 60)
+    }
+
+    /// Returns when the process receives SIGINT or SIGTERM.
+    static func waitForInterrupt() async {
+        let (stream, continuation) = AsyncStream<Void>.makeStream()
+        var sources: [any DispatchSourceSignal] = []
+        for signalNumber in [SIGINT, SIGTERM] {
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber)
+            source.setEventHandler { continuation.yield() }
+            source.resume()
+            sources.append(source)
+        }
+        var iterator = stream.makeAsyncIterator()
+        _ = await iterator.next()
+        sources.forEach { $0.cancel() }
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import Logging
+import WaymarkServer
+
+/// The tracking server the demo runs in-process: a SQLite store in a fresh temporary folder, a
+/// generated admin token, one registered device, listening on 127.0.0.1.
+///
+/// The preferred port is tried first; when it is busy a free port is used instead.
+/// `Sendable`; stop it with ``stop()``.
+final class DemoServer: Sendable {
+    let store: SQLiteStore
+    let folder: URL
+    let port: Int
+    let adminToken: String
+    let deviceID: String
+    let deviceToken: String
+    private let task: Task<Void, Never>
+
+    var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+
+    private init(store: SQLiteStore, folder: URL, port: Int, adminToken: String, deviceID: String, deviceToken: String,
+                 task: Task<Void, Never>) {
+        self.store = store
+        self.folder = folder
+        self.port = port
+        self.adminToken = adminToken
+        self.deviceID = deviceID
+        self.deviceToken = deviceToken
+        self.task = task
+    }
+
+    /// Creates the folder and store, registers the device, and starts listening.
+    ///
+    /// - parameter port: the preferred port (0 for any free port).
+    static func start(port preferred: Int, deviceName: String = "Demo rider's phone") async throws -> DemoServer {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("waymark-demo-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let store = try SQLiteStore(path: folder.appendingPathComponent("server.sqlite").path)
+        try await store.migrate()
+        let admin = try await AdminToken.establish(in: store, environmentToken: nil)
+        let (device, token) = try await DeviceRegistry.register(name: deviceName, in: store)
+        var configuration = ServerConfiguration(adminTokenDigest: admin.digest)
+        configuration.host = "127.0.0.1"
+        for candidate in preferred == 0 ? [0] : [preferred, 0] {
+            configuration.port = candidate
+            if let (port, task) = await listen(configuration: configuration, store: store) {
+                return DemoServer(store: store, folder: folder, port: port, adminToken: admin.newToken ?? "",
+                                  deviceID: device.id, deviceToken: token, task: task)
+            }
+        }
+        throw InputError("could not start the demo server on 127.0.0.1")
+    }
+
+    /// Starts the application; returns the bound port, or nil when binding failed.
+    private static func listen(configuration: ServerConfiguration, store: SQLiteStore) async -> (Int, Task<Void, Never>)? {
+        var logger = Logger(label: "waymark.demo.server")
+        logger.logLevel = .critical
+        let (stream, continuation) = AsyncStream<Int?>.makeStream()
+        let app = TrackingServer.makeApplication(configuration: configuration, store: store, logger: logger) { port in
+            continuation.yield(port)
+        }
+        let task = Task {
+            do { try await app.runService(gracefulShutdownSignals: []) } catch {}
+            continuation.yield(nil)
+            continuation.finish()
+        }
+        var iterator = stream.makeAsyncIterator()
+        guard let port = await iterator.next() ?? nil else {
+            task.cancel()
+            return nil
+        }
+        return (port, task)
+    }
+
+    /// Points the server stored for the demo device.
+    func storedPointCount() async throws -> Int {
+        var count = 0
+        var cursor: Int64?
+        while true {
+            let page = try await store.positions(PositionQuery(deviceID: deviceID, afterMillis: cursor, limit: 5000))
+            count += page.count
+            guard page.count == 5000, let last = page.last else { return count }
+            cursor = last.timestampMillis
+        }
+    }
+
+    /// Stops listening and removes the temporary folder.
+    func stop() {
+        task.cancel()
+        try? FileManager.default.removeItem(at: folder)
+    }
+}

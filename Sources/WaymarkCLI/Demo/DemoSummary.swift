@@ -1,0 +1,99 @@
+import Foundation
+import WaymarkEngine
+import WaymarkGeo
+import WaymarkSimulator
+import WaymarkSync
+
+/// What one demo run produced: the timeline and the summary figures.
+struct DemoResult: Hashable, Sendable, Codable {
+    var timeline: [DemoTimelineEntry]
+    var summary: DemoSummary
+}
+
+/// One fence event, as compared between the device and the server.
+struct DemoFenceEvent: Hashable, Sendable, Codable {
+    var fence: String
+    var kind: String
+    var time: Date
+}
+
+/// The figures the demo prints at the end.
+struct DemoSummary: Hashable, Sendable, Codable {
+    /// Metres along the recorded fixes (straight lines across gaps).
+    var distanceMeters: Double
+    /// Seconds from the first to the last recorded fix.
+    var durationSeconds: Double
+    /// Seconds moving (pauses excluded), from the ride's statistics.
+    var movingSeconds: Double
+    /// Energy of the run (relative units of PLATFORM.md §9).
+    var energy: Double
+    /// Energy of policy A (always best accuracy) on the same ride.
+    var alwaysBestEnergy: Double
+    /// Fixes the phone recorded.
+    var pointsRecorded: Int
+    /// Points in batches the server acknowledged.
+    var pointsUploaded: Int
+    /// Points the server holds for the device.
+    var pointsStoredOnServer: Int
+    /// Points still on the phone after the final upload.
+    var pointsLeftOnDevice: Int
+    /// Upload attempts (acknowledged or not).
+    var uploadAttempts: Int
+    /// Attempts that failed (offline, errors).
+    var uploadFailures: Int
+    /// Gap markers recorded.
+    var gaps: Int
+    /// Fence events decided on the phone, in order.
+    var deviceFenceEvents: [DemoFenceEvent]
+    /// Fence events decided by the server, in order (empty when the server has no fences).
+    var serverFenceEvents: [DemoFenceEvent]?
+    /// Wall-clock seconds the simulation and uploads took.
+    var simulationSeconds: Double
+
+    /// Energy relative to always-best accuracy (0…1).
+    var energyRatio: Double { alwaysBestEnergy > 0 ? energy / alwaysBestEnergy : 0 }
+
+    init(sim: Simulation, store: RideStore, attempts: [DemoUploader.Attempt], storedOnServer: Int,
+         alwaysBestEnergy: Double, simulationSeconds: Double) throws {
+        let app = sim.engineApp
+        let fixes = app?.recordedFixes ?? []
+        distanceMeters = zip(fixes, fixes.dropFirst()).reduce(0) { $0 + Geodesy.haversineDistance($1.0.coordinate, $1.1.coordinate) }
+        durationSeconds = (fixes.last?.timestamp).map { $0.timeIntervalSince(fixes[0].timestamp) } ?? 0
+        movingSeconds = app?.rideStatistics?.movingSeconds ?? 0
+        energy = sim.energy.total
+        self.alwaysBestEnergy = alwaysBestEnergy
+        pointsRecorded = fixes.count
+        pointsUploaded = attempts.filter { $0.status.map { (200..<300).contains($0) } ?? false }.reduce(0) { $0 + $1.points }
+        pointsStoredOnServer = storedOnServer
+        pointsLeftOnDevice = try store.fixCount()
+        uploadAttempts = attempts.count
+        uploadFailures = attempts.filter { !($0.status.map { (200..<300).contains($0) } ?? false) }.count
+        gaps = app?.gaps.count ?? 0
+        deviceFenceEvents = (app?.fenceEvents ?? []).map { DemoFenceEvent(fence: $0.fenceID, kind: $0.kind.rawValue, time: $0.time) }
+        serverFenceEvents = nil
+        self.simulationSeconds = simulationSeconds
+    }
+
+    /// The summary as an aligned two-column table.
+    var table: String {
+        var rows: [(String, String)] = [
+            ("distance", String(format: "%.2f km", distanceMeters / 1000)),
+            ("duration", DemoTimelineEntry.clock(durationSeconds) + " (moving " + DemoTimelineEntry.clock(movingSeconds) + ")"),
+            ("energy vs always-best", String(format: "%.0f%% of policy A (%.0f vs %.0f units)", energyRatio * 100, energy, alwaysBestEnergy)),
+            ("points recorded", "\(pointsRecorded)"),
+            ("points uploaded", "\(pointsUploaded) in \(uploadAttempts - uploadFailures) batches (\(uploadFailures) failed attempts retried)"),
+            ("points stored on server", "\(pointsStoredOnServer)" + (pointsStoredOnServer == pointsRecorded ? " (all of them)" : " (MISMATCH)")),
+            ("points left on phone", "\(pointsLeftOnDevice)"),
+            ("gap markers", "\(gaps)"),
+            ("fence events on device", Self.list(deviceFenceEvents)),
+        ]
+        rows.append(("fence events on server", serverFenceEvents.map(Self.list) ?? "- (this server has no fences)"))
+        rows.append(("simulation time", String(format: "%.1f s", simulationSeconds)))
+        let width = rows.map(\.0.count).max() ?? 0
+        return rows.map { "  " + $0.0.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + $0.1 }.joined(separator: "\n")
+    }
+
+    static func list(_ events: [DemoFenceEvent]) -> String {
+        events.isEmpty ? "0" : "\(events.count): " + events.map { "\($0.kind) \($0.fence)" }.joined(separator: ", ")
+    }
+}
