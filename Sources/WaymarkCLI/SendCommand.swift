@@ -74,9 +74,9 @@ struct SendCommand: AsyncParsableCommand {
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
-            print(String(decoding: try encoder.encode(report), as: UTF8.self))
+            writeLine(String(decoding: try encoder.encode(report), as: UTF8.self))
         } else {
-            print(report.text)
+            writeLine(report.text)
         }
         if report.pointsAcknowledged < report.pointsSent { throw ExitCode(WaymarkExit.invalidInput) }
     }

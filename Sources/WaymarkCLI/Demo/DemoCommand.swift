@@ -59,7 +59,7 @@ struct DemoCommand: AsyncParsableCommand {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
             encoder.dateEncodingStrategy = .iso8601
-            print(String(decoding: try encoder.encode(result), as: UTF8.self))
+            writeLine(String(decoding: try encoder.encode(result), as: UTF8.self))
         } else {
             emit("\nSummary")
             emit(result.summary.table)
