@@ -18,6 +18,7 @@ struct HelpGoldenTests {
         ("gpx-convert", GPXConvertCommand.self),
         ("geo", GeoCommand.self),
         ("simulate", SimulateCommand.self),
+        ("fence", FenceCommand.self),
     ]
 
     @Test("help text matches the golden file", arguments: commands.map(\.name))
