@@ -34,9 +34,17 @@ struct DashboardTests {
         try await LiveStreamTests.live(.sqlite) { server, port in
             // An earlier ride (3 points) and, after a two-hour gap, the latest ride of 120 points.
             let start = Date(timeIntervalSince1970: 1_749_981_600)
-            var points = (0..<3).map { i in (start.addingTimeInterval(Double(i) * 10), 46.0, 14.4 + Double(i) * 0.001) }
+            var points: [(Date, Double, Double)] = []
+            for i in 0..<3 {
+                let d = Double(i)
+                points.append((start.addingTimeInterval(d * 10), 46.0, 14.4 + d * 0.001))
+            }
             let second = start.addingTimeInterval(7200)
-            points += (0..<120).map { i in (second.addingTimeInterval(Double(i) * 5), 46.05 + Double(i) * 0.0002, 14.5 + sin(Double(i) / 10) * 0.002) }
+            for i in 0..<120 {
+                let d = Double(i)
+                let lon: Double = 14.5 + sin(d / 10) * 0.002
+                points.append((second.addingTimeInterval(d * 5), 46.05 + d * 0.0002, lon))
+            }
             let features = points.map { p in
                 #"{"type":"Feature","geometry":{"type":"Point","coordinates":[\#(p.2),\#(p.1)]},"properties":{"timestamp":"\#(TimestampParser.format(p.0))"}}"#
             }

@@ -39,7 +39,10 @@ public final class LiveFeed: Sendable {
     }
 
     /// A stream of every message published from now on; it ends when the consumer stops iterating.
-    public func subscribe() -> AsyncStream<Message> {
+    public func subscribe() -> AsyncStream<Message> { subscription().stream }
+
+    /// A stream of every message published from now on, and a function that ends it (e.g. at shutdown).
+    public func subscription() -> (stream: AsyncStream<Message>, finish: @Sendable () -> Void) {
         let (stream, continuation) = AsyncStream<Message>.makeStream(bufferingPolicy: .bufferingNewest(bufferLimit))
         let id = nextID.withLockedValue { value -> UInt64 in
             value += 1
@@ -49,7 +52,7 @@ public final class LiveFeed: Sendable {
         continuation.onTermination = { [weak self] _ in
             _ = self?.subscribers.withLockedValue { $0.removeValue(forKey: id) }
         }
-        return stream
+        return (stream, { continuation.finish() })
     }
 
     /// How many subscribers are listening.

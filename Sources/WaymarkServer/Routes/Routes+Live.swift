@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import NIOCore
+import ServiceLifecycle
 
 extension Routes {
     func addLiveRoutes(to router: Router<TrackingServer.Context>) {
@@ -18,12 +19,17 @@ extension Routes {
     /// a `: connected` comment so a client knows it is subscribed.
     func stream(_ request: Request) async throws -> Response {
         let principal = try await auth.require(request)
-        let messages = feed.subscribe()
+        let (messages, finish) = feed.subscription()
         let body = ResponseBody { writer in
             try await writer.write(ByteBuffer(string: ": connected\n\n"))
-            for await message in messages {
-                guard let id = message.deviceID, principal.mayRead(deviceID: id) else { continue }
-                try await writer.write(ByteBuffer(string: Self.serverSentEvent(message)))
+            // The stream ends when the server shuts down gracefully, so shutdown never waits on a listener.
+            try await withGracefulShutdownHandler {
+                for await message in messages {
+                    guard let id = message.deviceID, principal.mayRead(deviceID: id) else { continue }
+                    try await writer.write(ByteBuffer(string: Self.serverSentEvent(message)))
+                }
+            } onGracefulShutdown: {
+                finish()
             }
             try await writer.finish(nil)
         }
