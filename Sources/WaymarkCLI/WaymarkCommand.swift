@@ -12,7 +12,8 @@ public struct WaymarkCommand: AsyncParsableCommand {
         """,
         version: "0.1.0",
         subcommands: [
-            GPXCommand.self, GeoCommand.self, SimulateCommand.self, ServeCommand.self, DeviceCommand.self, DemoCommand.self, SendCommand.self,
+            GPXCommand.self, GeoCommand.self, SimulateCommand.self, ServeCommand.self, DeviceCommand.self, FenceCommand.self,
+            DemoCommand.self, SendCommand.self,
         ]
     )
 

@@ -18,6 +18,7 @@ struct HelpGoldenTests {
         ("gpx-convert", GPXConvertCommand.self),
         ("geo", GeoCommand.self),
         ("simulate", SimulateCommand.self),
+        ("fence", FenceCommand.self),
         ("demo", DemoCommand.self),
         ("send", SendCommand.self),
     ]

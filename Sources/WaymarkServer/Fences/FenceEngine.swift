@@ -23,6 +23,15 @@ public struct FenceEvent: Hashable, Sendable {
     public var timestamp: Date
     /// Where: the point, or the interpolated crossing point.
     public var coordinate: Coordinate
+
+    /// Makes an event.
+    public init(deviceID: String, fenceID: String, kind: Kind, timestamp: Date, coordinate: Coordinate) {
+        self.deviceID = deviceID
+        self.fenceID = fenceID
+        self.kind = kind
+        self.timestamp = timestamp
+        self.coordinate = coordinate
+    }
 }
 
 /// What the engine remembers about one device between requests. A `Sendable` value; persist it.

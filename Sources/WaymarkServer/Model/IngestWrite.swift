@@ -28,12 +28,15 @@ public struct IngestOutcome: Hashable, Sendable {
     public var duplicates: Int
     /// True when the idempotency key had been seen: nothing was written this time.
     public var replayed: Bool
+    /// Fence events this request caused, as stored (empty for a replay).
+    public var events: [FenceEventRecord]
 
     /// Makes an outcome.
-    public init(stored: Int, duplicates: Int, replayed: Bool) {
+    public init(stored: Int, duplicates: Int, replayed: Bool, events: [FenceEventRecord] = []) {
         self.stored = stored
         self.duplicates = duplicates
         self.replayed = replayed
+        self.events = events
     }
 }
 

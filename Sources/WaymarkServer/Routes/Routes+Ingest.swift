@@ -8,8 +8,9 @@ extension Routes {
     func addIngestRoutes(to router: Router<TrackingServer.Context>) {
         router.post("/api/ingest") { request, _ in try await overland(request) }
         router.post("/pub") { request, _ in try await ownTracks(request) }
+        router.get("/") { request, _ in Self.wantsDashboard(request) ? Self.dashboard() : try await osmAnd(request) }
+        router.get("/osmand") { request, _ in try await osmAnd(request) }
         for path in ["/", "/osmand"] {
-            router.get(RouterPath(path)) { request, _ in try await osmAnd(request) }
             router.post(RouterPath(path)) { request, _ in try await osmAnd(request) }
         }
         router.post("/api/devices/:id/gpx") { request, context in try await gpxUpload(request, context: context) }
@@ -105,6 +106,9 @@ extension Routes {
         }
         let outcome = try await store.ingest(IngestWrite(deviceID: device.id, idempotencyKey: idempotencyKey,
                                                          positions: positions, receivedAt: now))
+        metrics.pointsStored(outcome.stored)
+        if outcome.stored > 0 { feed.publish(.positions(positions.sorted { $0.fix.timestamp < $1.fix.timestamp })) }
+        for record in outcome.events { feed.publish(.event(record)) }
         return (outcome, problems)
     }
 
@@ -123,6 +127,7 @@ extension Routes {
             "duplicates": outcome.duplicates,
             "replayed": outcome.replayed,
             "rejected": problems.map(\.jsonObject),
+            "events": outcome.events.map(\.jsonObject),
         ])
     }
 }

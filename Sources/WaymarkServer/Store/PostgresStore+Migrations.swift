@@ -46,6 +46,62 @@ extension PostgresStore {
             """,
             "CREATE TABLE settings (key text PRIMARY KEY, value text NOT NULL)",
         ]),
+        ("v2-fences", [
+            """
+            CREATE TABLE fences (
+                id text PRIMARY KEY,
+                name text NOT NULL,
+                geometry text NOT NULL,
+                radius_m double precision,
+                dwell_s double precision,
+                created_ms bigint NOT NULL
+            )
+            """,
+            "CREATE TABLE fence_generation (id integer PRIMARY KEY CHECK (id = 1), generation bigint NOT NULL)",
+            "INSERT INTO fence_generation (id, generation) VALUES (1, 0)",
+            """
+            CREATE TABLE fence_states (
+                device_id text PRIMARY KEY REFERENCES devices(id),
+                last_ts bigint,
+                last_lat double precision,
+                last_lon double precision,
+                inside text NOT NULL,
+                dwelled text NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE fence_events (
+                id bigserial PRIMARY KEY,
+                device_id text NOT NULL REFERENCES devices(id),
+                fence_id text NOT NULL,
+                kind text NOT NULL,
+                ts bigint NOT NULL,
+                lat double precision NOT NULL,
+                lon double precision NOT NULL,
+                created_ms bigint NOT NULL
+            )
+            """,
+            "CREATE INDEX fence_events_device ON fence_events (device_id, id)",
+        ]),
+        ("v3-webhooks-outbox", [
+            "CREATE TABLE webhooks (id text PRIMARY KEY, url text NOT NULL, secret text NOT NULL, created_ms bigint NOT NULL)",
+            """
+            CREATE TABLE outbox (
+                id bigserial PRIMARY KEY,
+                webhook_id text NOT NULL,
+                event_id bigint NOT NULL,
+                payload text NOT NULL,
+                state text NOT NULL,
+                attempts integer NOT NULL DEFAULT 0,
+                next_attempt_ms bigint NOT NULL,
+                last_error text,
+                created_ms bigint NOT NULL,
+                updated_ms bigint NOT NULL,
+                UNIQUE (webhook_id, event_id)
+            )
+            """,
+            "CREATE INDEX outbox_due ON outbox (state, next_attempt_ms)",
+        ]),
     ]
 
     /// Creates or upgrades the schema; see ``Store/migrate()``.

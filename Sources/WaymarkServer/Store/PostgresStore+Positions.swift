@@ -25,7 +25,8 @@ extension PostgresStore {
                         return IngestOutcome(stored: stored, duplicates: duplicates, replayed: true)
                     }
                 }
-                var stored = 0
+                var state = try await lockFenceState(connection, deviceID: write.deviceID)
+                var newlyStored: [Position] = []
                 if !write.positions.isEmpty {
                     let rows = try await connection.query("""
                         INSERT INTO positions (device_id, ts, lat, lon, alt, h_acc, v_acc, speed, course,
@@ -41,11 +42,23 @@ extension PostgresStore {
                                     \(columns.charging)::int2[], \(columns.activity)::text[], \(columns.source)::text[])
                              AS t(ts, lat, lon, alt, h_acc, v_acc, speed, course, battery, charging, activity, source)
                         ON CONFLICT (device_id, ts) DO NOTHING
-                        RETURNING 1
+                        RETURNING ts
                         """, logger: logger).collect()
-                    stored = rows.count
+                    var byMillis: [Int64: Position] = [:]
+                    for p in write.positions where byMillis[p.timestampMillis] == nil { byMillis[p.timestampMillis] = p }
+                    for row in rows {
+                        if let p = byMillis[try row.decode(Int64.self)] { newlyStored.append(p) }
+                    }
                 }
-                let outcome = IngestOutcome(stored: stored, duplicates: write.positions.count - stored, replayed: false)
+                let stored = newlyStored.count
+                let engine = try await fenceEngine(connection)
+                let events = engine.evaluate(newlyStored, state: &state)
+                state.prune(to: engine)
+                try await saveFenceState(connection, deviceID: write.deviceID, state: state)
+                let records = try await insertEvents(connection, events, receivedMillis: received)
+                try await queueDeliveries(connection, records, nowMillis: received)
+                let outcome = IngestOutcome(stored: stored, duplicates: write.positions.count - stored, replayed: false,
+                                            events: records)
                 if let key = write.idempotencyKey {
                     try await connection.query("""
                         UPDATE ingest_batches SET stored = \(outcome.stored), duplicates = \(outcome.duplicates)

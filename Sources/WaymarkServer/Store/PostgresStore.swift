@@ -19,6 +19,7 @@ import WaymarkGeo
 public final class PostgresStore: Store, Service {
     let client: PostgresClient
     let logger: Logger
+    let fenceCache = FenceCache()
 
     /// Makes a store for a `postgres://user:password@host:port/database` URL.
     ///

@@ -46,6 +46,66 @@ extension SQLiteStore {
                 );
                 """)
         }
+        migrator.registerMigration("v2-fences") { db in
+            try db.execute(sql: """
+                CREATE TABLE fences (
+                    id TEXT PRIMARY KEY,
+                    name TEXT NOT NULL,
+                    geometry TEXT NOT NULL,
+                    radius_m REAL,
+                    dwell_s REAL,
+                    created_ms INTEGER NOT NULL
+                );
+                CREATE TABLE fence_generation (
+                    id INTEGER PRIMARY KEY CHECK (id = 1),
+                    generation INTEGER NOT NULL
+                );
+                INSERT INTO fence_generation (id, generation) VALUES (1, 0);
+                CREATE TABLE fence_states (
+                    device_id TEXT PRIMARY KEY REFERENCES devices(id),
+                    last_ts INTEGER,
+                    last_lat REAL,
+                    last_lon REAL,
+                    inside TEXT NOT NULL,
+                    dwelled TEXT NOT NULL
+                ) WITHOUT ROWID;
+                CREATE TABLE fence_events (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    device_id TEXT NOT NULL REFERENCES devices(id),
+                    fence_id TEXT NOT NULL,
+                    kind TEXT NOT NULL,
+                    ts INTEGER NOT NULL,
+                    lat REAL NOT NULL,
+                    lon REAL NOT NULL,
+                    created_ms INTEGER NOT NULL
+                );
+                CREATE INDEX fence_events_device ON fence_events (device_id, id);
+                """)
+        }
+        migrator.registerMigration("v3-webhooks-outbox") { db in
+            try db.execute(sql: """
+                CREATE TABLE webhooks (
+                    id TEXT PRIMARY KEY,
+                    url TEXT NOT NULL,
+                    secret TEXT NOT NULL,
+                    created_ms INTEGER NOT NULL
+                );
+                CREATE TABLE outbox (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    webhook_id TEXT NOT NULL,
+                    event_id INTEGER NOT NULL,
+                    payload TEXT NOT NULL,
+                    state TEXT NOT NULL,
+                    attempts INTEGER NOT NULL DEFAULT 0,
+                    next_attempt_ms INTEGER NOT NULL,
+                    last_error TEXT,
+                    created_ms INTEGER NOT NULL,
+                    updated_ms INTEGER NOT NULL,
+                    UNIQUE (webhook_id, event_id)
+                );
+                CREATE INDEX outbox_due ON outbox (state, next_attempt_ms);
+                """)
+        }
         return migrator
     }
 }

@@ -15,13 +15,15 @@ extension SQLiteStore {
                         return IngestOutcome(stored: row["stored"], duplicates: row["duplicates"], replayed: true)
                     }
                 }
+                var state = try Self.fenceState(db, deviceID: write.deviceID)
                 let insert = try db.cachedStatement(sql: """
                     INSERT INTO positions (device_id, ts, lat, lon, alt, h_acc, v_acc, speed, course,
                                            battery, charging, activity, source, received_ms)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     ON CONFLICT (device_id, ts) DO NOTHING
                     """)
-                var stored = 0
+                var newlyStored: [Position] = []
+                newlyStored.reserveCapacity(write.positions.count)
                 for p in write.positions {
                     let f = p.fix
                     try insert.execute(arguments: [
@@ -29,9 +31,17 @@ extension SQLiteStore {
                         f.altitude, f.horizontalAccuracy, f.verticalAccuracy, f.speed, f.course,
                         p.batteryLevel, p.isCharging, p.activity, f.source.rawValue, received,
                     ])
-                    stored += db.changesCount
+                    if db.changesCount > 0 { newlyStored.append(p) }
                 }
-                let outcome = IngestOutcome(stored: stored, duplicates: write.positions.count - stored, replayed: false)
+                let stored = newlyStored.count
+                let engine = try fenceEngine(db)
+                let events = engine.evaluate(newlyStored, state: &state)
+                state.prune(to: engine)
+                try Self.saveFenceState(db, deviceID: write.deviceID, state: state)
+                let records = try Self.insertEvents(db, events, receivedMillis: received)
+                try Self.queueDeliveries(db, records, nowMillis: received)
+                let outcome = IngestOutcome(stored: stored, duplicates: write.positions.count - stored, replayed: false,
+                                            events: records)
                 if let key = write.idempotencyKey {
                     try db.execute(sql: """
                         INSERT INTO ingest_batches (device_id, idem_key, received_ms, stored, duplicates)

@@ -14,6 +14,7 @@ import WaymarkGeo
 /// ```
 public final class SQLiteStore: Store {
     let pool: DatabasePool
+    let fenceCache = FenceCache()
     /// The database file's path.
     public let path: String
 

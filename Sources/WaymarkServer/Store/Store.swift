@@ -11,6 +11,10 @@ import Foundation
 /// - A position whose device and millisecond timestamp already exist is absorbed.
 /// - A write whose idempotency key was already committed for the device stores nothing
 ///   and reports `replayed`.
+/// - The newly stored positions are evaluated against every fence in the same transaction,
+///   sorted by time, starting from the device's last evaluated point; the resulting
+///   ``FenceEvent``s are stored with them (see ``FenceEngine``), and one outbox delivery per
+///   event and webhook is queued in the same transaction.
 ///
 /// Implementations are `Sendable` and safe to call from many tasks at once.
 ///
@@ -41,6 +45,31 @@ public protocol Store: Sendable {
     func lastPosition(deviceID: String) async throws -> Position?
     /// One page of a device's positions in ascending timestamp order.
     func positions(_ query: PositionQuery) async throws -> [Position]
+
+    /// Adds fences, replacing any with the same id, in one transaction; ingest sees them from the next request.
+    func upsertFences(_ fences: [Fence], at date: Date) async throws
+    /// Every fence, ordered by id.
+    func listFences() async throws -> [Fence]
+    /// Deletes a fence (its past events stay); returns false when no such fence exists.
+    func deleteFence(id: String) async throws -> Bool
+    /// Stored fence events with a sequence number above `afterID`, oldest first; one device's or everyone's.
+    func fenceEvents(deviceID: String?, afterID: Int64, limit: Int) async throws -> [FenceEventRecord]
+
+    /// Adds a webhook subscription; events committed from now on are queued for it.
+    func insertWebhook(_ webhook: Webhook) async throws
+    /// Every webhook subscription, oldest first.
+    func listWebhooks() async throws -> [Webhook]
+    /// Removes a subscription and its pending deliveries; returns false when no such webhook exists.
+    func deleteWebhook(id: String) async throws -> Bool
+    /// Claims up to `limit` pending deliveries due at `now`, counting an attempt and hiding them from
+    /// other workers for `leaseSeconds`; each comes with its webhook's URL and secret.
+    func claimDeliveries(at now: Date, limit: Int, leaseSeconds: Double) async throws -> [OutboxDelivery]
+    /// Records the result of an attempt: delivered, pending again from `nextAttemptAt`, or dead.
+    func settleDelivery(id: Int64, state: OutboxDelivery.State, nextAttemptAt: Date, error: String?, at now: Date) async throws
+    /// Deliveries in `state` (or all), newest first.
+    func deliveries(state: OutboxDelivery.State?, limit: Int) async throws -> [OutboxDelivery]
+    /// How many deliveries are pending and how many are dead.
+    func outboxDepth() async throws -> (pending: Int, dead: Int)
 
     /// A server setting (e.g. the admin token digest), or nil.
     func setting(_ key: String) async throws -> String?

@@ -59,4 +59,33 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
             }
         }
     }
+
+    /// Runs `body` with two independent PostgreSQL stores (two connection pools, as two server
+    /// processes would have) over one fresh, migrated schema.
+    static func withSharedPostgres<T: Sendable>(_ body: (any Store, any Store) async throws -> T) async throws -> T {
+        let url = try #require(postgresURL, skipMessage)
+        let schema = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        var logger = Logger(label: "waymark.test.postgres")
+        logger.logLevel = .error
+        let admin = try PostgresStore(url: url, logger: logger)
+        let separator = url.contains("?") ? "&" : "?"
+        let first = try PostgresStore(url: url + separator + "search_path=" + schema, logger: logger)
+        let second = try PostgresStore(url: url + separator + "search_path=" + schema, logger: logger)
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            for store in [admin, first, second] { group.addTask { await store.run() } }
+            defer { group.cancelAll() }
+            try await admin.execute(unsafeSQL: "CREATE SCHEMA \(schema)")
+            do {
+                async let a: Void = first.migrate()
+                async let b: Void = second.migrate()
+                _ = try await (a, b)
+                let result = try await body(first, second)
+                try await admin.execute(unsafeSQL: "DROP SCHEMA \(schema) CASCADE")
+                return result
+            } catch {
+                try? await admin.execute(unsafeSQL: "DROP SCHEMA \(schema) CASCADE")
+                throw error
+            }
+        }
+    }
 }

@@ -1,0 +1,190 @@
+/// The dashboard served at `GET /`: one self-contained HTML page (inline CSS, JavaScript and SVG,
+/// no external assets).
+///
+/// The operator types the admin token into the page (kept in `sessionStorage` for the tab; a
+/// `#token=…` fragment, which browsers never send to the server, is accepted too). The page lists
+/// devices with their last positions, draws the selected ride on an SVG map in Web Mercator with a
+/// scale bar and the fences, lists fence events, and follows `/api/stream` for live updates.
+enum DashboardPage {
+    static let html = """
+    <!doctype html>
+    <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+    <title>Waymark</title>
+    <style>
+    body{font:14px system-ui,sans-serif;margin:0;color:#222}
+    header{display:flex;gap:1em;align-items:center;padding:.5em 1em;background:#234;color:#fff}
+    header h1{font-size:1.2em;margin:0}
+    main{display:flex;gap:1em;padding:1em}
+    aside{width:22em;flex:none}
+    aside h2{font-size:1em;margin:.8em 0 .3em}
+    ul,ol{margin:0;padding-left:1.2em}
+    li.selected{font-weight:bold}
+    li button{all:unset;cursor:pointer;text-decoration:underline}
+    #map{border:1px solid #ccc;background:#f4f6f8}
+    #status{font-size:.9em;opacity:.8}
+    .fence{fill:rgba(30,120,220,.15);stroke:#1e78dc;stroke-width:1.5}
+    #track{fill:none;stroke:#d33;stroke-width:2.5;stroke-linejoin:round}
+    </style></head>
+    <body>
+    <header><h1>Waymark</h1>
+    <form id="login"><input id="token" type="password" placeholder="admin token" autocomplete="off"> <button>Connect</button></form>
+    <span id="status">not connected</span></header>
+    <main>
+    <aside>
+    <h2>Devices</h2><ul id="devices"></ul>
+    <h2>Rides</h2><ul id="rides"></ul>
+    <h2>Events</h2><ol id="events" reversed></ol>
+    </aside>
+    <section>
+    <svg id="map" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 800 600" width="800" height="600">
+    <g id="fences"></g><polyline id="track" points=""></polyline><g id="marks"></g><g id="scale"></g>
+    </svg>
+    <p id="ride-info"></p>
+    </section>
+    </main>
+    <script>
+    "use strict";
+    const W = 800, H = 600, PAD = 30, EARTH = 40075016.686;
+    const state = { devices: [], fences: [], events: [], device: null, ride: null, track: [], live: null };
+    const $ = (id) => document.getElementById(id);
+    const token = () => sessionStorage.getItem("waymark.token") || "";
+    const params = new URLSearchParams(location.hash.slice(1));
+    if (params.get("token")) { sessionStorage.setItem("waymark.token", params.get("token")); history.replaceState(null, "", location.pathname + location.search); }
+
+    async function api(path) {
+      const r = await fetch(path, { headers: { Authorization: "Bearer " + token() } });
+      if (!r.ok) throw new Error(path + ": HTTP " + r.status);
+      return r.json();
+    }
+    function el(tag, attrs, text) {
+      const e = document.createElementNS(tag === "li" || tag === "button" ? "http://www.w3.org/1999/xhtml" : "http://www.w3.org/2000/svg", tag);
+      for (const k in attrs || {}) e.setAttribute(k, attrs[k]);
+      if (text !== undefined) e.textContent = text;
+      return e;
+    }
+    // Web Mercator in the unit square: x east from -180°, y south from the top.
+    function mercator(lat, lon) {
+      const s = Math.sin(Math.max(-85.05, Math.min(85.05, lat)) * Math.PI / 180);
+      return [(lon + 180) / 360, 0.5 - Math.log((1 + s) / (1 - s)) / (4 * Math.PI)];
+    }
+    let view = { x0: 0, y0: 0, k: 1, lat: 0 };
+    function fit(points) {
+      if (!points.length) return;
+      const xy = points.map(p => mercator(p[0], p[1]));
+      const xs = xy.map(p => p[0]), ys = xy.map(p => p[1]);
+      const x0 = Math.min(...xs), x1 = Math.max(...xs), y0 = Math.min(...ys), y1 = Math.max(...ys);
+      const k = Math.min((W - 2 * PAD) / Math.max(x1 - x0, 1e-9), (H - 2 * PAD) / Math.max(y1 - y0, 1e-9));
+      view = { x0: (x0 + x1) / 2 - (W / 2) / k, y0: (y0 + y1) / 2 - (H / 2) / k, k: k,
+               lat: points.reduce((a, p) => a + p[0], 0) / points.length };
+    }
+    function project(lat, lon) { const [x, y] = mercator(lat, lon); return [(x - view.x0) * view.k, (y - view.y0) * view.k]; }
+    function metersPerPixel(lat) { return EARTH * Math.cos(lat * Math.PI / 180) / view.k; }
+    function fenceOutline(f) {
+      const g = f.geometry;
+      if (g.type === "Point") return [[g.coordinates[1], g.coordinates[0]]];
+      return g.coordinates[0].map(c => [c[1], c[0]]);
+    }
+    function draw() {
+      const pts = state.track.map(p => [p.lat, p.lon]);
+      const near = state.fences.filter(f => !pts.length || fenceOutline(f).some(c => Math.abs(c[0] - pts[0][0]) < 1 && Math.abs(c[1] - pts[0][1]) < 1));
+      fit(pts.length ? pts : near.flatMap(fenceOutline));
+      const fences = $("fences"); fences.replaceChildren();
+      for (const f of near) {
+        const g = f.geometry;
+        if (g.type === "Point") {
+          const [x, y] = project(g.coordinates[1], g.coordinates[0]);
+          const r = f.properties.radiusMeters / metersPerPixel(g.coordinates[1]);
+          fences.appendChild(el("circle", { class: "fence", cx: x.toFixed(1), cy: y.toFixed(1), r: r.toFixed(1), "data-id": f.id }));
+        } else {
+          const p = g.coordinates[0].map(c => project(c[1], c[0]).map(v => v.toFixed(1)).join(",")).join(" ");
+          fences.appendChild(el("polygon", { class: "fence", points: p, "data-id": f.id }));
+        }
+      }
+      const track = $("track");
+      track.setAttribute("points", pts.map(p => project(p[0], p[1]).map(v => v.toFixed(1)).join(",")).join(" "));
+      track.setAttribute("data-points", String(pts.length));
+      const marks = $("marks"); marks.replaceChildren();
+      if (pts.length) {
+        const [x, y] = project(...pts[pts.length - 1]);
+        marks.appendChild(el("circle", { cx: x.toFixed(1), cy: y.toFixed(1), r: 5, fill: "#d33", id: "last-point" }));
+      }
+      drawScale();
+    }
+    function drawScale() {
+      const g = $("scale"); g.replaceChildren();
+      const mpp = metersPerPixel(view.lat);
+      if (!isFinite(mpp) || mpp <= 0) return;
+      let len = Math.pow(10, Math.floor(Math.log10(150 * mpp)));
+      for (const m of [5, 2, 1]) if (m * len <= 150 * mpp) { len *= m; break; }
+      const px = len / mpp, x = 20, y = H - 20;
+      g.appendChild(el("path", { d: `M${x},${y - 6}V${y}H${(x + px).toFixed(1)}V${y - 6}`, stroke: "#222", fill: "none", "stroke-width": 2, id: "scale-bar", "data-meters": String(len) }));
+      g.appendChild(el("text", { x: x, y: y - 10, "font-size": 12 }, len >= 1000 ? (len / 1000) + " km" : len + " m"));
+    }
+    function renderDevices() {
+      const ul = $("devices"); ul.replaceChildren();
+      for (const d of state.devices) {
+        const li = el("li", { class: state.device === d.id ? "selected" : "" });
+        const b = el("button", { "data-id": d.id }, d.name);
+        b.onclick = () => selectDevice(d.id);
+        li.appendChild(b);
+        li.appendChild(document.createTextNode(d.last ? ` ${d.last.lat.toFixed(5)}, ${d.last.lon.toFixed(5)} at ${d.last.timestamp}` : " no position"));
+        ul.appendChild(li);
+      }
+    }
+    function renderEvents() {
+      const ol = $("events"); ol.replaceChildren();
+      for (const e of state.events.slice(-50).reverse()) ol.appendChild(el("li", {}, `${e.timestamp} ${e.kind} ${e.fence_id} (${e.device_id})`));
+    }
+    async function selectDevice(id) {
+      state.device = id; renderDevices();
+      const rides = (await api(`/api/devices/${encodeURIComponent(id)}/rides`)).rides;
+      const ul = $("rides"); ul.replaceChildren();
+      rides.forEach((r, i) => {
+        const li = el("li", {}); const b = el("button", {}, `${r.start} – ${r.points} points, ${(r.distance_m / 1000).toFixed(2)} km`);
+        b.onclick = () => selectRide(r); li.appendChild(b); ul.appendChild(li);
+      });
+      if (rides.length) await selectRide(rides[rides.length - 1]); else { state.track = []; draw(); }
+    }
+    async function selectRide(ride) {
+      state.ride = ride; state.track = [];
+      const to = new Date(Date.parse(ride.end) + 1).toISOString();
+      let cursor = null;
+      do {
+        const page = await api(`/api/devices/${encodeURIComponent(state.device)}/positions?limit=10000&from=${encodeURIComponent(ride.start)}&to=${encodeURIComponent(to)}` + (cursor ? `&cursor=${cursor}` : ""));
+        state.track.push(...page.positions); cursor = page.next_cursor;
+      } while (cursor);
+      $("ride-info").textContent = `${state.track.length} points from ${ride.start} to ${ride.end}`;
+      draw();
+    }
+    function follow() {
+      if (state.live) state.live.close();
+      state.live = new EventSource("/api/stream?token=" + encodeURIComponent(token()));
+      state.live.addEventListener("position", (m) => {
+        const list = JSON.parse(m.data).positions; if (!list.length) return;
+        const d = state.devices.find(d => d.id === list[0].device_id);
+        if (d) { d.last = list[list.length - 1]; renderDevices(); }
+        if (state.device === list[0].device_id && state.ride && state.ride === state.latestRide) { state.track.push(...list); draw(); }
+      });
+      state.live.addEventListener("fence", (m) => { state.events.push(JSON.parse(m.data)); renderEvents(); });
+      state.live.onopen = () => { $("status").textContent = "live"; };
+    }
+    async function connect() {
+      try {
+        $("status").textContent = "loading…";
+        state.devices = (await api("/api/devices")).devices;
+        state.fences = (await api("/api/fences")).features;
+        state.events = (await api("/api/events?limit=1000")).events;
+        renderDevices(); renderEvents();
+        const wanted = params.get("device") || (state.devices[0] && state.devices[0].id);
+        if (wanted) { await selectDevice(wanted); state.latestRide = state.ride; }
+        $("status").textContent = "connected";
+        if (params.get("live") !== "0") follow();
+        document.body.setAttribute("data-ready", "1");
+      } catch (e) { $("status").textContent = String(e.message || e); }
+    }
+    $("login").onsubmit = (ev) => { ev.preventDefault(); sessionStorage.setItem("waymark.token", $("token").value); connect(); };
+    if (token()) connect();
+    </script>
+    </body></html>
+    """
+}

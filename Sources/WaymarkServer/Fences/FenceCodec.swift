@@ -1,0 +1,170 @@
+import Foundation
+import WaymarkGeo
+
+/// Reads fences from GeoJSON and writes them back, for the API, the store and `waymark fence import`.
+///
+/// A circle is a GeoJSON `Point` feature with a `radiusMeters` property; a polygon is a
+/// `Polygon` feature (first ring the exterior, the others holes). Properties: `name`,
+/// optional `id` and `dwellSeconds`. A shorthand `{"name","latitude","longitude","radiusMeters"}`
+/// is accepted for circles. Pure functions, thread-safe.
+///
+/// ```swift
+/// let fences = try FenceCodec.fences(fromJSON: #"{"type":"FeatureCollection","features":[…]}"#.data(using: .utf8)!)
+/// ```
+public enum FenceCodec {
+    /// The fences in a JSON document: a FeatureCollection, one Feature, an array of either, or the circle shorthand.
+    ///
+    /// Fences without an `id` get a new random one.
+    /// - throws: ``ServerError`` ``ServerError/Code/malformedBody`` naming the feature and field at fault.
+    public static func fences(fromJSON data: Data) throws -> [Fence] {
+        let object: Any
+        do {
+            object = try JSONSerialization.jsonObject(with: data)
+        } catch {
+            throw ServerError(.malformedBody, "the fence document is not valid JSON: \((error as NSError).userInfo[NSDebugDescriptionErrorKey] ?? error)")
+        }
+        return try fences(from: object)
+    }
+
+    /// The fences in an already parsed JSON value (see ``fences(fromJSON:)``).
+    static func fences(from object: Any) throws -> [Fence] {
+        if let list = object as? [Any] {
+            return try list.enumerated().flatMap { i, item in try fences(from: item, label: "item \(i)") }
+        }
+        return try fences(from: object, label: "fence")
+    }
+
+    private static func fences(from object: Any, label: String) throws -> [Fence] {
+        guard let dictionary = object as? [String: Any] else {
+            throw ServerError(.malformedBody, "\(label): expected a GeoJSON Feature or FeatureCollection object")
+        }
+        switch dictionary["type"] as? String {
+        case "FeatureCollection":
+            guard let features = dictionary["features"] as? [Any] else {
+                throw ServerError(.malformedBody, "\(label): a FeatureCollection needs a 'features' array")
+            }
+            return try features.enumerated().map { i, f in try fence(feature: f, label: "feature \(i)") }
+        case "Feature":
+            return [try fence(feature: dictionary, label: label)]
+        default:
+            return [try shorthandCircle(dictionary, label: label)]
+        }
+    }
+
+    private static func fence(feature object: Any, label: String) throws -> Fence {
+        guard let feature = object as? [String: Any], let geometry = feature["geometry"] as? [String: Any] else {
+            throw ServerError(.malformedBody, "\(label): expected a Feature with a 'geometry' object")
+        }
+        let properties = feature["properties"] as? [String: Any] ?? [:]
+        let shape = try self.shape(geometry: geometry, radius: properties["radiusMeters"] ?? properties["radius"], label: label)
+        return try make(id: (feature["id"] as? String) ?? (properties["id"] as? String), name: properties["name"],
+                        shape: shape, dwell: properties["dwellSeconds"], label: label)
+    }
+
+    private static func shorthandCircle(_ object: [String: Any], label: String) throws -> Fence {
+        guard let lat = JSONBody.double(object["latitude"] ?? object["lat"]),
+              let lon = JSONBody.double(object["longitude"] ?? object["lon"]) else {
+            throw ServerError(.malformedBody,
+                              #"\#(label): expected a GeoJSON Feature or {"name","latitude","longitude","radiusMeters"}"#)
+        }
+        let shape = try circle(lat: lat, lon: lon, radius: object["radiusMeters"] ?? object["radius"], label: label)
+        return try make(id: object["id"] as? String, name: object["name"], shape: shape, dwell: object["dwellSeconds"], label: label)
+    }
+
+    /// The shape of a GeoJSON geometry object (`Point` needs `radius`).
+    static func shape(geometry: [String: Any], radius: Any?, label: String) throws -> Fence.Shape {
+        switch geometry["type"] as? String {
+        case "Point":
+            guard let c = geometry["coordinates"] as? [Any], c.count >= 2,
+                  let lon = JSONBody.double(c[0]), let lat = JSONBody.double(c[1]) else {
+                throw ServerError(.malformedBody, "\(label): a Point needs coordinates [longitude, latitude]")
+            }
+            return try circle(lat: lat, lon: lon, radius: radius, label: label)
+        case "Polygon":
+            guard let rings = geometry["coordinates"] as? [Any], !rings.isEmpty else {
+                throw ServerError(.malformedBody, "\(label): a Polygon needs coordinates [[[longitude, latitude], …]]")
+            }
+            let parsed = try rings.enumerated().map { i, ring in try self.ring(ring, label: "\(label) ring \(i)") }
+            do {
+                return .polygon(try Polygon(exterior: parsed[0], holes: Array(parsed.dropFirst())))
+            } catch {
+                throw ServerError(.malformedBody, "\(label): \(error.message)")
+            }
+        case let other:
+            throw ServerError(.malformedBody, "\(label): geometry type '\(other ?? "none")' is not a fence; use Point (with radiusMeters) or Polygon")
+        }
+    }
+
+    private static func ring(_ value: Any, label: String) throws -> [Coordinate] {
+        guard let points = value as? [Any] else { throw ServerError(.malformedBody, "\(label): expected an array of positions") }
+        return try points.enumerated().map { i, point in
+            guard let pair = point as? [Any], pair.count >= 2, let lon = JSONBody.double(pair[0]), let lat = JSONBody.double(pair[1]),
+                  let coordinate = try? Coordinate(latitude: lat, longitude: lon) else {
+                throw ServerError(.malformedBody, "\(label) position \(i): expected [longitude, latitude] in range")
+            }
+            return coordinate
+        }
+    }
+
+    private static func circle(lat: Double, lon: Double, radius: Any?, label: String) throws -> Fence.Shape {
+        guard let center = try? Coordinate(latitude: lat, longitude: lon) else {
+            throw ServerError(.malformedBody, "\(label): centre \(lat), \(lon) is out of range")
+        }
+        guard let r = JSONBody.double(radius), r.isFinite, r > 0, r <= 20_000_000 else {
+            throw ServerError(.malformedBody, "\(label): a circle needs radiusMeters, a number of metres in (0, 20000000]")
+        }
+        return .circle(center: center, radiusMeters: r)
+    }
+
+    private static func make(id: String?, name: Any?, shape: Fence.Shape, dwell: Any?, label: String) throws -> Fence {
+        let dwellSeconds: Double?
+        if dwell == nil || dwell is NSNull {
+            dwellSeconds = nil
+        } else if let d = JSONBody.double(dwell), d.isFinite, d >= 0 {
+            dwellSeconds = d
+        } else {
+            throw ServerError(.malformedBody, "\(label): dwellSeconds must be a non-negative number")
+        }
+        if let id, id.isEmpty || id.utf8.count > 200 {
+            throw ServerError(.malformedBody, "\(label): an id must have 1 to 200 bytes")
+        }
+        let name = (name as? String) ?? ""
+        guard name.count <= 200 else { throw ServerError(.malformedBody, "\(label): the name is longer than 200 characters") }
+        return Fence(id: id ?? TokenHasher.makeIdentifier(prefix: "f"), name: name, shape: shape, dwellSeconds: dwellSeconds)
+    }
+}
+
+extension FenceCodec {
+    /// The fence as a GeoJSON Feature object (`id`, `properties.name`, `radiusMeters`, `dwellSeconds`).
+    static func feature(_ fence: Fence) -> [String: Any] {
+        var properties: [String: Any] = ["name": fence.name, "dwellSeconds": JSONReply.value(fence.dwellSeconds)]
+        if case .circle(_, let r) = fence.shape { properties["radiusMeters"] = r }
+        return ["type": "Feature", "id": fence.id, "properties": properties, "geometry": geometry(fence.shape)]
+    }
+
+    /// The shape as a GeoJSON geometry object (a circle as its centre Point).
+    static func geometry(_ shape: Fence.Shape) -> [String: Any] {
+        switch shape {
+        case .circle(let c, _):
+            return ["type": "Point", "coordinates": [c.longitude, c.latitude]]
+        case .polygon(let p):
+            let rings = ([p.exterior] + p.holes).map { ring in (ring + [ring[0]]).map { [$0.longitude, $0.latitude] } }
+            return ["type": "Polygon", "coordinates": rings]
+        }
+    }
+
+    /// The geometry as compact JSON text, for the store's `geometry` column.
+    static func geometryText(_ shape: Fence.Shape) -> String {
+        let data = (try? JSONSerialization.data(withJSONObject: geometry(shape), options: [.sortedKeys])) ?? Data()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// A fence read back from the store's columns.
+    static func fence(id: String, name: String, geometryText: String, radiusMeters: Double?, dwellSeconds: Double?) throws -> Fence {
+        guard let geometry = try? JSONSerialization.jsonObject(with: Data(geometryText.utf8)) as? [String: Any] else {
+            throw ServerError(.storage, "fence \(id) has an unreadable geometry")
+        }
+        return Fence(id: id, name: name, shape: try shape(geometry: geometry, radius: radiusMeters, label: "fence \(id)"),
+                     dwellSeconds: dwellSeconds)
+    }
+}

@@ -1,0 +1,57 @@
+import Foundation
+import Hummingbird
+
+extension Routes {
+    func addWebhookRoutes(to router: Router<TrackingServer.Context>) {
+        router.post("/api/webhooks") { request, _ in try await createWebhook(request) }
+        router.get("/api/webhooks") { request, _ in
+            try await auth.requireAdmin(request)
+            return JSONReply.response(["webhooks": try await store.listWebhooks().map(\.jsonObject)])
+        }
+        router.delete("/api/webhooks/:id") { request, context in
+            try await auth.requireAdmin(request)
+            let id = try context.parameters.require("id")
+            guard try await store.deleteWebhook(id: id) else { throw ServerError(.notFound, "no webhook with id '\(id)'") }
+            return Response(status: .noContent)
+        }
+        router.get("/api/webhooks/deliveries") { request, _ in
+            try await auth.requireAdmin(request)
+            let query = request.uri.queryParameters
+            var state: OutboxDelivery.State?
+            if let raw = query["state"] {
+                guard let parsed = OutboxDelivery.State(rawValue: String(raw)) else {
+                    throw ServerError(.badRequest, "'state' must be pending, delivered or dead")
+                }
+                state = parsed
+            }
+            guard let limit = Int(query["limit"].map(String.init) ?? "100"), (1...10_000).contains(limit) else {
+                throw ServerError(.badRequest, "'limit' must be in 1…10000")
+            }
+            return JSONReply.response(["deliveries": try await store.deliveries(state: state, limit: limit).map(\.jsonObject)])
+        }
+    }
+
+    /// `POST /api/webhooks {"url":…, "secret":…}` (admin): replies 201 with the webhook and its secret
+    /// (a random one when none was given), shown only now.
+    func createWebhook(_ request: Request) async throws -> Response {
+        try await auth.requireAdmin(request)
+        guard let object = try JSONBody.parse(try await body(of: request)) as? [String: Any],
+              let text = object["url"] as? String else {
+            throw ServerError(.malformedBody, #"expected {"url":"https://…","secret":"…"}"#)
+        }
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+              url.host?.isEmpty == false else {
+            throw ServerError(.badRequest, "the webhook url must be an absolute http or https URL, got '\(text)'")
+        }
+        let secret = (object["secret"] as? String) ?? TokenHasher.makeToken(prefix: "whs")
+        guard !secret.isEmpty, secret.utf8.count <= 500 else {
+            throw ServerError(.badRequest, "a webhook secret must have 1 to 500 bytes")
+        }
+        let webhook = Webhook(id: TokenHasher.makeIdentifier(prefix: "w"), url: url, secret: secret,
+                              createdAt: Date(millisecondsSince1970: configuration.clock().millisecondsSince1970))
+        try await store.insertWebhook(webhook)
+        var reply = webhook.jsonObject
+        reply["secret"] = secret
+        return JSONReply.response(reply, status: .created)
+    }
+}

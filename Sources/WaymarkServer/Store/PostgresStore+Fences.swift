@@ -1,0 +1,128 @@
+import Foundation
+import PostgresNIO
+import WaymarkGeo
+
+extension PostgresStore {
+    /// Adds or replaces fences; see ``Store/upsertFences(_:at:)``.
+    public func upsertFences(_ fences: [Fence], at date: Date) async throws {
+        let ids = fences.map(\.id), names = fences.map(\.name), geometries = fences.map { FenceCodec.geometryText($0.shape) }
+        let radii = fences.map { fence -> Double in
+            if case .circle(_, let r) = fence.shape { return r }
+            return .nan
+        }
+        let dwells = fences.map { $0.dwellSeconds ?? .nan }
+        let created = date.millisecondsSince1970
+        try await storageErrors {
+            try await client.withTransaction(logger: logger) { connection in
+                try await connection.query("""
+                    INSERT INTO fences (id, name, geometry, radius_m, dwell_s, created_ms)
+                    SELECT t.id, t.name, t.geometry, nullif(t.radius, 'NaN'), nullif(t.dwell, 'NaN'), \(created)
+                    FROM unnest(\(ids)::text[], \(names)::text[], \(geometries)::text[], \(radii)::float8[], \(dwells)::float8[])
+                         AS t(id, name, geometry, radius, dwell)
+                    ON CONFLICT (id) DO UPDATE SET name = excluded.name, geometry = excluded.geometry,
+                        radius_m = excluded.radius_m, dwell_s = excluded.dwell_s
+                    """, logger: logger)
+                try await connection.query("UPDATE fence_generation SET generation = generation + 1", logger: logger)
+            }
+        }
+    }
+
+    /// Every fence; see ``Store/listFences()``.
+    public func listFences() async throws -> [Fence] {
+        try await storageErrors {
+            try await client.withConnection { connection in try await loadFences(connection) }
+        }
+    }
+
+    /// Deletes a fence; see ``Store/deleteFence(id:)``.
+    public func deleteFence(id: String) async throws -> Bool {
+        try await storageErrors {
+            try await client.withTransaction(logger: logger) { connection in
+                let rows = try await connection.query("DELETE FROM fences WHERE id = \(id) RETURNING 1", logger: logger).collect()
+                guard !rows.isEmpty else { return false }
+                try await connection.query("UPDATE fence_generation SET generation = generation + 1", logger: logger)
+                return true
+            }
+        }
+    }
+
+    /// Stored events; see ``Store/fenceEvents(deviceID:afterID:limit:)``.
+    public func fenceEvents(deviceID: String?, afterID: Int64, limit: Int) async throws -> [FenceEventRecord] {
+        try await storageErrors {
+            try await client.query("""
+                SELECT id, device_id, fence_id, kind, ts, lat, lon FROM fence_events
+                WHERE id > \(afterID) AND (\(deviceID)::text IS NULL OR device_id = \(deviceID))
+                ORDER BY id LIMIT \(max(1, limit))
+                """, logger: logger).collect().map(Self.eventRecord(from:))
+        }
+    }
+
+    func loadFences(_ connection: PostgresConnection) async throws -> [Fence] {
+        try await connection.query("SELECT id, name, geometry, radius_m, dwell_s FROM fences ORDER BY id", logger: logger)
+            .collect().map { row in
+                let (id, name, geometry, radius, dwell) = try row.decode((String, String, String, Double?, Double?).self)
+                return try FenceCodec.fence(id: id, name: name, geometryText: geometry, radiusMeters: radius, dwellSeconds: dwell)
+            }
+    }
+
+    /// The engine for the fences committed now (rebuilt only when the generation moved).
+    func fenceEngine(_ connection: PostgresConnection) async throws -> FenceEngine {
+        let generation = try await connection.query("SELECT generation FROM fence_generation", logger: logger)
+            .collect().first?.decode(Int64.self) ?? 0
+        return try await fenceCache.engine(generation: generation) { try await loadFences(connection) }
+    }
+
+    /// Locks the device's fence-state row for this transaction (so one device's requests are evaluated one
+    /// at a time, even across processes) and returns the state, seeded from the last stored position if new.
+    func lockFenceState(_ connection: PostgresConnection, deviceID: String) async throws -> DeviceFenceState {
+        try await connection.query("""
+            INSERT INTO fence_states (device_id, inside, dwelled) VALUES (\(deviceID), '{}', '[]')
+            ON CONFLICT (device_id) DO NOTHING
+            """, logger: logger)
+        let row = try await connection.query("""
+            SELECT last_ts, last_lat, last_lon, inside, dwelled FROM fence_states WHERE device_id = \(deviceID) FOR UPDATE
+            """, logger: logger).collect().first
+        guard let row else { throw ServerError(.storage, "PostgreSQL: the fence state of \(deviceID) vanished") }
+        let (ts, lat, lon, inside, dwelled) = try row.decode((Int64?, Double?, Double?, String, String).self)
+        var state = DeviceFenceState(lastMillis: ts, lastLatitude: lat, lastLongitude: lon, insideText: inside, dwelledText: dwelled)
+        if state.lastTimestamp == nil {
+            let last = try await connection.query("""
+                SELECT \(unescaped: Self.positionColumns) FROM positions WHERE device_id = \(deviceID) ORDER BY ts DESC LIMIT 1
+                """, logger: logger).collect().first.map(Self.position(from:))
+            state.seed(from: last)
+        }
+        return state
+    }
+
+    func saveFenceState(_ connection: PostgresConnection, deviceID: String, state: DeviceFenceState) async throws {
+        try await connection.query("""
+            UPDATE fence_states SET last_ts = \(state.lastTimestamp?.millisecondsSince1970),
+                last_lat = \(state.lastCoordinate?.latitude), last_lon = \(state.lastCoordinate?.longitude),
+                inside = \(state.insideText), dwelled = \(state.dwelledText)
+            WHERE device_id = \(deviceID)
+            """, logger: logger)
+    }
+
+    func insertEvents(_ connection: PostgresConnection, _ events: [FenceEvent], receivedMillis: Int64) async throws
+        -> [FenceEventRecord] {
+        var records: [FenceEventRecord] = []
+        for var e in events {
+            e.timestamp = Date(millisecondsSince1970: e.timestamp.millisecondsSince1970)
+            let row = try await connection.query("""
+                INSERT INTO fence_events (device_id, fence_id, kind, ts, lat, lon, created_ms)
+                VALUES (\(e.deviceID), \(e.fenceID), \(e.kind.rawValue), \(e.timestamp.millisecondsSince1970),
+                        \(e.coordinate.latitude), \(e.coordinate.longitude), \(receivedMillis))
+                RETURNING id
+                """, logger: logger).collect().first
+            records.append(FenceEventRecord(id: try row?.decode(Int64.self) ?? 0, event: e))
+        }
+        return records
+    }
+
+    static func eventRecord(from row: PostgresRow) throws -> FenceEventRecord {
+        let (id, device, fence, kind, ts, lat, lon) = try row.decode((Int64, String, String, String, Int64, Double, Double).self)
+        return FenceEventRecord(id: id, event: FenceEvent(
+            deviceID: device, fenceID: fence, kind: FenceEvent.Kind(rawValue: kind) ?? .enter,
+            timestamp: Date(millisecondsSince1970: ts), coordinate: Coordinate(uncheckedLatitude: lat, longitude: lon)))
+    }
+}

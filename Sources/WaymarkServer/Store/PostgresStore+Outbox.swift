@@ -1,0 +1,120 @@
+import Foundation
+import PostgresNIO
+
+extension PostgresStore {
+    /// Adds a webhook; see ``Store/insertWebhook(_:)``.
+    public func insertWebhook(_ webhook: Webhook) async throws {
+        _ = try await storageErrors {
+            try await client.query("""
+                INSERT INTO webhooks (id, url, secret, created_ms)
+                VALUES (\(webhook.id), \(webhook.url.absoluteString), \(webhook.secret), \(webhook.createdAt.millisecondsSince1970))
+                """, logger: logger)
+        }
+    }
+
+    /// Every webhook; see ``Store/listWebhooks()``.
+    public func listWebhooks() async throws -> [Webhook] {
+        try await storageErrors {
+            try await client.query("SELECT id, url, secret, created_ms FROM webhooks ORDER BY created_ms, id", logger: logger)
+                .collect().compactMap { row in
+                    let (id, url, secret, created) = try row.decode((String, String, String, Int64).self)
+                    return URL(string: url).map { Webhook(id: id, url: $0, secret: secret, createdAt: Date(millisecondsSince1970: created)) }
+                }
+        }
+    }
+
+    /// Removes a webhook; see ``Store/deleteWebhook(id:)``.
+    public func deleteWebhook(id: String) async throws -> Bool {
+        try await storageErrors {
+            try await client.withTransaction(logger: logger) { connection in
+                let rows = try await connection.query("DELETE FROM webhooks WHERE id = \(id) RETURNING 1", logger: logger).collect()
+                guard !rows.isEmpty else { return false }
+                try await connection.query("DELETE FROM outbox WHERE webhook_id = \(id) AND state = 'pending'", logger: logger)
+                return true
+            }
+        }
+    }
+
+    /// Claims due deliveries with `FOR UPDATE SKIP LOCKED`; see ``Store/claimDeliveries(at:limit:leaseSeconds:)``.
+    ///
+    /// Concurrent workers in any number of processes skip each other's rows, and the lease keeps a
+    /// claimed row invisible until it is settled or the lease runs out.
+    public func claimDeliveries(at now: Date, limit: Int, leaseSeconds: Double) async throws -> [OutboxDelivery] {
+        let nowMillis = now.millisecondsSince1970
+        let leaseEnd = now.addingTimeInterval(leaseSeconds).millisecondsSince1970
+        return try await storageErrors {
+            try await client.query("""
+                WITH due AS (
+                    SELECT id FROM outbox WHERE state = 'pending' AND next_attempt_ms <= \(nowMillis)
+                    ORDER BY next_attempt_ms, id LIMIT \(max(1, limit))
+                    FOR UPDATE SKIP LOCKED
+                )
+                UPDATE outbox o SET attempts = o.attempts + 1, next_attempt_ms = \(leaseEnd), updated_ms = \(nowMillis)
+                FROM due, webhooks w
+                WHERE o.id = due.id AND w.id = o.webhook_id
+                RETURNING o.id, o.webhook_id, o.event_id, o.payload, o.state, o.attempts, o.next_attempt_ms, o.last_error,
+                          w.url, w.secret
+                """, logger: logger).collect().map { row in
+                var delivery = try Self.delivery(from: row)
+                let r = row.makeRandomAccess()
+                delivery.url = URL(string: try r[8].decode(String.self))
+                delivery.secret = try r[9].decode(String.self)
+                return delivery
+            }
+        }
+    }
+
+    /// Records an attempt's result; see ``Store/settleDelivery(id:state:nextAttemptAt:error:at:)``.
+    public func settleDelivery(id: Int64, state: OutboxDelivery.State, nextAttemptAt: Date, error: String?, at now: Date) async throws {
+        _ = try await storageErrors {
+            try await client.query("""
+                UPDATE outbox SET state = \(state.rawValue), next_attempt_ms = \(nextAttemptAt.millisecondsSince1970),
+                    last_error = \(error), updated_ms = \(now.millisecondsSince1970)
+                WHERE id = \(id)
+                """, logger: logger)
+        }
+    }
+
+    /// Deliveries by state; see ``Store/deliveries(state:limit:)``.
+    public func deliveries(state: OutboxDelivery.State?, limit: Int) async throws -> [OutboxDelivery] {
+        try await storageErrors {
+            try await client.query("""
+                SELECT id, webhook_id, event_id, payload, state, attempts, next_attempt_ms, last_error FROM outbox
+                WHERE (\(state?.rawValue)::text IS NULL OR state = \(state?.rawValue)) ORDER BY id DESC LIMIT \(max(1, limit))
+                """, logger: logger).collect().map(Self.delivery(from:))
+        }
+    }
+
+    /// Pending and dead counts; see ``Store/outboxDepth()``.
+    public func outboxDepth() async throws -> (pending: Int, dead: Int) {
+        try await storageErrors {
+            let row = try await client.query("""
+                SELECT count(*) FILTER (WHERE state = 'pending'), count(*) FILTER (WHERE state = 'dead') FROM outbox
+                """, logger: logger).collect().first
+            guard let row else { return (0, 0) }
+            let (pending, dead) = try row.decode((Int64, Int64).self)
+            return (Int(pending), Int(dead))
+        }
+    }
+
+    /// Queues one delivery per event and webhook, inside the ingest transaction.
+    func queueDeliveries(_ connection: PostgresConnection, _ records: [FenceEventRecord], nowMillis: Int64) async throws {
+        guard !records.isEmpty else { return }
+        let ids = records.map(\.id), payloads = records.map(OutboxDelivery.payload(for:))
+        try await connection.query("""
+            INSERT INTO outbox (webhook_id, event_id, payload, state, attempts, next_attempt_ms, created_ms, updated_ms)
+            SELECT w.id, e.id, e.payload, 'pending', 0, \(nowMillis), \(nowMillis), \(nowMillis)
+            FROM unnest(\(ids)::int8[], \(payloads)::text[]) AS e(id, payload) CROSS JOIN webhooks w
+            """, logger: logger)
+    }
+
+    static func delivery(from row: PostgresRow) throws -> OutboxDelivery {
+        let r = row.makeRandomAccess()
+        return OutboxDelivery(
+            id: try r[0].decode(Int64.self), webhookID: try r[1].decode(String.self), eventID: try r[2].decode(Int64.self),
+            payload: try r[3].decode(String.self),
+            state: OutboxDelivery.State(rawValue: try r[4].decode(String.self)) ?? .pending,
+            attempts: try r[5].decode(Int.self), nextAttemptAt: Date(millisecondsSince1970: try r[6].decode(Int64.self)),
+            lastError: try r[7].decode(String?.self))
+    }
+}

@@ -1,0 +1,117 @@
+import Foundation
+import GRDB
+
+extension SQLiteStore {
+    /// Adds a webhook; see ``Store/insertWebhook(_:)``.
+    public func insertWebhook(_ webhook: Webhook) async throws {
+        try await storageErrors {
+            try await pool.write { db in
+                try db.execute(sql: "INSERT INTO webhooks (id, url, secret, created_ms) VALUES (?, ?, ?, ?)",
+                               arguments: [webhook.id, webhook.url.absoluteString, webhook.secret, webhook.createdAt.millisecondsSince1970])
+            }
+        }
+    }
+
+    /// Every webhook; see ``Store/listWebhooks()``.
+    public func listWebhooks() async throws -> [Webhook] {
+        try await storageErrors {
+            try await pool.read { db in
+                try Row.fetchAll(db, sql: "SELECT * FROM webhooks ORDER BY created_ms, id").compactMap { row in
+                    URL(string: row["url"]).map { Webhook(id: row["id"], url: $0, secret: row["secret"],
+                                                          createdAt: Date(millisecondsSince1970: row["created_ms"])) }
+                }
+            }
+        }
+    }
+
+    /// Removes a webhook; see ``Store/deleteWebhook(id:)``.
+    public func deleteWebhook(id: String) async throws -> Bool {
+        try await storageErrors {
+            try await pool.write { db in
+                try db.execute(sql: "DELETE FROM webhooks WHERE id = ?", arguments: [id])
+                guard db.changesCount > 0 else { return false }
+                try db.execute(sql: "DELETE FROM outbox WHERE webhook_id = ? AND state = 'pending'", arguments: [id])
+                return true
+            }
+        }
+    }
+
+    /// Claims due deliveries; see ``Store/claimDeliveries(at:limit:leaseSeconds:)``. SQLite serialises writers,
+    /// so the claim needs no row locks; run one worker per database file.
+    public func claimDeliveries(at now: Date, limit: Int, leaseSeconds: Double) async throws -> [OutboxDelivery] {
+        let nowMillis = now.millisecondsSince1970
+        let leaseEnd = now.addingTimeInterval(leaseSeconds).millisecondsSince1970
+        return try await storageErrors {
+            try await pool.write { db in
+                let rows = try Row.fetchAll(db, sql: """
+                    SELECT o.*, w.url, w.secret FROM outbox o JOIN webhooks w ON w.id = o.webhook_id
+                    WHERE o.state = 'pending' AND o.next_attempt_ms <= ? ORDER BY o.next_attempt_ms, o.id LIMIT ?
+                    """, arguments: [nowMillis, max(1, limit)])
+                let update = try db.cachedStatement(sql: """
+                    UPDATE outbox SET attempts = attempts + 1, next_attempt_ms = ?, updated_ms = ? WHERE id = ?
+                    """)
+                return try rows.map { row in
+                    try update.execute(arguments: [leaseEnd, nowMillis, row["id"]])
+                    var delivery = Self.delivery(from: row)
+                    delivery.attempts += 1
+                    delivery.nextAttemptAt = Date(millisecondsSince1970: leaseEnd)
+                    delivery.url = URL(string: row["url"])
+                    delivery.secret = row["secret"]
+                    return delivery
+                }
+            }
+        }
+    }
+
+    /// Records an attempt's result; see ``Store/settleDelivery(id:state:nextAttemptAt:error:at:)``.
+    public func settleDelivery(id: Int64, state: OutboxDelivery.State, nextAttemptAt: Date, error: String?, at now: Date) async throws {
+        try await storageErrors {
+            try await pool.write { db in
+                try db.execute(sql: "UPDATE outbox SET state = ?, next_attempt_ms = ?, last_error = ?, updated_ms = ? WHERE id = ?",
+                               arguments: [state.rawValue, nextAttemptAt.millisecondsSince1970, error, now.millisecondsSince1970, id])
+            }
+        }
+    }
+
+    /// Deliveries by state; see ``Store/deliveries(state:limit:)``.
+    public func deliveries(state: OutboxDelivery.State?, limit: Int) async throws -> [OutboxDelivery] {
+        try await storageErrors {
+            try await pool.read { db in
+                try Row.fetchAll(db, sql: "SELECT * FROM outbox WHERE (? IS NULL OR state = ?) ORDER BY id DESC LIMIT ?",
+                                 arguments: [state?.rawValue, state?.rawValue, max(1, limit)]).map(Self.delivery(from:))
+            }
+        }
+    }
+
+    /// Pending and dead counts; see ``Store/outboxDepth()``.
+    public func outboxDepth() async throws -> (pending: Int, dead: Int) {
+        try await storageErrors {
+            try await pool.read { db in
+                let pending = try Int.fetchOne(db, sql: "SELECT count(*) FROM outbox WHERE state = 'pending'") ?? 0
+                let dead = try Int.fetchOne(db, sql: "SELECT count(*) FROM outbox WHERE state = 'dead'") ?? 0
+                return (pending, dead)
+            }
+        }
+    }
+
+    /// Queues one delivery per event and webhook, inside the ingest transaction.
+    static func queueDeliveries(_ db: Database, _ records: [FenceEventRecord], nowMillis: Int64) throws {
+        guard !records.isEmpty else { return }
+        let hooks = try String.fetchAll(db, sql: "SELECT id FROM webhooks")
+        guard !hooks.isEmpty else { return }
+        let insert = try db.cachedStatement(sql: """
+            INSERT INTO outbox (webhook_id, event_id, payload, state, attempts, next_attempt_ms, created_ms, updated_ms)
+            VALUES (?, ?, ?, 'pending', 0, ?, ?, ?)
+            """)
+        for record in records {
+            let payload = OutboxDelivery.payload(for: record)
+            for hook in hooks { try insert.execute(arguments: [hook, record.id, payload, nowMillis, nowMillis, nowMillis]) }
+        }
+    }
+
+    static func delivery(from row: Row) -> OutboxDelivery {
+        OutboxDelivery(id: row["id"], webhookID: row["webhook_id"], eventID: row["event_id"], payload: row["payload"],
+                       state: OutboxDelivery.State(rawValue: row["state"]) ?? .pending, attempts: row["attempts"],
+                       nextAttemptAt: Date(millisecondsSince1970: row["next_attempt_ms"]), lastError: row["last_error"])
+    }
+}

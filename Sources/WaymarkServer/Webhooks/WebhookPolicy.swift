@@ -1,0 +1,38 @@
+import Foundation
+
+/// How webhook deliveries are retried: attempts, exponential backoff, timeout and batching.
+///
+/// The n-th failed attempt waits `min(baseBackoff × 2^(n−1), maxBackoff)` seconds; after
+/// ``maxAttempts`` failures the delivery is dead. A claimed delivery is hidden from other
+/// workers for ``leaseSeconds`` (longer than the timeout), so two server processes never send
+/// the same delivery at once. A `Sendable` value type.
+///
+/// ```swift
+/// var policy = WebhookPolicy()
+/// policy.maxAttempts = 5
+/// policy.timeoutSeconds = 5
+/// ```
+public struct WebhookPolicy: Hashable, Sendable {
+    /// Attempts before a delivery is dead.
+    public var maxAttempts: Int = 8
+    /// Wait after the first failure, in seconds.
+    public var baseBackoffSeconds: Double = 2
+    /// Longest wait between attempts, in seconds.
+    public var maxBackoffSeconds: Double = 900
+    /// Time allowed for one request, in seconds.
+    public var timeoutSeconds: Double = 10
+    /// How long a claimed delivery stays invisible to other workers, in seconds.
+    public var leaseSeconds: Double = 60
+    /// Deliveries claimed per round.
+    public var batchSize: Int = 32
+    /// Pause between rounds when nothing was due, in seconds.
+    public var pollSeconds: Double = 0.5
+
+    /// The default policy.
+    public init() {}
+
+    /// The wait after `attempts` failed attempts, in seconds.
+    public func backoff(afterAttempts attempts: Int) -> Double {
+        min(baseBackoffSeconds * pow(2, Double(max(0, attempts - 1))), maxBackoffSeconds)
+    }
+}

@@ -1,0 +1,124 @@
+import Foundation
+import Testing
+import WaymarkGeo
+@testable import WaymarkServer
+
+/// Fences stored in each store and evaluated inside the ingest transaction.
+@Suite("Fences in the store")
+struct FenceStoreTests {
+    static let t0 = Date(timeIntervalSince1970: 1_700_000_000)
+    static let center = Coordinate(uncheckedLatitude: 46.05, longitude: 14.5)
+    static let depot = Fence(id: "f_depot", name: "Depot", shape: .circle(center: center, radiusMeters: 100))
+
+    static func at(_ device: String, _ second: Double, _ lat: Double, _ lon: Double = 14.5) -> Position {
+        Position(deviceID: device, fix: Fix(coordinate: Coordinate(uncheckedLatitude: lat, longitude: lon),
+                                            timestamp: t0.addingTimeInterval(second)))
+    }
+
+    static func ingest(_ store: any Store, _ device: String, _ points: [Position], key: String? = nil) async throws -> IngestOutcome {
+        try await store.ingest(IngestWrite(deviceID: device, idempotencyKey: key, positions: points, receivedAt: t0))
+    }
+
+    @Test("stores, replaces, lists and deletes fences", arguments: StoreKind.available)
+    func crud(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let park = Fence(id: "f_park", name: "Park", shape: .polygon(try Polygon(exterior: [
+                Coordinate(uncheckedLatitude: 46.0, longitude: 14.0), Coordinate(uncheckedLatitude: 46.0, longitude: 14.1),
+                Coordinate(uncheckedLatitude: 46.1, longitude: 14.1),
+            ])), dwellSeconds: 120)
+            try await store.upsertFences([Self.depot, park], at: Self.t0)
+            #expect(try await store.listFences() == [Self.depot, park])
+            var renamed = Self.depot
+            renamed.name = "Main depot"
+            try await store.upsertFences([renamed], at: Self.t0)
+            #expect(try await store.listFences() == [renamed, park])
+            #expect(try await store.deleteFence(id: "f_depot"))
+            #expect(try await store.deleteFence(id: "f_depot") == false)
+            #expect(try await store.listFences() == [park])
+        }
+    }
+
+    @Test("a fence added later is evaluated from the device's last stored point", arguments: StoreKind.available)
+    func enterAcrossRequests(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let device = try await StoreTests.registered(store).id
+            // Stored before the fence exists: no event, but it starts the next segment.
+            #expect(try await Self.ingest(store, device, [Self.at(device, 0, 46.04)]).events.isEmpty)
+            try await store.upsertFences([Self.depot], at: Self.t0)
+            // The next request jumps across the 200 m circle: enter and exit at interpolated times.
+            let outcome = try await Self.ingest(store, device, [Self.at(device, 100, 46.06)])
+            #expect(outcome.events.map(\.event.kind) == [.enter, .exit])
+            let enter = try #require(outcome.events.first).event.timestamp.timeIntervalSince(Self.t0)
+            #expect(abs(enter - 45.5) < 0.2)
+            let stored = try await store.fenceEvents(deviceID: device, afterID: 0, limit: 10)
+            #expect(stored == outcome.events)
+            #expect(stored.map(\.id) == stored.map(\.id).sorted())
+        }
+    }
+
+    @Test("sorts an out-of-order batch by time and keeps the inside state between requests", arguments: StoreKind.available)
+    func outOfOrder(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let device = try await StoreTests.registered(store).id
+            try await store.upsertFences([Self.depot], at: Self.t0)
+            _ = try await Self.ingest(store, device, [Self.at(device, 0, 46.06)])
+            // Sent as [inside at 20 s, outside at 30 s, inside at 10 s]: evaluated as 10, 20, 30.
+            let batch = [Self.at(device, 20, 46.0502), Self.at(device, 30, 46.06), Self.at(device, 10, 46.0501)]
+            let first = try await Self.ingest(store, device, batch)
+            #expect(first.events.map(\.event.kind) == [.enter, .exit])
+            #expect(first.events.map(\.event.timestamp) == [Self.t0.addingTimeInterval(10), Self.t0.addingTimeInterval(30)])
+            // Inside across a request boundary: the exit comes with the next request.
+            let enter = try await Self.ingest(store, device, [Self.at(device, 40, 46.05)])
+            #expect(enter.events.map(\.event.kind) == [.enter])
+            let exit = try await Self.ingest(store, device, [Self.at(device, 50, 46.07)])
+            #expect(exit.events.map(\.event.kind) == [.exit])
+            #expect(try await store.fenceEvents(deviceID: nil, afterID: 0, limit: 100).count == 4)
+        }
+    }
+
+    @Test("a replayed batch or duplicate points cause no second event", arguments: StoreKind.available)
+    func noDuplicateEvents(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let device = try await StoreTests.registered(store).id
+            try await store.upsertFences([Self.depot], at: Self.t0)
+            let batch = [Self.at(device, 0, 46.06), Self.at(device, 10, 46.05)]
+            #expect(try await Self.ingest(store, device, batch, key: "b1").events.count == 1)
+            #expect(try await Self.ingest(store, device, batch, key: "b1").events.isEmpty)
+            #expect(try await Self.ingest(store, device, batch).events.isEmpty)
+            #expect(try await store.fenceEvents(deviceID: device, afterID: 0, limit: 10).count == 1)
+        }
+    }
+
+    @Test("emits one dwell event per stay in a polygon", arguments: StoreKind.available)
+    func dwell(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let device = try await StoreTests.registered(store).id
+            let square = Fence(id: "f_sq", name: "Square", shape: .polygon(try Polygon(exterior: [
+                Coordinate(uncheckedLatitude: 46.0, longitude: 14.0), Coordinate(uncheckedLatitude: 46.0, longitude: 14.01),
+                Coordinate(uncheckedLatitude: 46.01, longitude: 14.01), Coordinate(uncheckedLatitude: 46.01, longitude: 14.0),
+            ])), dwellSeconds: 60)
+            try await store.upsertFences([square], at: Self.t0)
+            let kinds = { (points: [Position]) async throws -> [FenceEvent.Kind] in
+                try await Self.ingest(store, device, points).events.map(\.event.kind)
+            }
+            #expect(try await kinds([Self.at(device, 0, 46.005, 14.005), Self.at(device, 30, 46.006, 14.005)]) == [.enter])
+            #expect(try await kinds([Self.at(device, 70, 46.005, 14.006)]) == [.dwell])
+            #expect(try await kinds([Self.at(device, 200, 46.005, 14.007)]) == [])
+            #expect(try await kinds([Self.at(device, 300, 46.02, 14.005), Self.at(device, 310, 46.005, 14.005)]) == [.exit, .enter])
+            #expect(try await kinds([Self.at(device, 400, 46.005, 14.005)]) == [.dwell])
+        }
+    }
+
+    @Test("events of one device are invisible to another's query", arguments: StoreKind.available)
+    func perDevice(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let a = try await StoreTests.registered(store, name: "a").id
+            let b = try await StoreTests.registered(store, name: "b").id
+            try await store.upsertFences([Self.depot], at: Self.t0)
+            _ = try await Self.ingest(store, a, [Self.at(a, 0, 46.05)])
+            _ = try await Self.ingest(store, b, [Self.at(b, 0, 46.06)])
+            #expect(try await store.fenceEvents(deviceID: a, afterID: 0, limit: 10).map(\.event.deviceID) == [a])
+            #expect(try await store.fenceEvents(deviceID: b, afterID: 0, limit: 10).isEmpty)
+        }
+    }
+}
