@@ -116,16 +116,28 @@ struct StandardUpdateTests {
         #expect(sim.fixes.contains { $0.timestamp.timeIntervalSince(sim.epoch) > 1250 })
     }
 
-    @Test("without the background mode, updates stop and the app is suspended about 5 s after leaving the foreground")
-    func backgroundWithoutMode() throws {
-        var sim = try Self.started(LocationConfiguration(allowsBackgroundLocationUpdates: true),
-                                   actions: [UserAction(at: 100, .background)])
-        sim.run(until: 104.5)
+    @Test("without background location, fixes flow for the grace window, then stop when the app is suspended",
+          arguments: [
+              // (allowsBackgroundLocationUpdates, location background mode, backgroundSuspendSeconds override)
+              (true, false, nil), (false, true, nil), (false, false, nil), (true, false, 12.0),
+          ] as [(Bool, Bool, Double?)])
+    func backgroundWithoutMode(allows: Bool, mode: Bool, grace: Double?) throws {
+        var overrides = Fixture.noCache
+        if let grace { overrides["backgroundSuspendSeconds"] = .number(grace) }
+        let window = grace ?? 5
+        var sim = try Self.started(LocationConfiguration(pausesLocationUpdatesAutomatically: false,
+                                                         allowsBackgroundLocationUpdates: allows),
+                                   route: Fixture.eastbound(speed: 5, seconds: 600), modes: mode ? [.location] : [],
+                                   actions: [UserAction(at: 100, .background)], overrides: overrides)
+        sim.run(until: 100 + window - 0.5)
         #expect(sim.appState == .background)
         sim.run(until: 300)
         #expect(sim.appState == .suspended)
-        #expect(sim.fixes.allSatisfy { $0.timestamp.timeIntervalSince(sim.epoch) <= 100 })
-        #expect(sim.energy[.gnss] <= 101)
+        let times = sim.fixes.map { $0.timestamp.timeIntervalSince(sim.epoch) }
+        let inGrace = times.filter { $0 > 100 }
+        #expect(inGrace.count >= Int(window) - 1, "fixes keep coming until the suspension")
+        #expect(inGrace.allSatisfy { $0 <= 100 + window }, "none after the suspension")
+        #expect(sim.energy[.gnss] <= 100 + window + 0.5)
     }
 
     @Test("with the background mode and allowsBackgroundLocationUpdates, updates continue in the background")

@@ -15,13 +15,14 @@ extension Simulation {
     }
 
     /// Whether the receiver is producing fixes for standard updates right now.
+    ///
+    /// Updates flow while the process runs, in the foreground or the background (PLATFORM.md §4).
+    /// Without background location (``backgroundAllowed(_:)``) they do not keep the app running:
+    /// they stop when the app is suspended, ``PlatformConstants/backgroundSuspendSeconds`` after
+    /// leaving the foreground (later only while a background task or a launch window holds it).
     var standardProducing: Bool {
         guard let s = standard, !s.waitingForAuthorization, !s.paused, permissions.locationAuthorized else { return false }
-        switch process.state {
-        case .foreground: return true
-        case .background: return backgroundAllowed(s.config)
-        default: return false
-        }
+        return process.isRunning
     }
 
     func sourceClass(_ accuracy: DesiredAccuracy) -> SourceClass {
