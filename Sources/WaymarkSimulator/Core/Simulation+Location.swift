@@ -34,7 +34,7 @@ extension Simulation {
             emit(.locationError(.denied))
             return
         }
-        if var s = standard {
+        if var s = standard, !s.paused {
             s.config = config
             standard = s
             return
@@ -42,6 +42,17 @@ extension Simulation {
         if process.state == .background, !(process.locationWakeUntil.map { now < $0 } ?? false) {
             stats.startsIgnoredInBackground += 1
             note("start of standard updates ignored: app in the background without a location launch")
+            return
+        }
+        if var s = standard {
+            // After an automatic pause only a new start resumes delivery (in the background, the
+            // system never resumes on its own). The receiver starts again; the pause timer restarts.
+            s.config = config
+            s.paused = false
+            s.stillSince = nil
+            s.wasProducing = false
+            standard = s
+            note("standard updates restarted after an automatic pause")
             return
         }
         standard = StandardUpdates(config: config, waitingForAuthorization: !permissions.locationAuthorized)
