@@ -51,6 +51,28 @@ struct LifecycleEnergyTests {
         #expect(sim.energy[.wifi] == 0 && sim.energy[.radio] == 0)
     }
 
+    @Test("the other rates of the table: Wi-Fi 0.15/s, cell 0.05/s, region monitoring 0.002/s, motion 0.001/s")
+    func energyRates() throws {
+        var wifi = try StandardUpdateTests.started(LocationConfiguration(desiredAccuracy: .hundredMeters,
+                                                                         pausesLocationUpdatesAutomatically: false))
+        var cell = try StandardUpdateTests.started(LocationConfiguration(desiredAccuracy: .kilometer,
+                                                                         pausesLocationUpdatesAutomatically: false))
+        wifi.run(until: 1000)
+        cell.run(until: 1000)
+        #expect(abs(wifi.energy[.wifi] - 150) < 0.5 && wifi.energy[.gnss] == 0)
+        #expect(abs(cell.energy[.cell] - 50) < 0.5 && cell.energy[.gnss] == 0)
+
+        var watcher = try Simulation(scenario: Fixture.opened(device: Fixture.existing(.authorizedAlways, motion: .granted)))
+        watcher.run(until: 0)
+        watcher.perform(.createLocationManager)
+        watcher.perform(.startMonitoring(RegionTests.far))
+        watcher.perform(.startMotionActivityUpdates)
+        watcher.run(until: 1000)
+        #expect(abs(watcher.energy[.regionMonitoring] - 2) < 0.01)
+        #expect(abs(watcher.energy[.motion] - 1) < 0.01)
+        #expect(watcher.energy[.gnss] == 0 && watcher.energy[.wifi] == 0)
+    }
+
     @Test("the energy table can be overridden per scenario")
     func energyOverride() throws {
         var sim = try StandardUpdateTests.started(LocationConfiguration(pausesLocationUpdatesAutomatically: false),

@@ -52,13 +52,15 @@ struct StandardUpdateTests {
         #expect(gnss.allSatisfy { (10...30).contains($0.horizontalAccuracy ?? 0) })
     }
 
-    @Test("hundredMeters uses Wi-Fi and kilometer uses cell, never the GNSS receiver",
+    @Test("hundredMeters uses Wi-Fi (30–100 m) and kilometer cell towers (500–3000 m), never the GNSS receiver",
           arguments: [(DesiredAccuracy.hundredMeters, Fix.Source.wifi), (.kilometer, .cell), (.threeKilometers, .cell)])
     func coarseSources(accuracy: DesiredAccuracy, source: Fix.Source) throws {
         var sim = try Self.started(LocationConfiguration(desiredAccuracy: accuracy))
         sim.run(until: 600)
         #expect(!sim.fixes.isEmpty)
         #expect(sim.fixes.allSatisfy { $0.source == source })
+        let range: ClosedRange<Double> = source == .wifi ? 30...100 : 500...3000
+        #expect(sim.fixes.allSatisfy { range.contains($0.horizontalAccuracy ?? 0) })
         #expect(sim.energy[.gnss] == 0)
         #expect(sim.energy[source == .wifi ? .wifi : .cell] > 0)
     }
@@ -174,6 +176,16 @@ struct StandardUpdateTests {
         #expect(times.contains { $0 >= 160 && $0 < 170 })
         #expect(times.contains { $0 < 100 })
         #expect(sim.times { $0 == .locationError(.locationUnknown) } == [100])   // transient; the service keeps trying
+    }
+
+    @Test("no network (airplane mode, no SIM) does not stop GNSS")
+    func offlineKeepsGNSS() throws {
+        let world = World(network: World.Network(offline: [TimeWindow(from: 0)]))
+        var sim = try Self.started(route: Fixture.eastbound(speed: 5, seconds: 600), world: world)
+        sim.run(until: 120)
+        let gnss = sim.fixes.filter { $0.source == .gnss }
+        #expect(gnss.count >= 85)
+        #expect(gnss.allSatisfy { (5...10).contains($0.horizontalAccuracy ?? 0) })
     }
 
     @Test("a one-shot request delivers one fix within 10 s")
