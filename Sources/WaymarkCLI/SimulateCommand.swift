@@ -40,18 +40,7 @@ struct SimulateCommand: AsyncParsableCommand {
 
     func run() async throws {
         if compare { return try runComparison() }
-        let scenario = scenarios[0]
-        let url = URL(fileURLWithPath: scenario)
-        var simulation: Simulation
-        do {
-            let loaded = url.pathExtension.lowercased() == "gpx"
-                ? try Scenario.decode(from: Data(SimulateCommand.rideScenario(gpxPath: url.path).utf8))
-                : try Scenario.load(contentsOf: url)
-            simulation = try Simulation(scenario: loaded, seed: seed, app: BasicApp(loaded.app ?? BasicApp.Configuration()))
-        } catch {
-            throw InputError("\(scenario): \(error)")
-        }
-        simulation.runToEnd()
+        let simulation = try Self.simulate(scenarios[0], seed: seed)
         if let log {
             do {
                 try Data(simulation.log.jsonLines().utf8).write(to: URL(fileURLWithPath: log))
@@ -65,13 +54,35 @@ struct SimulateCommand: AsyncParsableCommand {
             encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
             writeLine(String(decoding: try encoder.encode(report), as: UTF8.self))
         } else {
-            writeLine("scenario \(report.name ?? scenario), seed \(report.seed), \(Int(report.durationSeconds)) s simulated")
-            writeLine(report.timeline)
-            writeLine("")
-            writeLine("prompts shown \(report.stats.promptsShown), collisions \(report.stats.promptCollisions), "
-                  + "fixes delivered \(report.stats.fixesDelivered), final state \(report.finalAppState.rawValue)")
-            writeLine(report.energyTable)
+            writeLine(Self.text(report, source: scenarios[0]))
         }
+    }
+
+    /// Loads a scenario file (or a GPX ride) and runs it to its end with the minimal app.
+    static func simulate(_ path: String, seed: UInt64?) throws -> Simulation {
+        let url = URL(fileURLWithPath: path)
+        do {
+            let loaded = url.pathExtension.lowercased() == "gpx"
+                ? try Scenario.decode(from: Data(rideScenario(gpxPath: url.path).utf8))
+                : try Scenario.load(contentsOf: url)
+            var simulation = try Simulation(scenario: loaded, seed: seed, app: BasicApp(loaded.app ?? BasicApp.Configuration()))
+            simulation.runToEnd()
+            return simulation
+        } catch {
+            throw InputError("\(path): \(error)")
+        }
+    }
+
+    /// The printed report: a header, the readable timeline, counters and the energy table.
+    static func text(_ report: SimulationReport, source: String) -> String {
+        """
+        scenario \(report.name ?? source), seed \(report.seed), \(Int(report.durationSeconds)) s simulated
+        \(report.timeline)
+
+        prompts shown \(report.stats.promptsShown), collisions \(report.stats.promptCollisions), \
+        fixes delivered \(report.stats.fixesDelivered), final state \(report.finalAppState.rawValue)
+        \(report.energyTable)
+        """
     }
 
     /// The scenario used for a bare GPX file: permissions already granted, the app opened at

@@ -45,10 +45,32 @@ struct LifecycleEnergyTests {
         var sim = try StandardUpdateTests.started(LocationConfiguration(pausesLocationUpdatesAutomatically: false),
                                                   actions: [UserAction(at: 600, .background)])
         sim.run(until: 1200)
-        #expect(abs(sim.energy[.gnss] - 600) < 1)
+        #expect(abs(sim.energy[.gnss] - 605) < 1)              // the receiver runs until the suspension
         #expect(abs(sim.energy[.cpuWake] - 0.02 * Double(sim.stats.locationDeliveries)) < 1e-9)
         #expect(abs(sim.energy[.app] - 0.01 * 605) < 0.05)     // suspended 5 s after backgrounding
         #expect(sim.energy[.wifi] == 0 && sim.energy[.radio] == 0)
+    }
+
+    @Test("the other rates of the table: Wi-Fi 0.15/s, cell 0.05/s, region monitoring 0.002/s, motion 0.001/s")
+    func energyRates() throws {
+        var wifi = try StandardUpdateTests.started(LocationConfiguration(desiredAccuracy: .hundredMeters,
+                                                                         pausesLocationUpdatesAutomatically: false))
+        var cell = try StandardUpdateTests.started(LocationConfiguration(desiredAccuracy: .kilometer,
+                                                                         pausesLocationUpdatesAutomatically: false))
+        wifi.run(until: 1000)
+        cell.run(until: 1000)
+        #expect(abs(wifi.energy[.wifi] - 150) < 0.5 && wifi.energy[.gnss] == 0)
+        #expect(abs(cell.energy[.cell] - 50) < 0.5 && cell.energy[.gnss] == 0)
+
+        var watcher = try Simulation(scenario: Fixture.opened(device: Fixture.existing(.authorizedAlways, motion: .granted)))
+        watcher.run(until: 0)
+        watcher.perform(.createLocationManager)
+        watcher.perform(.startMonitoring(RegionTests.far))
+        watcher.perform(.startMotionActivityUpdates)
+        watcher.run(until: 1000)
+        #expect(abs(watcher.energy[.regionMonitoring] - 2) < 0.01)
+        #expect(abs(watcher.energy[.motion] - 1) < 0.01)
+        #expect(watcher.energy[.gnss] == 0 && watcher.energy[.wifi] == 0)
     }
 
     @Test("the energy table can be overridden per scenario")

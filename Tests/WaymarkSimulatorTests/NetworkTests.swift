@@ -28,6 +28,18 @@ struct NetworkTests {
         #expect(token.count == 64)
     }
 
+    @Test("notification permission denied: the prompt's answer is denied")
+    func deniedPath() throws {
+        var sim = try Simulation(scenario: Fixture.opened(prompts: [.notifications: PromptResponse(.deny)]))
+        sim.run(until: 0)
+        sim.perform(.requestNotificationAuthorization([.alert]))
+        sim.run(until: 1.9)
+        #expect(sim.stats.promptsShown == 1)
+        #expect(sim.events { if case .notificationAuthorization(let g) = $0 { g } else { nil } }.isEmpty)
+        sim.run(until: 5)
+        #expect(sim.received.last?.event == .notificationAuthorization(granted: false))
+    }
+
     @Test("registration fails without network or APNs", arguments: [
         World(network: World.Network(offline: [TimeWindow(from: 0)])), World(network: World.Network(apnsAvailable: false)),
     ])

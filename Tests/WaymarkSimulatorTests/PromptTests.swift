@@ -32,16 +32,45 @@ struct PromptTests {
         #expect(sim.authorizationStatuses == [.notDetermined, .authorizedWhenInUse])
     }
 
-    @Test("the answer arrives after the user's think time")
-    func thinkTime() throws {
-        var sim = try Simulation(scenario: Fixture.opened(prompts: [.locationWhenInUse: PromptResponse(.allow, thinkSeconds: 7)]))
+    @Test("the answer arrives after the user's think time: 2 s by default, or as the scenario says",
+          arguments: [(nil, 2.0), (7.0, 7.0)] as [(Double?, Double)])
+    func thinkTime(think: Double?, answeredAt: Double) throws {
+        var sim = try Simulation(scenario: Fixture.opened(prompts: [.locationWhenInUse: PromptResponse(.allow, thinkSeconds: think)]))
         sim.run(until: 0)
         sim.perform(.createLocationManager)
         sim.perform(.requestWhenInUseAuthorization)
-        sim.run(until: 6.9)
+        sim.run(until: answeredAt - 0.1)
         #expect(sim.authorizationStatuses == [.notDetermined])
-        sim.run(until: 7)
+        sim.run(until: answeredAt)
         #expect(sim.authorizationStatuses == [.notDetermined, .authorizedWhenInUse])
+    }
+
+    @Test("the motion prompt is a system prompt like any other: asked over the location prompt, it collides")
+    func motionCollides() throws {
+        var sim = try Simulation(scenario: Fixture.opened())
+        sim.run(until: 0)
+        sim.perform(.createLocationManager)
+        sim.perform(.requestWhenInUseAuthorization)
+        sim.perform(.requestMotionPermission)
+        sim.run(until: 30)
+        #expect(sim.stats.promptCollisions == 1)
+        #expect(sim.stats.promptsShown == 1)
+        #expect(sim.events { if case .motionAuthorization(let g) = $0 { g } else { nil } }.isEmpty)
+    }
+
+    @Test("without NSLocationAlwaysAndWhenInUseUsageDescription the always upgrade shows nothing and calls nothing back")
+    func missingAlwaysDescription() throws {
+        let device = DeviceSetup(install: .existing, location: .authorizedWhenInUse,
+                                 usageDescriptions: [.NSLocationWhenInUseUsageDescription, .NSMotionUsageDescription])
+        var sim = try Simulation(scenario: Fixture.opened(device: device))
+        sim.run(until: 0)
+        sim.perform(.createLocationManager)
+        sim.perform(.requestAlwaysAuthorization)
+        sim.run(until: 600)
+        #expect(sim.stats.promptsShown == 0)
+        #expect(sim.stats.missingUsageDescriptions == 1)
+        #expect(sim.authorizationStatuses == [.authorizedWhenInUse])
+        #expect(sim.locationAuthorization.status == .authorizedWhenInUse)
     }
 
     @Test("without the usage description nothing appears and no callback ever comes",

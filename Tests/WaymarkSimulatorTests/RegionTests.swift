@@ -109,6 +109,17 @@ struct RegionTests {
         #expect(sim.appState == .suspended)                                         // ~10 s budget, unused
     }
 
+    @Test("a crossing relaunches a terminated app only with always authorization")
+    func relaunchNeedsAlways() throws {
+        var sim = try Self.monitoring([Self.far], route: Fixture.eastbound(speed: 10, seconds: 200, after: 100),
+                                      device: Fixture.existing(.authorizedWhenInUse),
+                                      actions: [UserAction(at: 10, .systemTerminate)])
+        sim.run(until: 500)
+        #expect(sim.appState == .notRunning)
+        #expect(sim.stats.launches["region"] == nil)
+        #expect(sim.log.systemNotes.contains { $0.hasPrefix("no relaunch: regionEntered needs always authorization") })
+    }
+
     @Test("the relaunch budget is about 10 s, about 30 s with a background task")
     func relaunchBudget() throws {
         var sim = try Self.monitoring([Self.far], route: Fixture.eastbound(speed: 10, seconds: 200, after: 100),

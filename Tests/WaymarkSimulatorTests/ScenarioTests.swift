@@ -8,8 +8,9 @@ struct ScenarioTests {
     static let examples = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Examples")
 
-    static let exampleNames = ["first-launch", "missing-usage-description", "ride-with-tunnel", "kill-and-relaunch",
-                               "region-monitoring", "flaky-server", "settings-change"]
+    /// Every scenario file under Examples/ (without the extension), so a new example is covered too.
+    static let exampleNames: [String] = ((try? FileManager.default.contentsOfDirectory(atPath: examples.path)) ?? [])
+        .filter { $0.hasSuffix(".json") }.map { String($0.dropLast(5)) }.sorted()
 
     static func run(_ name: String, seed: UInt64? = nil) throws -> Simulation {
         let scenario = try Scenario.load(contentsOf: examples.appendingPathComponent("\(name).json"))
@@ -20,6 +21,7 @@ struct ScenarioTests {
 
     @Test("every example scenario loads and runs", arguments: exampleNames)
     func examplesRun(name: String) throws {
+        #expect(Self.exampleNames.count >= 8)
         let sim = try Self.run(name)
         #expect(sim.now == sim.endTime)
         #expect(!sim.received.isEmpty)

@@ -52,13 +52,15 @@ struct StandardUpdateTests {
         #expect(gnss.allSatisfy { (10...30).contains($0.horizontalAccuracy ?? 0) })
     }
 
-    @Test("hundredMeters uses Wi-Fi and kilometer uses cell, never the GNSS receiver",
+    @Test("hundredMeters uses Wi-Fi (30–100 m) and kilometer cell towers (500–3000 m), never the GNSS receiver",
           arguments: [(DesiredAccuracy.hundredMeters, Fix.Source.wifi), (.kilometer, .cell), (.threeKilometers, .cell)])
     func coarseSources(accuracy: DesiredAccuracy, source: Fix.Source) throws {
         var sim = try Self.started(LocationConfiguration(desiredAccuracy: accuracy))
         sim.run(until: 600)
         #expect(!sim.fixes.isEmpty)
         #expect(sim.fixes.allSatisfy { $0.source == source })
+        let range: ClosedRange<Double> = source == .wifi ? 30...100 : 500...3000
+        #expect(sim.fixes.allSatisfy { range.contains($0.horizontalAccuracy ?? 0) })
         #expect(sim.energy[.gnss] == 0)
         #expect(sim.energy[source == .wifi ? .wifi : .cell] > 0)
     }
@@ -116,16 +118,28 @@ struct StandardUpdateTests {
         #expect(sim.fixes.contains { $0.timestamp.timeIntervalSince(sim.epoch) > 1250 })
     }
 
-    @Test("without the background mode, updates stop and the app is suspended about 5 s after leaving the foreground")
-    func backgroundWithoutMode() throws {
-        var sim = try Self.started(LocationConfiguration(allowsBackgroundLocationUpdates: true),
-                                   actions: [UserAction(at: 100, .background)])
-        sim.run(until: 104.5)
+    @Test("without background location, fixes flow for the grace window, then stop when the app is suspended",
+          arguments: [
+              // (allowsBackgroundLocationUpdates, location background mode, backgroundSuspendSeconds override)
+              (true, false, nil), (false, true, nil), (false, false, nil), (true, false, 12.0),
+          ] as [(Bool, Bool, Double?)])
+    func backgroundWithoutMode(allows: Bool, mode: Bool, grace: Double?) throws {
+        var overrides = Fixture.noCache
+        if let grace { overrides["backgroundSuspendSeconds"] = .number(grace) }
+        let window = grace ?? 5
+        var sim = try Self.started(LocationConfiguration(pausesLocationUpdatesAutomatically: false,
+                                                         allowsBackgroundLocationUpdates: allows),
+                                   route: Fixture.eastbound(speed: 5, seconds: 600), modes: mode ? [.location] : [],
+                                   actions: [UserAction(at: 100, .background)], overrides: overrides)
+        sim.run(until: 100 + window - 0.5)
         #expect(sim.appState == .background)
         sim.run(until: 300)
         #expect(sim.appState == .suspended)
-        #expect(sim.fixes.allSatisfy { $0.timestamp.timeIntervalSince(sim.epoch) <= 100 })
-        #expect(sim.energy[.gnss] <= 101)
+        let times = sim.fixes.map { $0.timestamp.timeIntervalSince(sim.epoch) }
+        let inGrace = times.filter { $0 > 100 }
+        #expect(inGrace.count >= Int(window) - 1, "fixes keep coming until the suspension")
+        #expect(inGrace.allSatisfy { $0 <= 100 + window }, "none after the suspension")
+        #expect(sim.energy[.gnss] <= 100 + window + 0.5)
     }
 
     @Test("with the background mode and allowsBackgroundLocationUpdates, updates continue in the background")
@@ -162,6 +176,16 @@ struct StandardUpdateTests {
         #expect(times.contains { $0 >= 160 && $0 < 170 })
         #expect(times.contains { $0 < 100 })
         #expect(sim.times { $0 == .locationError(.locationUnknown) } == [100])   // transient; the service keeps trying
+    }
+
+    @Test("no network (airplane mode, no SIM) does not stop GNSS")
+    func offlineKeepsGNSS() throws {
+        let world = World(network: World.Network(offline: [TimeWindow(from: 0)]))
+        var sim = try Self.started(route: Fixture.eastbound(speed: 5, seconds: 600), world: world)
+        sim.run(until: 120)
+        let gnss = sim.fixes.filter { $0.source == .gnss }
+        #expect(gnss.count >= 85)
+        #expect(gnss.allSatisfy { (5...10).contains($0.horizontalAccuracy ?? 0) })
     }
 
     @Test("a one-shot request delivers one fix within 10 s")

@@ -3,7 +3,9 @@ import WaymarkEngine
 
 /// A deliberately naive app for running scenarios without the engine: at launch it creates its
 /// location manager and fires every configured permission request at once (so prompt collisions
-/// show up), then starts the configured services whenever it is authorized.
+/// show up), then starts the configured services whenever it is authorized. After an automatic
+/// pause it starts standard updates again on the next location event (a significant change or a
+/// region exit) or when it returns to the foreground, as iOS requires.
 ///
 /// ```swift
 /// var sim = try Simulation(scenario: scenario, app: BasicApp(.init(requests: [.locationWhenInUse])))
@@ -60,6 +62,7 @@ public struct BasicApp: SimulatedApp {
     public let configuration: Configuration
     private var pendingFixes = 0
     private var nextUpload = 0
+    private var pausedByTheSystem = false
 
     /// Makes the app.
     public init(_ configuration: Configuration = Configuration()) { self.configuration = configuration }
@@ -102,6 +105,16 @@ public struct BasicApp: SimulatedApp {
             let bytes = pendingFixes * 100
             pendingFixes = 0
             return [.beginBackgroundTask(id: nextUpload), .upload(id: nextUpload, bytes: bytes)]
+        case .locationUpdatesPaused:
+            pausedByTheSystem = true
+            return []
+        case .locationUpdatesResumed:
+            pausedByTheSystem = false
+            return []
+        case .significantChange, .regionExited, .willEnterForeground:
+            guard pausedByTheSystem else { return [] }
+            pausedByTheSystem = false
+            return [.startUpdatingLocation(locationConfiguration)]
         case .uploadFinished(let id, _), .backgroundTaskExpired(let id):
             return [.endBackgroundTask(id: id)]
         default:

@@ -24,7 +24,8 @@ public struct SimulationReport: Hashable, Sendable, Codable {
     public var energyTotal: Double
     /// The app's state at the end.
     public var finalAppState: AppState
-    /// The timeline, one line per log entry, runs of location deliveries collapsed.
+    /// The readable timeline (``Simulation/timeline``): one line per log entry, consecutive single-fix
+    /// deliveries collapsed into one line.
     public var timeline: String
 
     /// Summarises a simulation.
@@ -40,7 +41,7 @@ public struct SimulationReport: Hashable, Sendable, Codable {
         self.energy = energy
         energyTotal = (sim.energy.total * 1000).rounded() / 1000
         finalAppState = sim.appState
-        timeline = Self.render(sim.log.entries)
+        timeline = sim.timeline
     }
 
     /// The energy table as aligned text lines.
@@ -52,42 +53,5 @@ public struct SimulationReport: Hashable, Sendable, Codable {
         }
         lines.append("  " + "total".padding(toLength: 18, withPad: " ", startingAt: 0) + String(format: "%10.3f", energyTotal))
         return lines.joined(separator: "\n")
-    }
-
-    static func render(_ entries: [EventLog.Entry]) -> String {
-        var lines: [String] = []
-        var run: (from: Double, to: Double, fixes: Int, deliveries: Int)?
-        func flush() {
-            guard let r = run else { return }
-            lines.append(stamp(r.from) + "event    \(r.fixes) fix(es) in \(r.deliveries) deliveries until \(String(format: "%.1f", r.to)) s")
-            run = nil
-        }
-        for entry in entries {
-            if entry.kind == .event, case .locations(let fixes) = entry.event {
-                if run == nil { run = (entry.t, entry.t, 0, 0) }
-                run!.to = entry.t
-                run!.fixes += fixes.count
-                run!.deliveries += 1
-                continue
-            }
-            flush()
-            switch entry.kind {
-            case .event: lines.append(stamp(entry.t) + "event    " + describe(entry.event))
-            case .command: lines.append(stamp(entry.t) + "command  " + describe(entry.command))
-            case .system: lines.append(stamp(entry.t) + "system   " + (entry.note ?? ""))
-            }
-        }
-        flush()
-        return lines.joined(separator: "\n")
-    }
-
-    private static func stamp(_ t: Double) -> String {
-        String(format: "%9.1f s  ", t)
-    }
-
-    private static func describe<T>(_ value: T?) -> String {
-        guard let value else { return "" }
-        let text = String(describing: value).replacingOccurrences(of: "WaymarkEngine.", with: "")
-        return text.count > 120 ? String(text.prefix(117)) + "..." : text
     }
 }

@@ -115,6 +115,9 @@ extension Simulation {
         process.cancelledUploads += process.inFlightUploads
         process.inFlightUploads = []
         note("suspended")
+        if let s = standard, !s.paused, !s.waitingForAuthorization {
+            note("standard updates stopped with the suspension (no background location)")
+        }
     }
 
     /// Wakes a suspended app in the background for a location event or (not `forLocation`) a silent push.

@@ -15,13 +15,14 @@ extension Simulation {
     }
 
     /// Whether the receiver is producing fixes for standard updates right now.
+    ///
+    /// Updates flow while the process runs, in the foreground or the background (PLATFORM.md §4).
+    /// Without background location (``backgroundAllowed(_:)``) they do not keep the app running:
+    /// they stop when the app is suspended, ``PlatformConstants/backgroundSuspendSeconds`` after
+    /// leaving the foreground (later only while a background task or a launch window holds it).
     var standardProducing: Bool {
         guard let s = standard, !s.waitingForAuthorization, !s.paused, permissions.locationAuthorized else { return false }
-        switch process.state {
-        case .foreground: return true
-        case .background: return backgroundAllowed(s.config)
-        default: return false
-        }
+        return process.isRunning
     }
 
     func sourceClass(_ accuracy: DesiredAccuracy) -> SourceClass {
@@ -33,7 +34,7 @@ extension Simulation {
             emit(.locationError(.denied))
             return
         }
-        if var s = standard {
+        if var s = standard, !s.paused {
             s.config = config
             standard = s
             return
@@ -41,6 +42,17 @@ extension Simulation {
         if process.state == .background, !(process.locationWakeUntil.map { now < $0 } ?? false) {
             stats.startsIgnoredInBackground += 1
             note("start of standard updates ignored: app in the background without a location launch")
+            return
+        }
+        if var s = standard {
+            // After an automatic pause only a new start resumes delivery (in the background, the
+            // system never resumes on its own). The receiver starts again; the pause timer restarts.
+            s.config = config
+            s.paused = false
+            s.stillSince = nil
+            s.wasProducing = false
+            standard = s
+            note("standard updates restarted after an automatic pause")
             return
         }
         standard = StandardUpdates(config: config, waitingForAuthorization: !permissions.locationAuthorized)

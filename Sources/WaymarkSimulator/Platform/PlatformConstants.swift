@@ -58,7 +58,8 @@ public struct PlatformConstants: Hashable, Sendable, Codable {
     public var autoPauseFitnessSeconds = 300.0
     /// True speed below which the device counts as still.
     public var stillSpeedMetersPerSecond = 0.5
-    /// Time from leaving the foreground to suspension without background execution.
+    /// Time from leaving the foreground to suspension without background execution; standard updates
+    /// without background location keep flowing until then (the grace window), then stop.
     public var backgroundSuspendSeconds = 5.0
     /// Background execution a background task grants.
     public var backgroundTaskSeconds = 30.0
