@@ -112,6 +112,6 @@ struct DemoAppReader {
     private func describe(_ state: RideState, at t: Double) -> String {
         guard state == .autoPaused else { return DemoRun.describe(state) }
         let stop = stops.first { t >= $0.from - 30 && t <= $0.to + 30 }
-        return "auto-paused: " + (stop?.name ?? "rider stopped") + "; GNSS off after a hold, low-power watch"
+        return "auto-paused: " + (stop?.name ?? "rider stopped") + " (GNSS held, then low-power watch)"
     }
 }

@@ -103,9 +103,19 @@ struct DemoRide: Sendable {
         return from
     }
 
-    /// Inserts a stop of `seconds` at the first point at or after `at`; returns the stop's start.
+    /// Inserts a stop of `seconds` at the first point at or after `at` where the rider is riding
+    /// (at least 1.5 m/s for the 60 s around it), so that the stop is not merged into one of the
+    /// track's own rests; returns the stop's start.
     private static func insertStop(at: Double, seconds: Double, times: inout [Double], points: inout [Waypoint]) -> Double {
-        let i = times.firstIndex { $0 >= at } ?? times.count - 1
+        func riding(_ i: Int) -> Bool {
+            let window = times.indices.filter { abs(times[$0] - times[i]) <= 30 }
+            guard let first = window.first, let last = window.last, last > first else { return false }
+            return zip(window, window.dropFirst()).allSatisfy { a, b in
+                Geodesy.haversineDistance(points[a].coordinate, points[b].coordinate) >= 1.5 * (times[b] - times[a])
+            }
+        }
+        let i = times.indices.first { times[$0] >= at && $0 + 1 < times.count && riding($0) }
+            ?? times.firstIndex { $0 >= at } ?? times.count - 1
         points.insert(points[i], at: i + 1)
         times.insert(times[i] + seconds, at: i + 1)
         for j in (i + 2)..<times.count { times[j] += seconds }
