@@ -22,9 +22,9 @@ struct DemoAppReader {
     }
 
     /// The app script of the demo: ask for notifications, then location (and the always upgrade
-    /// iOS needs for a background relaunch), install the fences; the rider starts the ride once
-    /// the prompts are answered (a ride started at once asks for motion data while the
-    /// notification prompt is on screen, which iOS would drop).
+    /// iOS needs for a background relaunch) and motion, install the fences; the rider taps start
+    /// when setting off, ``DemoRide/rideDelay`` after the launch. (A ride started at launch would
+    /// work too: the engine holds its motion updates until the sequencer has the motion answer.)
     static func script(_ ride: DemoRide) -> EngineApp.Script {
         let start = (ride.scenario.startTime ?? Date()).addingTimeInterval(DemoRide.rideDelay)
         return EngineApp.Script(permissions: [.notifications([.alert, .sound]), .locationWhenInUse, .locationAlwaysUpgrade, .motion],
