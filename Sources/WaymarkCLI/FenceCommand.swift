@@ -21,7 +21,13 @@ struct FenceCommand: AsyncParsableCommand {
 
     /// `waymark fence add NAME --latitude --longitude --radius`.
     struct Add: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Add a circular fence.")
+        static let configuration = CommandConfiguration(
+            abstract: "Add a circular fence.",
+            discussion: """
+            Examples:
+              waymark fence add Depot --latitude 46.05 --longitude 14.5 --radius 150
+              waymark fence add "School gate" --latitude 46.051 --longitude 14.503 --radius 80 --dwell 300 --json
+            """)
 
         @Argument(help: "A name for the fence.")
         var name: String
@@ -41,6 +47,9 @@ struct FenceCommand: AsyncParsableCommand {
         @Option(help: "SQLite file path, or a postgres:// URL.")
         var database: String = DatabaseOption.defaultLocation
 
+        @Flag(help: "Print the new fence as a GeoJSON FeatureCollection.")
+        var json = false
+
         func validate() throws {
             guard (try? Coordinate(latitude: latitude, longitude: longitude)) != nil else {
                 throw ValidationError("--latitude must be in -90…90 and --longitude in -180…180")
@@ -49,7 +58,7 @@ struct FenceCommand: AsyncParsableCommand {
             if let dwell, !(dwell >= 0) { throw ValidationError("--dwell must be zero or more seconds") }
         }
 
-        func run() async throws { print(try await output(), terminator: "") }
+        func run() async throws { writeLine(try await output(), terminator: "") }
 
         func output() async throws -> String {
             let fence = Fence(id: "f_" + UUID().uuidString.prefix(8).lowercased(), name: name,
@@ -58,32 +67,44 @@ struct FenceCommand: AsyncParsableCommand {
             try await StoreFactory.withStore(at: database, logger: quietLogger) { store in
                 try await store.upsertFences([fence], at: Date())
             }
+            if json { return String(decoding: try FenceCodec.featureCollectionJSON([fence]), as: UTF8.self) + "\n" }
             return "Added fence \(fence.id) (\(fence.name)).\n"
         }
     }
 
     /// `waymark fence list`.
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List fences.")
+        static let configuration = CommandConfiguration(
+            abstract: "List fences.",
+            discussion: """
+            --json prints a GeoJSON FeatureCollection that 'waymark fence import' reads back.
+
+            Examples:
+              waymark fence list
+              waymark fence list --json > zones.geojson
+            """)
 
         @Option(help: "SQLite file path, or a postgres:// URL.")
         var database: String = DatabaseOption.defaultLocation
 
-        func run() async throws { print(try await output(), terminator: "") }
+        @Flag(help: "Print the fences as a GeoJSON FeatureCollection.")
+        var json = false
+
+        func run() async throws { writeLine(try await output(), terminator: "") }
 
         func output() async throws -> String {
-            try await StoreFactory.withStore(at: database, logger: quietLogger) { store in
-                var lines = ["ID\tNAME\tSHAPE\tDWELL"]
-                for fence in try await store.listFences() {
-                    let shape: String
-                    switch fence.shape {
-                    case .circle(let c, let r): shape = "circle \(c.latitude),\(c.longitude) r=\(r) m"
-                    case .polygon(let p): shape = "polygon \(p.exterior.count) vertices"
-                    }
-                    lines.append("\(fence.id)\t\(fence.name)\t\(shape)\t\(fence.dwellSeconds.map { "\($0) s" } ?? "-")")
+            let fences = try await StoreFactory.withStore(at: database, logger: quietLogger) { store in try await store.listFences() }
+            if json { return String(decoding: try FenceCodec.featureCollectionJSON(fences), as: UTF8.self) + "\n" }
+            var lines = ["ID\tNAME\tSHAPE\tDWELL"]
+            for fence in fences {
+                let shape: String
+                switch fence.shape {
+                case .circle(let c, let r): shape = "circle \(c.latitude),\(c.longitude) r=\(r) m"
+                case .polygon(let p): shape = "polygon \(p.exterior.count) vertices"
                 }
-                return lines.joined(separator: "\n") + "\n"
+                lines.append("\(fence.id)\t\(fence.name)\t\(shape)\t\(fence.dwellSeconds.map { "\($0) s" } ?? "-")")
             }
+            return lines.joined(separator: "\n") + "\n"
         }
     }
 
@@ -91,7 +112,13 @@ struct FenceCommand: AsyncParsableCommand {
     struct Import: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Import fences from a GeoJSON FeatureCollection (Polygon, or Point with radiusMeters).",
-            discussion: "Features with an id replace the fence with that id; the others get a new id.")
+            discussion: """
+            Features with an id replace the fence with that id; the others get a new id.
+
+            Examples:
+              waymark fence import zones.geojson
+              waymark fence import zones.geojson --database postgres://waymark@db/waymark
+            """)
 
         @Argument(help: "A GeoJSON file.")
         var file: String
@@ -99,20 +126,20 @@ struct FenceCommand: AsyncParsableCommand {
         @Option(help: "SQLite file path, or a postgres:// URL.")
         var database: String = DatabaseOption.defaultLocation
 
-        func run() async throws { print(try await output(), terminator: "") }
+        func run() async throws { writeLine(try await output(), terminator: "") }
 
         func output() async throws -> String {
             let data: Data
             do {
                 data = try Data(contentsOf: URL(fileURLWithPath: file))
             } catch {
-                throw ValidationError("cannot read \(file): \(error.localizedDescription)")
+                throw InputError("cannot read \(file): \(error.localizedDescription)")
             }
             let fences: [Fence]
             do {
                 fences = try FenceCodec.fences(fromJSON: data)
             } catch let error as ServerError {
-                throw ValidationError("\(file): \(error.message)")
+                throw InputError("\(file): \(error.message)")
             }
             try await StoreFactory.withStore(at: database, logger: quietLogger) { store in
                 try await store.upsertFences(fences, at: Date())

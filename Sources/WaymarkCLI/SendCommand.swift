@@ -10,6 +10,9 @@ struct SendCommand: AsyncParsableCommand {
         commandName: "send",
         abstract: "Replay a ride to a server as a tracking app would (or as many devices, to load-test it).",
         discussion: """
+        A progress bar is drawn on standard error when it is a terminal and the replay takes more
+        than a few seconds (not with --json).
+
         Formats: native (batches to /api/ingest with Idempotency-Key), owntracks (POST /pub, Basic
         auth with the token as password), osmand (POST /?id=TOKEN&lat=…, speed in knots), traccar
         (Traccar Client JSON body to /). Points are sent when they were measured, sped up by
@@ -88,8 +91,12 @@ struct SendCommand: AsyncParsableCommand {
         var base = server
         while base.hasSuffix("/") { base.removeLast() }
         let tokens = try await resolveTokens(server: base)
-        let replay = SendReplay(fixes: fixes, format: SendFormat(rawValue: format)!, server: base, tokens: tokens,
+        var replay = SendReplay(fixes: fixes, format: SendFormat(rawValue: format)!, server: base, tokens: tokens,
                                 speedup: speedup, batch: batch)
+        // A bar for anything that takes more than a few seconds, only on a terminal and never with --json.
+        let span = fixes.last!.timestamp.timeIntervalSince(fixes[0].timestamp)
+        let long = speedup > 0 ? span / speedup > 3 : fixes.count * tokens.count >= 100_000
+        replay.progress = SharedProgressBar(ProgressBar(label: "sending", totalPoints: fixes.count * tokens.count, shown: long && !json))
         return await replay.run()
     }
 

@@ -6,9 +6,15 @@ public struct WaymarkCommand: AsyncParsableCommand {
         commandName: "waymark",
         abstract: "Location features that behave: GPX tools, an iOS location simulator, and a tracking server.",
         discussion: """
+        Every command prints its result on standard output (--json where the output is data),
+        errors on standard error with a non-zero exit status (1: invalid input, 2: usage), and a
+        progress bar only when standard error is a terminal.
+
         Examples:
+          waymark demo
           waymark gpx stats ride.gpx
           waymark gpx convert ride.gpx --to geojson -o ride.geojson
+          waymark serve --database waymark.sqlite
         """,
         version: "0.1.0",
         subcommands: [

@@ -7,27 +7,47 @@ import WaymarkServer
 struct DemoTests {
     static let start = Date(timeIntervalSince1970: 1_790_000_000)
 
-    @Test("end to end: the server stores exactly the points the phone recorded, through a tunnel, a kill and an offline window")
-    func endToEnd() async throws {
+    @Test("end to end: the server stores exactly the points the phone recorded, and both see the same fence events",
+          arguments: [UInt64(1), 2, 3])
+    func endToEnd(seed: UInt64) async throws {
         let server = try await DemoServer.start(port: 0)
         defer { server.stop() }
         var lines: [DemoTimelineEntry] = []
         var shares: [Double] = []
-        let result = try await DemoRun(seed: 1, startTime: Self.start).run(server: server, progress: { shares.append($0) },
-                                                                           line: { lines.append($0) })
+        let result = try await DemoRun(seed: seed, startTime: Self.start).run(server: server, progress: { shares.append($0) },
+                                                                              line: { lines.append($0) })
         let summary = result.summary
+        // Every recorded point reached the server once, counted on the server itself.
         #expect(summary.pointsRecorded > 300)
+        #expect(try await server.storedPointCount() == summary.pointsRecorded)
         #expect(summary.pointsStoredOnServer == summary.pointsRecorded)
         #expect(summary.pointsUploaded == summary.pointsRecorded)
         #expect(summary.pointsLeftOnDevice == 0)
+        // The server decided fence events from the uploads; they are the ones it stored.
+        let stored = try await server.fenceEvents(after: 0).map { DemoFenceEvent(fence: $0.event.fenceID, kind: $0.event.kind.rawValue,
+                                                                                 time: $0.event.timestamp) }
+        #expect(stored == summary.serverFenceEvents)
+        // Same fences, same kinds, same order on both sides; every fence entered and left.
+        let device = summary.deviceFenceEvents.map { "\($0.kind) \($0.fence)" }
+        let onServer = summary.serverFenceEvents.map { "\($0.kind) \($0.fence)" }
+        #expect(device == onServer)
+        for fence in 1...5 {
+            #expect(device.contains("enter fence-\(fence)") && device.contains("exit fence-\(fence)"))
+        }
+        // Times within the documented bounds (DemoFenceAgreement), checked pair by pair here too.
+        #expect(summary.fenceAgreement.agree, "\(summary.fenceAgreement.problems)")
+        for (d, s) in zip(summary.deviceFenceEvents, summary.serverFenceEvents) where d.decidedBy != "region" {
+            #expect(abs(d.time.timeIntervalSince(s.time)) <= DemoFenceAgreement.debounceToleranceSeconds, "\(d) vs \(s)")
+        }
+        #expect(result.timeline.contains { $0.kind == .fence && $0.text.hasPrefix("server: enter") })
+        #expect(result.timeline.contains { $0.kind == .fence && $0.text.hasPrefix("device: enter") })
         // The offline window made at least one upload fail, and it was retried.
         #expect(summary.uploadFailures >= 1)
         #expect(result.timeline.contains { $0.kind == .network && $0.text.contains("offline") })
-        // The tunnel and the kill leave gap markers; the kill and the background relaunch are on the timeline.
-        #expect(summary.gaps >= 1)
+        // The kill and the background relaunch are on the timeline, with an app-terminated gap.
         #expect(result.timeline.contains { $0.kind == .app && $0.text.contains("killed") })
         #expect(result.timeline.contains { $0.kind == .app && $0.text.contains("relaunched") })
-        #expect(result.timeline.contains { $0.kind == .ride && $0.text.hasPrefix("auto-paused") })
+        #expect(result.timeline.contains { $0.kind == .gap && $0.text.contains("app was terminated") })
         // The default policy spends well under always-best accuracy; the ride is the 15 km loop.
         #expect(summary.energyRatio > 0 && summary.energyRatio < 0.9)
         #expect(summary.distanceMeters > 12_000 && summary.distanceMeters < 20_000)
@@ -37,6 +57,75 @@ struct DemoTests {
         #expect(shares.last == 1)
     }
 
+    @Test("timeline: the tunnel is a signal-lost gap, not a pause; the stops are named; fixes are summarized")
+    func timeline() async throws {
+        let server = try await DemoServer.start(port: 0)
+        defer { server.stop() }
+        let result = try await DemoRun(seed: 1, startTime: Self.start).run(server: server)
+        let timeline = result.timeline
+        let lost = try #require(timeline.firstIndex { $0.kind == .gnss && $0.text.contains("tunnel") })
+        let gap = try #require(timeline[lost...].firstIndex { $0.kind == .gap })
+        #expect(timeline[gap].text.contains("signal lost"))
+        #expect(!timeline[lost..<gap].contains { $0.kind == .ride && $0.text.hasPrefix("auto-paused") })
+        #expect(timeline.contains { $0.kind == .ride && $0.text.contains("stopped at traffic lights") })
+        #expect(timeline.contains { $0.kind == .ride && $0.text.contains("long stop") })
+        // The fix lines account for every recorded fix, once.
+        let counted = timeline.filter { $0.kind == .fixes }.compactMap { Int($0.text.split(separator: " ")[1]) }.reduce(0, +)
+        #expect(counted == result.summary.pointsRecorded)
+        #expect(timeline.filter { $0.kind == .fixes }.count < result.summary.pointsRecorded / 20)
+        // Four prompts, one at a time: each is answered before the next is shown.
+        let prompts = timeline.filter { $0.kind == .prompt }.map(\.text)
+        #expect(prompts.filter { $0.hasSuffix("prompt shown") }.count == 4)
+        #expect(!prompts.contains { $0.contains("collision") })
+        for (shown, answered) in zip(prompts.filter { $0.hasSuffix("shown") }, prompts.filter { $0.contains("user taps") }) {
+            #expect(answered.hasPrefix(shown.replacingOccurrences(of: " shown", with: "")))
+        }
+    }
+
+    @Test("--no-serve --json writes one JSON document with every summary figure and exits")
+    func jsonOutput() async throws {
+        let command = try DemoCommand.parse(["--no-serve", "--json", "--port", "0", "--seed", "2"])
+        var written: [String] = []
+        let (_, server) = try await command.perform(write: { written.append($0) })
+        server.stop()
+        #expect(written.count == 1)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(written[0].utf8)) as? [String: Any])
+        let summary = try #require(object["summary"] as? [String: Any])
+        for key in ["distanceMeters", "durationSeconds", "movingSeconds", "energy", "alwaysBestEnergy", "energyRatio",
+                    "pointsRecorded", "pointsUploaded", "pointsStoredOnServer", "pointsLeftOnDevice", "uploadAttempts",
+                    "uploadBatches", "uploadFailures", "gaps", "deviceFenceEvents", "serverFenceEvents", "fenceAgreement",
+                    "simulationSeconds"] {
+            #expect(summary[key] != nil, "missing \(key)")
+        }
+        #expect((summary["fenceAgreement"] as? [String: Any])?["agree"] as? Bool == true)
+        #expect(summary["pointsStoredOnServer"] as? Int == summary["pointsRecorded"] as? Int)
+        #expect(((object["timeline"] as? [Any])?.count ?? 0) > 50)
+    }
+
+    @Test("the fence comparison reports a missing event, a different order and a time beyond the bound")
+    func agreementDetectsDifferences() {
+        let t0 = Self.start
+        func event(_ kind: String, _ fence: String, _ seconds: Double, _ cause: String? = "fix") -> DemoFenceEvent {
+            DemoFenceEvent(fence: fence, kind: kind, time: t0.addingTimeInterval(seconds), decidedBy: cause)
+        }
+        let device = [event("enter", "a", 100), event("exit", "a", 200)]
+        let recorded = stride(from: 0.0, through: 300, by: 1).map { t0.addingTimeInterval($0) }
+        #expect(DemoFenceAgreement(device: device, server: [event("enter", "a", 95, nil), event("exit", "a", 190, nil)],
+                                   recorded: recorded).agree)
+        #expect(!DemoFenceAgreement(device: device, server: [event("enter", "a", 95, nil)], recorded: recorded).agree)
+        #expect(!DemoFenceAgreement(device: device, server: [event("exit", "a", 95, nil), event("enter", "a", 190, nil)],
+                                    recorded: recorded).agree)
+        #expect(!DemoFenceAgreement(device: device, server: [event("enter", "a", 20, nil), event("exit", "a", 200, nil)],
+                                    recorded: recorded).agree)
+        // A region event inside a span without points may be as far from the server's time as the span is long.
+        let holed = recorded.filter { $0 < t0.addingTimeInterval(50) || $0 > t0.addingTimeInterval(250) }
+        let region = [event("enter", "a", 120, "region"), event("exit", "a", 260)]
+        #expect(DemoFenceAgreement(device: region, server: [event("enter", "a", 251, nil), event("exit", "a", 255, nil)],
+                                   recorded: holed).agree)
+        #expect(!DemoFenceAgreement(device: region, server: [event("enter", "a", 251, nil), event("exit", "a", 255, nil)],
+                                    recorded: recorded).agree)
+    }
+
     @Test("the summary table names every figure")
     func summaryTable() async throws {
         let server = try await DemoServer.start(port: 0)
@@ -44,7 +133,8 @@ struct DemoTests {
         let result = try await DemoRun(seed: 2, startTime: Self.start).run(server: server)
         let table = result.summary.table
         for label in ["distance", "duration", "energy vs always-best", "points recorded", "points uploaded",
-                      "points stored on server", "fence events on device", "fence events on server"] {
+                      "points stored on server", "fence events on device", "fence events on server",
+                      "phone and server agree"] {
             #expect(table.contains(label))
         }
         #expect(table.contains("(all of them)"))

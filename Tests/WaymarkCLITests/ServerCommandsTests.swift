@@ -38,4 +38,49 @@ struct ServerCommandsTests {
             try await DeviceCommand.Revoke.parse(["d_missing", "--database", database]).output()
         }
     }
+
+    @Test("device add and list --json give the id, name, status and (once) the token")
+    func deviceJSON() async throws {
+        let database = try Self.temporaryDatabase()
+        let added = try await DeviceCommand.Add.parse(["van-7", "--json", "--database", database]).output()
+        let row = try JSONDecoder.iso.decode(DeviceCommand.Row.self, from: Data(added.utf8))
+        #expect(row.name == "van-7" && row.active && row.token?.hasPrefix("wmd_") == true)
+        let listed = try await DeviceCommand.List.parse(["--json", "--database", database]).output()
+        let rows = try JSONDecoder.iso.decode([DeviceCommand.Row].self, from: Data(listed.utf8))
+        #expect(rows.map(\.id) == [row.id])
+        #expect(rows[0].token == nil && rows[0].lastPositionAt == nil)
+    }
+
+    @Test("fence list --json is GeoJSON that fence import reads back unchanged")
+    func fenceRoundTrip() async throws {
+        let database = try Self.temporaryDatabase()
+        _ = try await FenceCommand.Add.parse(["Depot", "--latitude", "46.05", "--longitude", "14.5", "--radius", "150",
+                                              "--dwell", "300", "--database", database]).output()
+        let listed = try await FenceCommand.List.parse(["--json", "--database", database]).output()
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("fences-\(UUID().uuidString).geojson")
+        try listed.write(to: file, atomically: true, encoding: .utf8)
+        let other = try Self.temporaryDatabase()
+        let imported = try await FenceCommand.Import.parse([file.path, "--database", other]).output()
+        #expect(imported.hasPrefix("Imported 1 fence"))
+        #expect(try await FenceCommand.List.parse(["--json", "--database", other]).output() == listed)
+        #expect(try await FenceCommand.List.parse(["--database", other]).output().contains("Depot\tcircle 46.05,14.5 r=150.0 m\t300.0 s"))
+    }
+
+    @Test("invalid input exits 1 and a bad flag value exits 2")
+    func exitStatuses() async throws {
+        let database = try Self.temporaryDatabase()
+        #expect(await WaymarkCommand.run(["fence", "import", "/no/such/file.geojson", "--database", database]) == WaymarkExit.invalidInput)
+        #expect(await WaymarkCommand.run(["device", "revoke", "d_missing", "--database", database]) == WaymarkExit.invalidInput)
+        #expect(await WaymarkCommand.run(["fence", "add", "X", "--latitude", "95", "--longitude", "0", "--radius", "10",
+                                          "--database", database]) == WaymarkExit.usage)
+    }
+}
+
+extension JSONDecoder {
+    /// A decoder for the tool's JSON (ISO-8601 dates).
+    static var iso: JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return decoder
+    }
 }

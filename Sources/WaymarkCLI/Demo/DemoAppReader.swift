@@ -8,14 +8,23 @@ import WaymarkSync
 /// new fixes and gap markers go into the phone's ``RideStore``; launch, map, ride and fence
 /// updates become timeline lines.
 struct DemoAppReader {
+    /// The stops the demo inserted into the ride, to name the auto-pauses they cause.
+    let stops: [(name: String, from: Double, to: Double)]
     private var updates = 0
     private var fixes = 0
     private var lastCenter: Coordinate?
+    /// Recorded fixes already counted in a summary line.
+    private var summarized = 0
+
+    init(ride: DemoRide) {
+        stops = [("stopped at traffic lights", ride.trafficLight.at, ride.trafficLight.at + ride.trafficLight.seconds),
+                 ("long stop (café)", ride.longStop.at, ride.longStop.at + ride.longStop.seconds)]
+    }
 
     /// The app script of the demo: ask for notifications, then location (and the always upgrade
-    /// iOS needs for a background relaunch), install the fences; the rider starts the ride once
-    /// the prompts are answered (a ride started at once asks for motion data while the
-    /// notification prompt is on screen, which iOS would drop).
+    /// iOS needs for a background relaunch) and motion, install the fences; the rider taps start
+    /// when setting off, ``DemoRide/rideDelay`` after the launch. (A ride started at launch would
+    /// work too: the engine holds its motion updates until the sequencer has the motion answer.)
     static func script(_ ride: DemoRide) -> EngineApp.Script {
         let start = (ride.scenario.startTime ?? Date()).addingTimeInterval(DemoRide.rideDelay)
         return EngineApp.Script(permissions: [.notifications([.alert, .sound]), .locationWhenInUse, .locationAlwaysUpgrade, .motion],
@@ -55,8 +64,12 @@ struct DemoAppReader {
             case .permission(.outcome(_, let outcome)) where !outcome.prompted:
                 lines.append(DemoTimelineEntry(t: t, kind: .prompt, text: "\(outcome.request): \(outcome.result) (no prompt)"))
             case .ride(.state(let state)):
-                lines.append(DemoTimelineEntry(t: t, kind: .ride, text: DemoRun.describe(state)))
+                if state != .moving, let summary = summarizeFixes(recorded, before: entry.time.addingTimeInterval(1e-3), epoch: epoch) {
+                    lines.append(summary)
+                }
+                lines.append(DemoTimelineEntry(t: t, kind: .ride, text: describe(state, at: t)))
             case .ride(.gap(let gap)):
+                if let summary = summarizeFixes(recorded, before: gap.end, epoch: epoch) { lines.append(summary) }
                 try store.recordGap(WaymarkSync.GapMarker(ride: ride, start: gap.start, end: gap.end, reason: gap.reason.rawValue))
                 lines.append(DemoTimelineEntry(t: gap.end.timeIntervalSince(epoch), kind: .gap, text:
                     "gap marker \(DemoTimelineEntry.clock(gap.start.timeIntervalSince(epoch)))–"
@@ -71,5 +84,34 @@ struct DemoAppReader {
         }
         updates = app.timeline.count
         return lines
+    }
+
+    /// The closing summary line of the fixes recorded since the last one (the end of the ride).
+    mutating func finish(_ app: EngineApp, epoch: Date) -> DemoTimelineEntry? {
+        summarizeFixes(app.recordedFixes, before: .distantFuture, epoch: epoch)
+    }
+
+    /// `recorded 212 fixes 0:07:52–0:14:40, 1.84 km, median ±6 m` for the fixes recorded since
+    /// the last summary and before `before`, or nil when there are none.
+    private mutating func summarizeFixes(_ recorded: [Fix], before: Date, epoch: Date) -> DemoTimelineEntry? {
+        var end = summarized
+        while end < recorded.count, recorded[end].timestamp < before { end += 1 }
+        let spell = recorded[summarized..<end]
+        summarized = end
+        guard let first = spell.first, let last = spell.last else { return nil }
+        let meters = zip(spell, spell.dropFirst()).reduce(0) { $0 + Geodesy.haversineDistance($1.0.coordinate, $1.1.coordinate) }
+        let accuracies = spell.compactMap(\.horizontalAccuracy).sorted()
+        let median = accuracies.isEmpty ? 0 : accuracies[accuracies.count / 2]
+        let from = first.timestamp.timeIntervalSince(epoch), to = last.timestamp.timeIntervalSince(epoch)
+        return DemoTimelineEntry(t: to, kind: .fixes, text: String(
+            format: "recorded %d fix%@ %@–%@, %.2f km, median ±%.0f m", spell.count, spell.count == 1 ? "" : "es",
+            DemoTimelineEntry.clock(from), DemoTimelineEntry.clock(to), meters / 1000, median))
+    }
+
+    /// The ride state as a timeline line; an auto-pause names the demo's stop it falls in.
+    private func describe(_ state: RideState, at t: Double) -> String {
+        guard state == .autoPaused else { return DemoRun.describe(state) }
+        let stop = stops.first { t >= $0.from - 30 && t <= $0.to + 30 }
+        return "auto-paused: " + (stop?.name ?? "rider stopped") + " (GNSS held, then low-power watch)"
     }
 }

@@ -38,34 +38,10 @@ struct DemoCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let server = try await DemoServer.start(port: port)
+        let (_, server) = try await perform(write: { writeLine($0) }, progress: DemoProgress(enabled: !json && DemoProgress.terminal))
         defer { server.stop() }
-        let terminal = isatty(STDOUT_FILENO) == 1 && !json
-        if !json {
-            emit("waymark demo: server on \(server.baseURL.absoluteString), device \(server.deviceID), data in \(server.folder.path)")
-            emit("simulating: \(DemoRide.trackName), first launch, traffic lights, tunnel, long stop, app kill, offline window\n")
-        }
-        let demo = DemoRun(seed: seed, startTime: Self.startTime())
-        var bar = DemoProgress(enabled: terminal)
-        let result = try await demo.run(server: server, progress: { share in
-            bar.update(share)
-        }, line: { entry in
-            guard !json else { return }
-            bar.clear()
-            emit(entry.rendered)
-        })
-        bar.clear()
-        if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
-            encoder.dateEncodingStrategy = .iso8601
-            writeLine(String(decoding: try encoder.encode(result), as: UTF8.self))
-        } else {
-            emit("\nSummary")
-            emit(result.summary.table)
-        }
         guard !noServe else { return }
-        emit("""
+        writeLine("""
 
             Dashboard: \(server.baseURL.absoluteString)/
             API:       curl -H 'Authorization: Bearer \(server.adminToken)' \(server.baseURL.absoluteString)/api/devices
@@ -74,8 +50,49 @@ struct DemoCommand: AsyncParsableCommand {
         await Self.waitForInterrupt()
     }
 
-    /// A one-line progress bar on a terminal: redrawn in place, cleared before each timeline line.
+    /// Starts the server, runs the demo and writes the timeline and summary (or the JSON) through
+    /// `write`, one line or document per call; returns the result and the still running server
+    /// (the caller stops it).
+    func perform(write: (String) -> Void, progress: DemoProgress = DemoProgress(enabled: false)) async throws
+        -> (DemoResult, DemoServer) {
+        let server = try await DemoServer.start(port: port)
+        do {
+            if !json {
+                write("waymark demo: server on \(server.baseURL.absoluteString), device \(server.deviceID), data in \(server.folder.path)")
+                write("simulating: \(DemoRide.trackName), first launch, traffic lights, tunnel, long stop, app kill, offline window\n")
+            }
+            var bar = progress
+            let result = try await DemoRun(seed: seed, startTime: Self.startTime()).run(server: server, progress: { share in
+                bar.update(share)
+            }, line: { entry in
+                guard !json else { return }
+                bar.clear()
+                write(entry.rendered)
+            })
+            bar.clear()
+            if json {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
+                encoder.dateEncodingStrategy = .iso8601
+                write(String(decoding: try encoder.encode(result), as: UTF8.self))
+            } else {
+                write("\nSummary")
+                write(result.summary.table)
+            }
+            return (result, server)
+        } catch {
+            server.stop()
+            throw error
+        }
+    }
+
+    /// A one-line progress bar on standard error, only when both standard output and standard
+    /// error are a terminal (none when the demo's output is piped or redirected): redrawn in place,
+    /// cleared before each timeline line.
     struct DemoProgress {
+        /// Whether standard output and standard error are both a terminal.
+        static var terminal: Bool { isatty(STDOUT_FILENO) == 1 && isatty(STDERR_FILENO) == 1 }
+
         let enabled: Bool
         private var drawn = -1
 
@@ -87,12 +104,12 @@ struct DemoCommand: AsyncParsableCommand {
             drawn = percent
             let filled = percent * 30 / 100
             let bar = String(repeating: "█", count: filled) + String(repeating: "·", count: 30 - filled)
-            FileHandle.standardOutput.write(Data("\r  simulating \(bar) \(percent)%".utf8))
+            FileHandle.standardError.write(Data("\r  simulating \(bar) \(percent)%".utf8))
         }
 
         mutating func clear() {
             guard enabled, drawn >= 0 else { return }
-            FileHandle.standardOutput.write(Data("\r\u{1B}[2K".utf8))
+            FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8))
             drawn = -1
         }
     }

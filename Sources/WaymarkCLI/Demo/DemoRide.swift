@@ -68,9 +68,9 @@ struct DemoRide: Sendable {
         }
         let trajectory = Trajectory(timedWaypoints: waypoints)
         let total = trajectory.endTime
-        // A tunnel (GNSS outage) where the rider is at 25 % of the ride.
-        let tunnelCenter = trajectory.position(at: rideDelay + 0.25 * (total - rideDelay))
-        let tunnel = CircleArea(center: tunnelCenter, radiusMeters: 120)
+        // A tunnel (GNSS outage) the rider rides through without stopping, from about 20 % of the ride.
+        let tunnel = CircleArea(center: trajectory.position(at: tunnelTime(trajectory, from: rideDelay + 0.2 * (total - rideDelay))),
+                                radiusMeters: tunnelRadiusMeters)
         let killAt = (rideDelay + 0.62 * (total - rideDelay)).rounded()
         let offlineFrom = (rideDelay + 0.72 * (total - rideDelay)).rounded()
         let offline = TimeWindow(from: offlineFrom, to: offlineFrom + 1200)
@@ -87,9 +87,35 @@ struct DemoRide: Sendable {
                         trafficLight: (light, 50), longStop: (cafe, 900), killAt: killAt, offline: offline, endTime: endTime)
     }
 
-    /// Inserts a stop of `seconds` at the first point at or after `at`; returns the stop's start.
+    /// Half the tunnel's length, metres: at cycling speed the passage takes about a minute, longer
+    /// than the ride tracker's gap threshold (30 s), so it shows as a gap marker.
+    static let tunnelRadiusMeters: Double = 120
+
+    /// The first time at or after `from` when the rider is moving (at least 1.5 m/s) from 60 s
+    /// before to 90 s after: the middle of a tunnel passage that holds no stop, so the outage is
+    /// a signal loss while riding, not a rest in the dark (the track has many rests).
+    static func tunnelTime(_ trajectory: Trajectory, from: Double) -> Double {
+        var t = from
+        while t + 90 < trajectory.endTime {
+            if stride(from: t - 60, through: t + 90, by: 5).allSatisfy({ trajectory.state(at: $0).speed >= 1.5 }) { return t }
+            t += 10
+        }
+        return from
+    }
+
+    /// Inserts a stop of `seconds` at the first point at or after `at` where the rider is riding
+    /// (at least 1.5 m/s for the 60 s around it), so that the stop is not merged into one of the
+    /// track's own rests; returns the stop's start.
     private static func insertStop(at: Double, seconds: Double, times: inout [Double], points: inout [Waypoint]) -> Double {
-        let i = times.firstIndex { $0 >= at } ?? times.count - 1
+        func riding(_ i: Int) -> Bool {
+            let window = times.indices.filter { abs(times[$0] - times[i]) <= 30 }
+            guard let first = window.first, let last = window.last, last > first else { return false }
+            return zip(window, window.dropFirst()).allSatisfy { a, b in
+                Geodesy.haversineDistance(points[a].coordinate, points[b].coordinate) >= 1.5 * (times[b] - times[a])
+            }
+        }
+        let i = times.indices.first { times[$0] >= at && $0 + 1 < times.count && riding($0) }
+            ?? times.firstIndex { $0 >= at } ?? times.count - 1
         points.insert(points[i], at: i + 1)
         times.insert(times[i] + seconds, at: i + 1)
         for j in (i + 2)..<times.count { times[j] += seconds }

@@ -25,10 +25,13 @@ struct DemoRun {
         let clock = ContinuousClock()
         let began = clock.now
         let ride = try DemoRide.bundled(startTime: startTime)
+        try await server.loadFences(ride.fences)
+        let names = Dictionary(uniqueKeysWithValues: ride.fences.map { ($0.id, $0.name) })
+        var serverEvents = DemoServerEvents(names: names)
         let baseline = Task.detached { [self] in try alwaysBestEnergy(ride) }
         var sim = try Simulation(scenario: ride.scenario, seed: seed, app: EngineApp(script: DemoAppReader.script(ride)),
                                  trajectory: ride.trajectory)
-        var reader = DemoAppReader()
+        var reader = DemoAppReader(ride: ride)
         let epoch = sim.epoch
         var timeline: [DemoTimelineEntry] = []
         var pending: [DemoTimelineEntry] = []
@@ -51,8 +54,12 @@ struct DemoRun {
             t = min(t + Self.step, ride.endTime)
             sim.run(until: t)
             let now = sim.date(t)
+            var recordingStopped = false                // GNSS lost or the app killed: close the spell of fixes
             for entry in sim.log.entries[cursor.log...] {
-                if let note = entry.note, let item = DemoNotes.entry(note: note, at: entry.t) { pending.append(item) }
+                if let note = entry.note, let item = DemoNotes.entry(note: note, at: entry.t) {
+                    pending.append(item)
+                    recordingStopped = recordingStopped || item.kind == .gnss || note.hasPrefix("terminated") || note.hasPrefix("force-quit")
+                }
             }
             cursor.log = sim.log.entries.count
             let running = sim.appState == .foreground || sim.appState == .background
@@ -69,12 +76,14 @@ struct DemoRun {
             cursor.events = sim.received.count
             if let app = sim.engineApp {
                 pending += try reader.read(app, into: store, ride: rideID, epoch: epoch)
+                if recordingStopped, let spell = reader.finish(app, epoch: epoch) { pending.append(spell) }
             }
             if running, var u = uploader {
                 u.offline = ride.offline.contains(t)
                 try await u.feed(.backlogChanged(try store.backlog()), at: now)
                 try await u.runDeadlines(upTo: now)
                 pending += u.attempts.dropFirst(cursor.attempts).map { Self.entry($0, epoch: epoch) }
+                if u.attempts.count > cursor.attempts { pending += try await serverEvents.poll(server, at: t, epoch: epoch) }
                 cursor.attempts = u.attempts.count
                 uploader = u
             } else {
@@ -83,18 +92,22 @@ struct DemoRun {
             flush()
             progress(t / ride.endTime)
         }
+        if let app = sim.engineApp, let last = reader.finish(app, epoch: epoch) { emit(last) }
         // Home: the rider opens the app; it is online and sends what is left.
         var final = try uploader ?? makeUploader(store, server: server, ride: ride, now: sim.currentDate, foreground: true)
         let before = final.attempts.count
         _ = try await final.drain(from: sim.currentDate)
         for attempt in final.attempts.dropFirst(before) { emit(Self.entry(attempt, epoch: epoch)) }
         attempts += final.attempts
+        pending += try await serverEvents.poll(server, at: sim.now, epoch: epoch)
+        flush()
         let stored = try await server.storedPointCount()
         emit(DemoTimelineEntry(t: sim.now, kind: .server, text: "server stored \(stored) points for \(server.deviceID)"))
         let simulationSeconds = (clock.now - began).seconds
         let baselineEnergy = try await baseline.value
         let summary = try DemoSummary(sim: sim, store: store, attempts: attempts, storedOnServer: stored,
-                                  alwaysBestEnergy: baselineEnergy, simulationSeconds: simulationSeconds)
+                                      serverFenceEvents: serverEvents.events,
+                                      alwaysBestEnergy: baselineEnergy, simulationSeconds: simulationSeconds)
         return DemoResult(timeline: timeline, summary: summary)
     }
 

@@ -1,5 +1,7 @@
+import AsyncHTTPClient
 import Foundation
 import Logging
+import NIOCore
 import WaymarkServer
 
 /// The tracking server the demo runs in-process: a SQLite store in a fresh temporary folder, a
@@ -82,6 +84,34 @@ final class DemoServer: Sendable {
             guard page.count == 5000, let last = page.last else { return count }
             cursor = last.timestampMillis
         }
+    }
+
+    /// Loads fences the way an operator would: one `POST /api/fences` with the admin token and a
+    /// GeoJSON FeatureCollection of circles (`Point` features with `radiusMeters`).
+    ///
+    /// - throws: ``InputError`` when the server does not answer 201.
+    func loadFences(_ fences: [DemoRide.DemoFence]) async throws {
+        let features: [[String: Any]] = fences.map { fence in
+            ["type": "Feature", "id": fence.id,
+             "geometry": ["type": "Point", "coordinates": [fence.center.longitude, fence.center.latitude]],
+             "properties": ["name": fence.name, "radiusMeters": fence.radiusMeters]]
+        }
+        var request = HTTPClientRequest(url: baseURL.absoluteString + "/api/fences")
+        request.method = .POST
+        request.headers.add(name: "Authorization", value: "Bearer \(adminToken)")
+        request.headers.add(name: "Content-Type", value: "application/json")
+        let body = try JSONSerialization.data(withJSONObject: ["type": "FeatureCollection", "features": features])
+        request.body = .bytes(ByteBuffer(bytes: body))
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
+        let reply = try await response.body.collect(upTo: 1 << 20)
+        guard response.status.code == 201 else {
+            throw InputError("the demo server refused the fences (HTTP \(response.status.code)): \(String(buffer: reply))")
+        }
+    }
+
+    /// The fence events the server stored for the demo device after sequence number `after`, oldest first.
+    func fenceEvents(after: Int64) async throws -> [FenceEventRecord] {
+        try await store.fenceEvents(deviceID: deviceID, afterID: after, limit: 10_000)
     }
 
     /// Stops listening and removes the temporary folder.

@@ -12,9 +12,14 @@ struct DemoResult: Hashable, Sendable, Codable {
 
 /// One fence event, as compared between the device and the server.
 struct DemoFenceEvent: Hashable, Sendable, Codable {
+    /// The fence's identifier.
     var fence: String
+    /// `enter`, `exit` or `dwell`.
     var kind: String
+    /// When the side that decided it places the event.
     var time: Date
+    /// For phone events, what decided it: `fix`, `region`, `region state` or `debounce`; nil for the server.
+    var decidedBy: String?
 }
 
 /// The figures the demo prints at the end.
@@ -29,6 +34,8 @@ struct DemoSummary: Hashable, Sendable, Codable {
     var energy: Double
     /// Energy of policy A (always best accuracy) on the same ride.
     var alwaysBestEnergy: Double
+    /// ``energy`` relative to ``alwaysBestEnergy`` (0…1).
+    var energyRatio: Double
     /// Fixes the phone recorded.
     var pointsRecorded: Int
     /// Points in batches the server acknowledged.
@@ -39,22 +46,24 @@ struct DemoSummary: Hashable, Sendable, Codable {
     var pointsLeftOnDevice: Int
     /// Upload attempts (acknowledged or not).
     var uploadAttempts: Int
+    /// Batches the server acknowledged.
+    var uploadBatches: Int
     /// Attempts that failed (offline, errors).
     var uploadFailures: Int
     /// Gap markers recorded.
     var gaps: Int
     /// Fence events decided on the phone, in order.
     var deviceFenceEvents: [DemoFenceEvent]
-    /// Fence events decided by the server, in order (empty when the server has no fences).
-    var serverFenceEvents: [DemoFenceEvent]?
+    /// Fence events decided by the server from the uploaded points, in order.
+    var serverFenceEvents: [DemoFenceEvent]
+    /// Whether the phone's and the server's fence events agree (see ``DemoFenceAgreement``).
+    var fenceAgreement: DemoFenceAgreement
     /// Wall-clock seconds the simulation and uploads took.
     var simulationSeconds: Double
 
-    /// Energy relative to always-best accuracy (0…1).
-    var energyRatio: Double { alwaysBestEnergy > 0 ? energy / alwaysBestEnergy : 0 }
 
     init(sim: Simulation, store: RideStore, attempts: [DemoUploader.Attempt], storedOnServer: Int,
-         alwaysBestEnergy: Double, simulationSeconds: Double) throws {
+         serverFenceEvents: [DemoFenceEvent], alwaysBestEnergy: Double, simulationSeconds: Double) throws {
         let app = sim.engineApp
         let fixes = app?.recordedFixes ?? []
         distanceMeters = zip(fixes, fixes.dropFirst()).reduce(0) { $0 + Geodesy.haversineDistance($1.0.coordinate, $1.1.coordinate) }
@@ -62,15 +71,20 @@ struct DemoSummary: Hashable, Sendable, Codable {
         movingSeconds = app?.rideStatistics?.movingSeconds ?? 0
         energy = sim.energy.total
         self.alwaysBestEnergy = alwaysBestEnergy
+        energyRatio = alwaysBestEnergy > 0 ? energy / alwaysBestEnergy : 0
         pointsRecorded = fixes.count
         pointsUploaded = attempts.filter { $0.status.map { (200..<300).contains($0) } ?? false }.reduce(0) { $0 + $1.points }
         pointsStoredOnServer = storedOnServer
         pointsLeftOnDevice = try store.fixCount()
         uploadAttempts = attempts.count
         uploadFailures = attempts.filter { !($0.status.map { (200..<300).contains($0) } ?? false) }.count
+        uploadBatches = uploadAttempts - uploadFailures
         gaps = app?.gaps.count ?? 0
-        deviceFenceEvents = (app?.fenceEvents ?? []).map { DemoFenceEvent(fence: $0.fenceID, kind: $0.kind.rawValue, time: $0.time) }
-        serverFenceEvents = nil
+        deviceFenceEvents = (app?.fenceEvents ?? []).map {
+            DemoFenceEvent(fence: $0.fenceID, kind: $0.kind.rawValue, time: $0.time, decidedBy: Self.describe($0.cause))
+        }
+        self.serverFenceEvents = serverFenceEvents
+        fenceAgreement = DemoFenceAgreement(device: deviceFenceEvents, server: serverFenceEvents, recorded: fixes.map(\.timestamp))
         self.simulationSeconds = simulationSeconds
     }
 
@@ -81,16 +95,27 @@ struct DemoSummary: Hashable, Sendable, Codable {
             ("duration", DemoTimelineEntry.clock(durationSeconds) + " (moving " + DemoTimelineEntry.clock(movingSeconds) + ")"),
             ("energy vs always-best", String(format: "%.0f%% of policy A (%.0f vs %.0f units)", energyRatio * 100, energy, alwaysBestEnergy)),
             ("points recorded", "\(pointsRecorded)"),
-            ("points uploaded", "\(pointsUploaded) in \(uploadAttempts - uploadFailures) batches (\(uploadFailures) failed attempts retried)"),
+            ("points uploaded", "\(pointsUploaded) in \(uploadBatches) batches (\(uploadFailures) failed attempts retried)"),
             ("points stored on server", "\(pointsStoredOnServer)" + (pointsStoredOnServer == pointsRecorded ? " (all of them)" : " (MISMATCH)")),
             ("points left on phone", "\(pointsLeftOnDevice)"),
             ("gap markers", "\(gaps)"),
             ("fence events on device", Self.list(deviceFenceEvents)),
         ]
-        rows.append(("fence events on server", serverFenceEvents.map(Self.list) ?? "- (this server has no fences)"))
+        rows.append(("fence events on server", Self.list(serverFenceEvents)))
+        rows.append(("phone and server agree", fenceAgreement.text))
         rows.append(("simulation time", String(format: "%.1f s", simulationSeconds)))
         let width = rows.map(\.0.count).max() ?? 0
         return rows.map { "  " + $0.0.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + $0.1 }.joined(separator: "\n")
+    }
+
+    /// What decided a phone fence event, for ``DemoFenceEvent/decidedBy``.
+    static func describe(_ cause: FenceEvent.Cause) -> String {
+        switch cause {
+        case .fix: "fix"
+        case .region: "region"
+        case .regionState: "region state"
+        case .elapsed: "debounce"
+        }
     }
 
     static func list(_ events: [DemoFenceEvent]) -> String {

@@ -4,7 +4,7 @@ import Foundation
 struct DemoTimelineEntry: Hashable, Sendable, Codable {
     /// What kind of thing happened.
     enum Kind: String, Hashable, Sendable, Codable {
-        case prompt, launch, map, app, ride, gap, gnss, fence, network, upload, server
+        case prompt, launch, map, app, ride, fixes, gap, gnss, fence, network, upload, server
     }
 
     var t: Double
@@ -32,9 +32,12 @@ enum DemoNotes {
             return DemoTimelineEntry(t: t, kind: .prompt, text: "\(promptName(note.dropFirst(14))) prompt shown")
         }
         if note.hasPrefix("prompt answered: ") {
-            let parts = note.dropFirst(17).split(separator: " ")
-            let answer = parts.count > 1 ? String(parts[1]) : "answered"
-            return DemoTimelineEntry(t: t, kind: .prompt, text: "\(promptName(parts.first ?? "")) prompt: user taps \(answer)")
+            // "prompt answered: location when-in-use, allow"
+            let body = note.dropFirst(17)
+            let comma = body.lastIndex(of: ",")
+            let prompt = comma.map { body[..<$0] } ?? body
+            let answer = comma.map { body[body.index(after: $0)...].trimmingCharacters(in: .whitespaces) } ?? "answered"
+            return DemoTimelineEntry(t: t, kind: .prompt, text: "\(promptName(prompt)) prompt: user taps \(answer)")
         }
         if note.hasPrefix("prompt collision") { return DemoTimelineEntry(t: t, kind: .prompt, text: note) }
         if note.hasPrefix("launched (") {
@@ -56,8 +59,8 @@ enum DemoNotes {
     private static func promptName<S: StringProtocol>(_ kind: S) -> String {
         switch kind {
         case "notifications": "notification"
-        case "locationWhenInUse": "location (when in use)"
-        case "locationAlways": "location (always)"
+        case "location when-in-use": "location (when in use)"
+        case "location always (upgrade)": "location (always upgrade)"
         case "motion": "motion"
         default: String(kind)
         }

@@ -41,6 +41,8 @@ struct SendReplay: Sendable {
     /// Virtual seconds per real second; 0 sends as fast as possible.
     var speedup: Double
     var batch: Int
+    /// Counts points as they are acknowledged or refused (a progress bar), when set.
+    var progress: SharedProgressBar?
 
     /// Runs every device concurrently and returns the combined report.
     func run(client: HTTPClient = .shared) async -> Report {
@@ -54,6 +56,7 @@ struct SendReplay: Sendable {
             for await result in group { all.append(result) }
             return all
         }
+        await progress?.finish()
         let elapsed = max((clock.now - start).seconds, 1e-9)
         let latencies = results.flatMap(\.latencies).sorted()
         func percentile(_ p: Double) -> Double {
@@ -97,6 +100,7 @@ struct SendReplay: Sendable {
                 if result.firstError == nil, case .failure(let message) = outcome { result.firstError = message }
             }
             index += size
+            await progress?.add(chunk.count)
         }
         return result
     }

@@ -6,8 +6,17 @@ struct ProgressBar {
     /// Inputs smaller than this never show a bar.
     static let minimumBytes = 50 * 1024 * 1024
 
+    /// What the bar counts, for its rate.
+    enum Unit: Sendable {
+        /// Bytes, shown as MB/s.
+        case bytes
+        /// Track points, shown as points/s.
+        case points
+    }
+
     private let label: String
     private let total: Int
+    private let unit: Unit
     private let enabled: Bool
     private var lastDrawn = -1
     private let start = Date()
@@ -16,7 +25,16 @@ struct ProgressBar {
     init(label: String, totalBytes total: Int, force: Bool = false) {
         self.label = label
         self.total = max(total, 1)
+        unit = .bytes
         enabled = isatty(STDERR_FILENO) == 1 && (force || total >= ProgressBar.minimumBytes)
+    }
+
+    /// A bar for `total` points, shown when `shown` and standard error is a terminal.
+    init(label: String, totalPoints total: Int, shown: Bool) {
+        self.label = label
+        self.total = max(total, 1)
+        unit = .points
+        enabled = shown && isatty(STDERR_FILENO) == 1
     }
 
     /// Redraws when the completed share moved by at least one percent.
@@ -28,9 +46,10 @@ struct ProgressBar {
         let width = 30
         let filled = width * percent / 100
         let elapsed = Date().timeIntervalSince(start)
-        let rate = elapsed > 0 ? Double(done) / elapsed / 1_048_576 : 0
+        let rate = elapsed > 0 ? Double(done) / elapsed : 0
         let bar = String(repeating: "█", count: filled) + String(repeating: "·", count: width - filled)
-        let line = "\r\(label) \(bar) \(String(format: "%3d%%  %.0f MB/s", percent, rate))"
+        let speed = unit == .bytes ? String(format: "%.0f MB/s", rate / 1_048_576) : String(format: "%.0f points/s", rate)
+        let line = "\r\(label) \(bar) \(String(format: "%3d%%", percent))  \(speed)"
         FileHandle.standardError.write(Data(line.utf8))
     }
 
@@ -38,5 +57,24 @@ struct ProgressBar {
     func finish() {
         guard enabled, lastDrawn >= 0 else { return }
         FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8))
+    }
+}
+
+/// A ``ProgressBar`` shared by concurrent tasks (the devices of `waymark send`).
+actor SharedProgressBar {
+    private var bar: ProgressBar
+    private var done = 0
+
+    init(_ bar: ProgressBar) { self.bar = bar }
+
+    /// Counts `count` more units done and redraws if the share moved.
+    func add(_ count: Int) {
+        done += count
+        bar.update(completedBytes: done)
+    }
+
+    /// Clears the bar's line.
+    func finish() {
+        bar.finish()
     }
 }

@@ -11,6 +11,10 @@ import WaymarkGeo
 /// keeps on disk (the ``PermissionMemory``, the geofences' ``GeofenceMonitor/PersistentState`` and
 /// the last ``RideSnapshot``).
 ///
+/// Motion-activity updates for the ride start only once motion permission is granted: the core
+/// asks through the ``PermissionSequencer`` (after any prompt already queued or on screen), so the
+/// motion prompt never collides with another (see ``motionPermissionBatch``).
+///
 /// The geofence monitor leaves one of the app's region slots to the ride's wake fence, so that
 /// Waymark never monitors more than `regionSlots` minus the host's regions.
 ///
@@ -58,7 +62,7 @@ public struct EngineCore: Sendable {
     /// The configuration in force.
     public let configuration: Configuration
     /// The permission sequencer.
-    public private(set) var permissions: PermissionSequencer
+    public internal(set) var permissions: PermissionSequencer
     /// The launch locator.
     public private(set) var launchLocator: LaunchLocator
     /// The geofence monitor (store its ``GeofenceMonitor/persistentState`` when its revision moves).
@@ -70,6 +74,8 @@ public struct EngineCore: Sendable {
     /// The demand resolver.
     public private(set) var resolver = DemandResolver()
     private var launched = false
+    var motionGate = MotionGate.unknown
+    var motionStartHeld = false
 
     /// Makes a core for a new process from what the app stored: the permission memory, the
     /// geofences' persistent state and the ride's last snapshot.
@@ -91,7 +97,7 @@ public struct EngineCore: Sendable {
     public mutating func requestPermissions(_ requests: [PermissionRequest], batch: Int, at now: Date) -> EngineOutput {
         var out = EngineOutput()
         out.absorb(permissions.enqueue(requests, batch: batch, at: now), as: EngineUpdate.permission)
-        finishStep(into: &out)
+        finishStep(into: &out, at: now)
         return out
     }
 
@@ -115,7 +121,7 @@ public struct EngineCore: Sendable {
         out.absorb(launchLocator.handle(event, at: now), as: EngineUpdate.launchLocation)
         out.absorb(geofences.handle(event, at: now), as: EngineUpdate.geofence)
         out.absorb(rideTracker.handle(event, at: now), as: EngineUpdate.ride)
-        finishStep(into: &out)
+        finishStep(into: &out, at: now)
         return out
     }
 
@@ -125,7 +131,7 @@ public struct EngineCore: Sendable {
         throws(GeoError) -> EngineOutput {
         var out = EngineOutput()
         out.absorb(try change(&geofences), as: EngineUpdate.geofence)
-        finishStep(into: &out)
+        finishStep(into: &out, at: nil)
         return out
     }
 
@@ -140,7 +146,7 @@ public struct EngineCore: Sendable {
         case .stop: step = rideTracker.stop(at: now)
         }
         out.absorb(step, as: EngineUpdate.ride)
-        finishStep(into: &out)
+        finishStep(into: &out, at: now)
         return out
     }
 
@@ -151,11 +157,13 @@ public struct EngineCore: Sendable {
         out.absorb(launchLocator.deadlineReached(at: now), as: EngineUpdate.launchLocation)
         out.absorb(geofences.deadlineReached(at: now), as: EngineUpdate.geofence)
         out.absorb(rideTracker.deadlineReached(at: now), as: EngineUpdate.ride)
-        finishStep(into: &out)
+        finishStep(into: &out, at: now)
         return out
     }
 
-    private mutating func finishStep(into out: inout EngineOutput) {
+    /// Ends a step: motion gating (when the step has a time), the map helper, the merged demands.
+    private mutating func finishStep(into out: inout EngineOutput, at now: Date?) {
+        if let now { gateMotion(&out, at: now) }
         if let change = map.update(launch: launchLocator.state, authorization: permissions.authorization) {
             out.updates.append(.map(change))
         }

@@ -135,6 +135,17 @@ public enum FenceCodec {
 }
 
 extension FenceCodec {
+    /// The fences as a GeoJSON FeatureCollection (pretty, keys sorted), the form
+    /// ``fences(fromJSON:)`` reads back: circles as `Point` features with `radiusMeters`. Thread-safe.
+    ///
+    /// ```swift
+    /// let data = try FenceCodec.featureCollectionJSON(try await store.listFences())
+    /// ```
+    public static func featureCollectionJSON(_ fences: [Fence]) throws -> Data {
+        try JSONSerialization.data(withJSONObject: ["type": "FeatureCollection", "features": fences.map(feature)],
+                                   options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+    }
+
     /// The fence as a GeoJSON Feature object (`id`, `properties.name`, `radiusMeters`, `dwellSeconds`).
     static func feature(_ fence: Fence) -> [String: Any] {
         var properties: [String: Any] = ["name": fence.name, "dwellSeconds": JSONReply.value(fence.dwellSeconds)]
