@@ -95,7 +95,7 @@ struct DemoSummary: Hashable, Sendable, Codable {
             ("duration", DemoTimelineEntry.clock(durationSeconds) + " (moving " + DemoTimelineEntry.clock(movingSeconds) + ")"),
             ("energy vs always-best", String(format: "%.0f%% of policy A (%.0f vs %.0f units)", energyRatio * 100, energy, alwaysBestEnergy)),
             ("points recorded", "\(pointsRecorded)"),
-            ("points uploaded", "\(pointsUploaded) in \(uploadBatches) batches (\(uploadFailures) failed attempts retried)"),
+            ("points uploaded", "\(pointsUploaded) in \(uploadBatches) batches (\(uploadFailures) failed \(uploadFailures == 1 ? "attempt" : "attempts") retried)"),
             ("points stored on server", "\(pointsStoredOnServer)" + (pointsStoredOnServer == pointsRecorded ? " (all of them)" : " (MISMATCH)")),
             ("points left on phone", "\(pointsLeftOnDevice)"),
             ("gap markers", "\(gaps)"),
