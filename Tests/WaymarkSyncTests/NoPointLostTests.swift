@@ -61,14 +61,18 @@ struct Check: Sendable {
     var replays: Int
 
     init(run: FaultRun, result: FaultRun.Result, ledger: IngestLedger) async {
-        expected = Set(result.recorded.map {
+        await self.init(device: run.device, recorded: result.recorded, ledger: ledger)
+    }
+
+    init(device: String, recorded: [Fix], ledger: IngestLedger) async {
+        expected = Set(recorded.map {
             IngestLedger.Point(timestamp: NativeBatchFormat.timestamp($0.timestamp),
                                longitude: $0.coordinate.longitude, latitude: $0.coordinate.latitude)
         })
-        let points = await ledger.points(device: run.device)
+        let points = await ledger.points(device: device)
         serverPoints = Set(points)
         serverCount = points.count
-        let stats = await ledger.stats(device: run.device)
+        let stats = await ledger.stats(device: device)
         crossBatchDuplicates = stats.crossBatchDuplicates
         replays = stats.replays
     }

@@ -7,7 +7,7 @@ extension UploadQueue {
         guard phase == .idle else { return [] }
         if let due = retryAt, due <= now { retryAt = nil }
         guard let next = backlog.pending.first else {
-            if backlog.unbatchedPoints > 0, shouldFormBatch(at: now) {
+            if backlog.hasUnbatched, shouldFormBatch(at: now) {
                 phase = .updatingStore
                 return [.formBatch(maxPoints: configuration.maxBatchPoints, maxBytes: configuration.maxBatchBytes)]
             }
@@ -95,7 +95,7 @@ extension UploadQueue {
             retryAt = nil
             consecutiveUnauthorized = 0
             phase = .updatingStore
-            return [.acknowledge(key: key)]
+            return [.acknowledge(key: key, rejected: response.rejections)]
         }
         guard case .status(let code, _) = response else {
             if response != .cancelled { scheduleRetry(at: now) }
