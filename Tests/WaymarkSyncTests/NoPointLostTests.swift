@@ -3,7 +3,7 @@ import Testing
 import WaymarkGeo
 @testable import WaymarkSync
 
-/// The acceptance test with a synthesized fix stream (one fix a second over 15 minutes of
+/// The acceptance test with a synthesized fix stream (one fix a second over 10 minutes of
 /// riding; the schedule adds the device faults the simulator cannot script: a kill right after a
 /// send, suspensions, credential expiry), real HTTP. `NoPointLostSimulatedTests` runs the real
 /// app's tracker in the simulator instead.
@@ -25,7 +25,7 @@ struct NoPointLostTests {
             var seeds = (1...UInt64(Self.schedules)).makeIterator()
             func add(_ seed: UInt64) {
                 group.addTask {
-                    let run = FaultRun(schedule: FaultSchedule(seed: seed, start: start, rideSeconds: 900), server: server,
+                    let run = FaultRun(schedule: FaultSchedule(seed: seed, start: start, rideSeconds: 600), server: server,
                                        transport: transport, configuration: configuration)
                     let result = try await run.run()
                     return (seed, result, await Check(run: run, result: result, ledger: server.state))

@@ -108,6 +108,7 @@ struct UploadHTTPPolicyTests {
                                              credentials: DeviceCredentials(token: "tok"), configuration: config, seed: 9,
                                              now: s.uploader.now.addingTimeInterval(1))
         try await relaunched.feed(.device(.launched(reason: .user)))
+        try await relaunched.feed(.device(.networkReachability(online: true)))
         try await relaunched.feed(.backlogChanged(try reopened.backlog()))
         #expect(await requests(s) == sent, "no immediate retry after the relaunch")
         #expect(relaunched.queue.nextDeadline == retryAt)

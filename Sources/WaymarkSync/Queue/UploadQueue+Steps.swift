@@ -51,8 +51,10 @@ extension UploadQueue {
     mutating func handleDevice(_ event: DeviceEvent, at now: Date) -> [UploadAction] {
         switch event {
         case .networkReachability(let reachable):
+            // Coming back online ends the wait; a report that it still is (a new process's first
+            // path update) keeps the backoff saved by the previous process.
+            if reachable && !online { retryAt = nil }
             online = reachable
-            if reachable { retryAt = nil }
         case .didEnterBackground:
             foreground = false
             freshWindow(at: now)

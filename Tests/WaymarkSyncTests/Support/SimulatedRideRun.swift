@@ -63,7 +63,7 @@ struct SimulatedRideRun {
         let legs: [RouteLeg] = [.stop(10), .travel([a], speed: 5.5, activity: .cycling), .stop(light),
                                 .travel([b], speed: 5.5, activity: .cycling), .travel([c], speed: 5.5, activity: .cycling)]
         let riding = 10 + 2_600 / 5.5 + light
-        let duration = riding + Double.random(in: 120...300, using: &rng)
+        let duration = riding + Double.random(in: 60...180, using: &rng)
         var actions = [UserAction(at: 0, .open), UserAction(at: Double.random(in: 15...45, using: &rng), .background)]
         for _ in 0..<Int.random(in: 0...2, using: &rng) {
             let t = Double.random(in: 60...(riding - 30), using: &rng).rounded()
