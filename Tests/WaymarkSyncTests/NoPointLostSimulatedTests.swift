@@ -19,7 +19,7 @@ struct NoPointLostSimulatedTests {
         let transport = try HTTPUploadTransport(server: server.baseURL, timeout: .milliseconds(200))
         let configuration = UploadQueue.Configuration(maxBatchPoints: 60, maxBatchBytes: 32 * 1024, maxBatchAge: 60,
                                                       backoffBase: 2, backoffCap: 120)
-        var totals = (recorded: 0, gaps: 0, launches: 0, requests: 0, fewest: Int.max)
+        var totals = (recorded: 0, gaps: 0, launches: 0, requests: 0, fewest: Int.max, suspended: 0, dead: 0)
         try await withThrowingTaskGroup(of: (UInt64, SimulatedRideRun.Result, Check, Set<IngestLedger.Gap>).self) { group in
             var seeds = (1...UInt64(Self.schedules)).makeIterator()
             func add(_ seed: UInt64) {
@@ -51,13 +51,17 @@ struct NoPointLostSimulatedTests {
                 totals.launches += result.launches
                 totals.requests += result.requests
                 totals.fewest = min(totals.fewest, result.recorded.count)
+                if result.suspendedSteps > 0 { totals.suspended += 1 }
+                if result.deadSteps > 0 { totals.dead += 1 }
             }
         }
         #expect(totals.launches > Self.schedules, "some schedules relaunched the app after a kill")
         #expect(totals.gaps > 0, "some schedules left gaps (kills, the tunnel)")
+        #expect(totals.suspended > 0 && totals.dead > 0, "some schedules suspended the app, some killed it")
         let faults = await server.state.faultCounts
         print("no-point-lost (simulated app): \(Self.schedules) schedules, \(totals.recorded) tracker points "
               + "(fewest \(totals.fewest)), \(totals.gaps) gap markers, \(totals.launches) launches, \(totals.requests) requests, "
+              + "\(totals.suspended) schedules with the app suspended and \(totals.dead) with it dead for a while, "
               + "server faults \(faults.sorted { $0.key < $1.key })")
     }
 }

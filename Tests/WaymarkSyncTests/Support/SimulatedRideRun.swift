@@ -21,6 +21,8 @@ struct SimulatedRideRun {
         /// The gap markers the tracker reported.
         var gaps: [WaymarkEngine.GapMarker] = []
         var launches = 0
+        /// Lockstep steps that ended with the app suspended, and with it not running.
+        var suspendedSteps = 0, deadSteps = 0
         var requests = 0
         var finalBacklog = UploadBacklog()
         var storeFixes = 0
@@ -51,7 +53,8 @@ struct SimulatedRideRun {
         pHold = Double.random(in: 0..<1, using: &rng) < 0.2 ? 0.05 : 0
     }
 
-    /// A short commute: 2.6 km with a traffic light, sometimes a tunnel, then parked; the app is
+    /// A short commute: 2.6 km with a traffic light, sometimes a tunnel, then parked (sometimes
+    /// long enough for iOS to suspend the app, then ridden 600 m back); the app is
     /// opened and pocketed, and may be terminated by the system, force-quit and reopened, and
     /// brought to the foreground; the network may drop out.
     static func commute(seed: UInt64, rng: inout SplitMix64) -> (Scenario, [TimeWindow]) {
@@ -60,10 +63,16 @@ struct SimulatedRideRun {
         let b = Coordinate(uncheckedLatitude: 46.0572, longitude: 14.5155)      // 0.8 km north
         let c = Coordinate(uncheckedLatitude: 46.0572, longitude: 14.5233)      // 0.6 km east
         let light = Double.random(in: 20...60, using: &rng)
-        let legs: [RouteLeg] = [.stop(10), .travel([a], speed: 5.5, activity: .cycling), .stop(light),
+        var legs: [RouteLeg] = [.stop(10), .travel([a], speed: 5.5, activity: .cycling), .stop(light),
                                 .travel([b], speed: 5.5, activity: .cycling), .travel([c], speed: 5.5, activity: .cycling)]
         let riding = 10 + 2_600 / 5.5 + light
-        let duration = riding + Double.random(in: 60...180, using: &rng)
+        var duration = riding + Double.random(in: 60...180, using: &rng)
+        if Double.random(in: 0..<1, using: &rng) < 0.4 {
+            // Parked long enough for the watch to end and iOS to suspend the app, then ridden back.
+            let park = Double.random(in: 800...1_500, using: &rng).rounded()
+            legs += [.stop(park), .travel([b], speed: 5.5, activity: .cycling)]
+            duration += park + 600 / 5.5
+        }
         var actions = [UserAction(at: 0, .open), UserAction(at: Double.random(in: 15...45, using: &rng), .background)]
         for _ in 0..<Int.random(in: 0...2, using: &rng) {
             let t = Double.random(in: 60...(riding - 30), using: &rng).rounded()
@@ -165,8 +174,9 @@ struct SimulatedRideRun {
             switch sim.appState {
             case .notRunning:
                 uploader = nil
+                result.deadSteps += 1
             case .suspended:
-                break
+                result.suspendedSteps += 1
             case .foreground, .background:
                 guard var u = uploader else { break }
                 u.now = now
