@@ -112,7 +112,7 @@ let package = Package(
         ),
         .testTarget(
             name: "WaymarkSyncTests",
-            dependencies: ["WaymarkSync", .product(name: "Hummingbird", package: "hummingbird")],
+            dependencies: ["WaymarkSync", "WaymarkSimulator", .product(name: "Hummingbird", package: "hummingbird")],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "WaymarkCLITests", dependencies: ["WaymarkCLI"], swiftSettings: swiftSettings),

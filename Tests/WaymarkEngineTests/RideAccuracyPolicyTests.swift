@@ -10,6 +10,7 @@ struct RideAccuracyPolicyTests {
         (MotionActivity(.automotive, confidence: .high), 20.0, Setting.driving),
         (MotionActivity(.automotive, confidence: .low), 6.0, Setting.cycling),    // low confidence: speed decides
         (MotionActivity(.walking, confidence: .high), 1.4, Setting.walking),
+        (MotionActivity(.running, confidence: .medium), 3.3, Setting.running),
         (MotionActivity(.walking, confidence: .high), 6.0, Setting.cycling),      // too fast to be walking
         (MotionActivity(.unknown, confidence: .low), 15.0, Setting.driving),
         (MotionActivity(.stationary, confidence: .high), 0.0, Setting.cycling),   // fallback
@@ -18,9 +19,9 @@ struct RideAccuracyPolicyTests {
         #expect(RideAccuracyPolicy.waymark.setting(for: activity, speed: speed) == expected)
     }
 
-    @Test("only cycling and driving may duty-cycle GNSS; the watch uses no GNSS")
+    @Test("cycling, running and driving may duty-cycle GNSS, walking may not; the watch uses no GNSS")
     func dutyCycleAndWatch() throws {
-        #expect(Setting.cycling.dutyCycle && Setting.driving.dutyCycle && !Setting.walking.dutyCycle)
+        #expect(Setting.cycling.dutyCycle && Setting.driving.dutyCycle && Setting.running.dutyCycle && !Setting.walking.dutyCycle)
         let watch = try #require(RideAccuracyPolicy.waymark.watch)
         #expect(!watch.usesGNSS && !watch.pausesAutomatically)
     }

@@ -90,4 +90,29 @@ struct OwnTracksOverlandIngestTests {
             #expect(stored[1].fix.timestamp == Date(timeIntervalSince1970: 1_443_711_630))
         }
     }
+
+    static let gapFeature = #"{"type":"Feature","geometry":null,"properties":{"waymark_kind":"gap","ride_id":"R1","start":"2015-10-01T15:01:00.000Z","end":"2015-10-01T15:05:00.000Z","reason":"terminated"}}"#
+
+    @Test("accepts Waymark gap-marker features without storing or rejecting them; a later bad point keeps its index",
+          arguments: StoreKind.available)
+    func overlandGapMarkers(kind: StoreKind) async throws {
+        try await TestServer.run(kind) { server in
+            let body = #"{"locations":["# + [
+                Self.gapFeature,
+                Self.feature(lon: -122.622, lat: 45.522, time: "2015-10-01T15:00:30Z"),
+                Self.feature(lon: -122.623, lat: 95, time: "2015-10-01T15:00:31Z"),
+            ].joined(separator: ",") + "]}"
+            let mixed = try await server.send(.post, "/api/ingest", token: server.deviceToken, body: body)
+            #expect(mixed.status == .ok)
+            let reply = try mixed.json()
+            #expect(reply["stored"] as? Int == 1)
+            let rejected = try #require(reply["rejected"] as? [[String: Any]])
+            #expect(rejected.map { $0["index"] as? Int } == [2], "the gap marker is not a rejected point, and indexes stay")
+            let gapsOnly = try await server.send(.post, "/api/ingest", token: server.deviceToken,
+                                                 body: #"{"locations":[\#(Self.gapFeature)]}"#)
+            #expect(gapsOnly.status == .ok, "a batch of gap markers only is not a 422")
+            #expect(try gapsOnly.json()["stored"] as? Int == 0)
+            #expect(try await server.storedPositions().count == 1)
+        }
+    }
 }

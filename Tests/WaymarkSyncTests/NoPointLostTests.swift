@@ -3,7 +3,10 @@ import Testing
 import WaymarkGeo
 @testable import WaymarkSync
 
-/// The acceptance test: randomized faults over an hour-long commute, real HTTP.
+/// The acceptance test with a synthesized fix stream (one fix a second over 10 minutes of
+/// riding; the schedule adds the device faults the simulator cannot script: a kill right after a
+/// send, suspensions, credential expiry), real HTTP. `NoPointLostSimulatedTests` runs the real
+/// app's tracker in the simulator instead.
 @Suite("No point lost")
 struct NoPointLostTests {
     static let schedules = Int(ProcessInfo.processInfo.environment["WAYMARK_FAULT_SCHEDULES"] ?? "") ?? 200
@@ -22,7 +25,7 @@ struct NoPointLostTests {
             var seeds = (1...UInt64(Self.schedules)).makeIterator()
             func add(_ seed: UInt64) {
                 group.addTask {
-                    let run = FaultRun(schedule: FaultSchedule(seed: seed, start: start), server: server,
+                    let run = FaultRun(schedule: FaultSchedule(seed: seed, start: start, rideSeconds: 600), server: server,
                                        transport: transport, configuration: configuration)
                     let result = try await run.run()
                     return (seed, result, await Check(run: run, result: result, ledger: server.state))
@@ -61,14 +64,18 @@ struct Check: Sendable {
     var replays: Int
 
     init(run: FaultRun, result: FaultRun.Result, ledger: IngestLedger) async {
-        expected = Set(result.recorded.map {
+        await self.init(device: run.device, recorded: result.recorded, ledger: ledger)
+    }
+
+    init(device: String, recorded: [Fix], ledger: IngestLedger) async {
+        expected = Set(recorded.map {
             IngestLedger.Point(timestamp: NativeBatchFormat.timestamp($0.timestamp),
                                longitude: $0.coordinate.longitude, latitude: $0.coordinate.latitude)
         })
-        let points = await ledger.points(device: run.device)
+        let points = await ledger.points(device: device)
         serverPoints = Set(points)
         serverCount = points.count
-        let stats = await ledger.stats(device: run.device)
+        let stats = await ledger.stats(device: device)
         crossBatchDuplicates = stats.crossBatchDuplicates
         replays = stats.replays
     }

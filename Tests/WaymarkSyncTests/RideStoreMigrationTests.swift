@@ -22,7 +22,7 @@ struct RideStoreMigrationTests {
             try v1.append(fixes, to: rideID)
         }
         let upgraded = try RideStore(path: path)
-        #expect(try upgraded.appliedMigrations() == [RideStore.Migration.v1, RideStore.Migration.v2])
+        #expect(try upgraded.appliedMigrations() == [RideStore.Migration.v1, RideStore.Migration.v2, RideStore.Migration.v3])
         #expect(try upgraded.fixes(of: rideID) == fixes)
         let backlog = try upgraded.backlog()
         #expect(backlog.unbatchedPoints == 40)
@@ -40,7 +40,7 @@ struct RideStoreMigrationTests {
         try store.append(TestFixes.ride(count: 5), to: ride.id)
         try store.formBatch(maxPoints: 3, maxBytes: 1 << 20, at: TestFixes.start, key: "k1")
         let again = try RideStore(path: path)
-        #expect(try again.appliedMigrations().count == 2)
+        #expect(try again.appliedMigrations().count == 3)
         #expect(try again.backlog() == store.backlog())
     }
 
@@ -57,5 +57,31 @@ struct RideStoreMigrationTests {
                     """, arguments: [ride.id.uuidString, StoreTime.millis(TestFixes.start)])
             }
         }
+    }
+
+    @Test("a v2 store upgrades to v3: its gap markers become uploadable and the backoff starts clean")
+    func upgradeFromV2() throws {
+        let path = TestFixes.temporaryStorePath()
+        defer { TestFixes.removeStore(at: path) }
+        let rideID: UUID
+        let gap: GapMarker
+        do {
+            let v2 = try RideStore(writer: DatabasePool(path: path, configuration: RideStore.configuration()),
+                                   path: path, upTo: RideStore.Migration.v2)
+            rideID = try v2.startRide(at: TestFixes.start).id
+            gap = GapMarker(ride: rideID, start: TestFixes.start, end: TestFixes.start.addingTimeInterval(90), reason: "terminated")
+            try v2.db.write { db in
+                try db.execute(sql: "INSERT INTO gaps (ride_id, start_ms, end_ms, reason) VALUES (?, ?, ?, ?)",
+                               arguments: [rideID.uuidString, StoreTime.millis(gap.start), StoreTime.millis(gap.end), gap.reason])
+            }
+        }
+        let upgraded = try RideStore(path: path)
+        #expect(try upgraded.appliedMigrations().last == RideStore.Migration.v3)
+        #expect(try upgraded.gaps(of: rideID) == [gap] && upgraded.gapsAwaitingUpload() == [gap])
+        #expect(try upgraded.backlog().unbatchedGaps == 1)
+        #expect(try upgraded.uploadBackoff() == UploadBackoff())
+        let stamp = UploadBackoff(failures: 3, retryAt: TestFixes.start.addingTimeInterval(12.5))
+        try upgraded.saveUploadBackoff(stamp)
+        #expect(try RideStore(path: path).uploadBackoff() == stamp, "the retry state is on disk")
     }
 }

@@ -49,7 +49,7 @@ struct UploadQueueTests {
         var queue = UploadQueue(configuration: config, backlog: UploadBacklog(), seed: 1)
         #expect(queue.handle(.backlogChanged(pending(("A", 10)))  , at: t0)
                 == [.device(.beginBackgroundTask(id: 6_000)), .send(key: "A")])
-        #expect(queue.handle(.sendFinished(key: "A", response: ok()), at: t0) == [.acknowledge(key: "A")])
+        #expect(queue.handle(.sendFinished(key: "A", response: ok()), at: t0) == [.acknowledge(key: "A", rejected: [])])
         #expect(queue.handle(.backlogChanged(UploadBacklog()), at: t0) == [.device(.endBackgroundTask(id: 6_000))])
         #expect(queue.nextDeadline == nil)
     }
@@ -58,7 +58,7 @@ struct UploadQueueTests {
     func twoHundredWithoutOk() {
         var queue = sendingA()
         let actions = queue.handle(.sendFinished(key: "A", response: .status(200, body: Array("{}".utf8))), at: t0)
-        #expect(!actions.contains(.acknowledge(key: "A")))
+        #expect(!actions.contains(.acknowledge(key: "A", rejected: [])))
         #expect(queue.failures == 1 && queue.retryAt != nil)
     }
 
@@ -159,5 +159,35 @@ struct UploadQueueTests {
                 "a late answer of the abandoned send changes nothing")
         #expect(queue.handle(.device(.willEnterForeground), at: late.addingTimeInterval(60))
                 == [.device(.beginBackgroundTask(id: 6_001)), .send(key: "A")])
+    }
+
+    @Test("a 2xx reply listing rejected points acknowledges the batch and passes the rejections on, with reasons")
+    func rejectedInReply() {
+        var queue = sendingA(points: 5)
+        let body = #"{"result":"ok","stored":3,"rejected":[{"index":1,"field":"properties.timestamp","message":"before 2000"},"#
+            + #"{"index":4,"field":"geometry.coordinates[1]","message":"95.0 is outside [-90, 90]"}]}"#
+        let actions = queue.handle(.sendFinished(key: "A", response: .status(200, body: Array(body.utf8))), at: t0)
+        #expect(actions == [.acknowledge(key: "A", rejected: [
+            UploadRejection(index: 1, reason: "properties.timestamp: before 2000"),
+            UploadRejection(index: 4, reason: "geometry.coordinates[1]: 95.0 is outside [-90, 90]"),
+        ])])
+        #expect(queue.failures == 0)
+    }
+
+    @Test("every change of the retry state is handed out to be saved, and a new queue resumes from it")
+    func backoffIsSaved() throws {
+        var queue = sendingA()
+        let failed = queue.handle(.sendFinished(key: "A", response: .status(503, body: [])), at: t0)
+        let retry = try #require(queue.retryAt)
+        #expect(failed == [.saveBackoff(UploadBackoff(failures: 1, retryAt: retry)), .device(.endBackgroundTask(id: 6_000))])
+        var relaunched = UploadQueue(configuration: config, backlog: pending(("A", 10)), backoff: queue.backoff, seed: 2)
+        try #require(retry > t0)
+        #expect(relaunched.handle(.backlogChanged(pending(("A", 10))), at: t0).isEmpty, "no send before the saved retry time")
+        #expect(relaunched.nextDeadline == retry && relaunched.failures == 1)
+        let acknowledged = relaunched.deadlineReached(at: retry)
+        #expect(acknowledged.first == .saveBackoff(UploadBackoff(failures: 1, retryAt: nil)))
+        #expect(acknowledged.contains(.send(key: "A")))
+        #expect(relaunched.handle(.sendFinished(key: "A", response: ok()), at: retry)
+                == [.saveBackoff(UploadBackoff()), .acknowledge(key: "A", rejected: [])])
     }
 }

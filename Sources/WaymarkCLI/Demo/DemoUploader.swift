@@ -27,7 +27,8 @@ struct DemoUploader {
          seed: UInt64, now: Date, foreground: Bool, online: Bool) throws {
         executor = UploadExecutor(store: store, transport: try HTTPUploadTransport(server: server, timeout: .seconds(10)),
                                   format: NativeBatchFormat(deviceID: deviceID), credentials: DeviceCredentials(token: token))
-        queue = UploadQueue(configuration: configuration, backlog: try store.backlog(), foreground: foreground,
+        queue = UploadQueue(configuration: configuration, backlog: try store.backlog(), backoff: try store.uploadBackoff(),
+                            foreground: foreground,
                             online: online, seed: seed, at: now)
         offline = !online
     }

@@ -102,8 +102,12 @@ public struct RideAccuracyPolicy: Hashable, Sendable, Codable {
 extension RideAccuracyPolicy.Setting {
     /// Cycling: GNSS at full rate, duty-cycled on steady straight stretches.
     public static let cycling = Self(accuracy: .best, distanceFilterMeters: nil, dutyCycle: true)
-    /// Walking and running: ten-metre GNSS with a 5 m filter, never duty-cycled (turns are frequent).
+    /// Walking (pushing the bike): ten-metre GNSS with a 5 m filter, never duty-cycled (below
+    /// 3 m/s the Doppler course is too noisy to predict from, and turns are frequent).
     public static let walking = Self(accuracy: .nearestTenMeters, distanceFilterMeters: 5)
+    /// Running: as walking, but duty-cycled on steady straight stretches. A runner at 3–4 m/s on a
+    /// straight road is as predictable as a cyclist; the check after each spell catches turns.
+    public static let running = Self(accuracy: .nearestTenMeters, distanceFilterMeters: 5, dutyCycle: true)
     /// Driving: GNSS with a 20 m filter, duty-cycled on steady stretches.
     public static let driving = Self(accuracy: .best, distanceFilterMeters: 20, dutyCycle: true)
     /// The stationary watch: cell-level updates (no GNSS) that iOS never pauses.
@@ -117,7 +121,8 @@ extension RideAccuracyPolicy {
     /// |---|---|---|---|
     /// | automotive | ≥ medium | any | driving |
     /// | cycling | ≥ low | any | cycling |
-    /// | walking, running | ≥ medium | < 4 | walking |
+    /// | walking | ≥ medium | < 4 | walking |
+    /// | running | ≥ medium | < 4 | running (walking, duty-cycled) |
     /// | any | — | ≥ 12 | driving |
     /// | any | — | 4 ..< 12 | cycling |
     /// | (fallback) | | | cycling |
@@ -127,7 +132,7 @@ extension RideAccuracyPolicy {
             Row(activity: .automotive, minimumConfidence: .medium, setting: .driving),
             Row(activity: .cycling, minimumConfidence: .low, setting: .cycling),
             Row(activity: .walking, minimumConfidence: .medium, maximumSpeed: 4, setting: .walking),
-            Row(activity: .running, minimumConfidence: .medium, maximumSpeed: 4, setting: .walking),
+            Row(activity: .running, minimumConfidence: .medium, maximumSpeed: 4, setting: .running),
             Row(activity: nil, minimumSpeed: 12, setting: .driving),
             Row(activity: nil, minimumSpeed: 4, maximumSpeed: 12, setting: .cycling),
         ],

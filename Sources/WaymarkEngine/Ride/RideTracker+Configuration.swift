@@ -30,7 +30,9 @@ extension RideTracker {
         /// How long the cell-level watch runs before only significant changes and the wake fence remain
         /// (default 600 s); nil keeps it for the whole stop.
         public var watchSeconds: TimeInterval?
-        /// The wake fence's radius around the stop (default 150 m).
+        /// The wake fence's radius around the stop (default 100 m, the smallest radius iOS keeps as
+        /// given: the rider covers about radius + 50 m before the exit is noticed, so smaller is
+        /// earlier, but below 100 m iOS behaves as if the radius were 100–200 m).
         public var wakeFenceRadiusMeters: Double
         /// How long GNSS runs to check a hint of movement (motion activity, a significant change) during the watch (default 90 s).
         public var verifySeconds: TimeInterval
@@ -46,7 +48,7 @@ extension RideTracker {
                     maximumAccuracyMeters: Double = 35, maximumSpeed: Double = 40, maximumFixAge: TimeInterval = 10,
                     kalmanProcessNoise: Double = 2, stopSpeed: Double = 0.8, stopSeconds: TimeInterval = 20,
                     resumeSpeed: Double = 1.0, resumeDistanceMeters: Double = 30, holdSeconds: TimeInterval = 120,
-                    watchSeconds: TimeInterval? = 600, wakeFenceRadiusMeters: Double = 150, verifySeconds: TimeInterval = 90,
+                    watchSeconds: TimeInterval? = 600, wakeFenceRadiusMeters: Double = 100, verifySeconds: TimeInterval = 90,
                     gapThresholdSeconds: TimeInterval = 30, dutyCycle: DutyCycle = DutyCycle(), usesMotion: Bool = true) {
             self.policy = policy
             self.activityType = activityType
@@ -71,7 +73,8 @@ extension RideTracker {
     /// When and for how long GNSS may rest on a steady, straight stretch.
     ///
     /// After ``steadySeconds`` of recorded fixes whose course stays within ``courseToleranceDegrees``
-    /// and whose speed stays within ``speedTolerance`` (a fraction) above ``minimumSpeed``, GNSS is
+    /// and whose speed stays within ``speedTolerance`` (a fraction, plus twice
+    /// ``speedNoiseMetersPerSecond`` for the receiver's own speed noise) above ``minimumSpeed``, GNSS is
     /// switched to cell-level accuracy for an off spell, then back. The first fix after the spell is
     /// compared with the constant-velocity prediction: within ``predictionToleranceMeters`` the next
     /// spell is 1.5 times longer (up to ``maximumOffSeconds``), otherwise it starts again from
@@ -87,6 +90,9 @@ extension RideTracker {
         public var speedTolerance: Double
         /// Slowest speed at which GNSS may rest, m/s.
         public var minimumSpeed: Double
+        /// The noise of one Doppler speed reading (about one standard deviation), m/s: at a
+        /// runner's pace it alone spreads ten readings by a third, so the spread allows for it.
+        public var speedNoiseMetersPerSecond: Double
         /// The first spell's length, seconds.
         public var initialOffSeconds: TimeInterval
         /// The longest spell, seconds.
@@ -97,7 +103,9 @@ extension RideTracker {
         /// Makes a duty-cycle configuration.
         public init(enabled: Bool = true, steadySeconds: TimeInterval = 10, courseToleranceDegrees: Double = 8,
                     speedTolerance: Double = 0.3, minimumSpeed: Double = 3, initialOffSeconds: TimeInterval = 10,
-                    maximumOffSeconds: TimeInterval = 25, predictionToleranceMeters: Double = 15) {
+                    maximumOffSeconds: TimeInterval = 25, predictionToleranceMeters: Double = 15,
+                    speedNoiseMetersPerSecond: Double = 0.3) {
+            self.speedNoiseMetersPerSecond = speedNoiseMetersPerSecond
             self.enabled = enabled
             self.steadySeconds = steadySeconds
             self.courseToleranceDegrees = courseToleranceDegrees

@@ -98,6 +98,7 @@ extension RideTracker {
         freshSince = now
         slowStart = nil
         resumeStreak = 0
+        farStreak = 0
         recent = []
         coastFrom = nil
         signalLost = false

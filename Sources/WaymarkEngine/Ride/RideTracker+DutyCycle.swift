@@ -23,7 +23,7 @@ extension RideTracker {
         let courses = fixes.compactMap(\.course)
         guard speeds.count == fixes.count, courses.count == fixes.count,
               let low = speeds.min(), let high = speeds.max(), low >= cycle.minimumSpeed,
-              high <= low * (1 + cycle.speedTolerance) else { return false }
+              high - low <= low * cycle.speedTolerance + 2 * cycle.speedNoiseMetersPerSecond else { return false }
         let east = courses.reduce(0) { $0 + sin($1 * .pi / 180) }
         let north = courses.reduce(0) { $0 + cos($1 * .pi / 180) }
         let mean = atan2(east, north) * 180 / .pi

@@ -69,9 +69,14 @@ extension RideTracker {
         let away = snapshot?.stopAnchor.map { LocalApproximation.segmentDistance($0, fix.coordinate) } ?? 0
         let accuracy = fix.horizontalAccuracy ?? configuration.maximumAccuracyMeters
         resumeStreak = (fix.speed ?? 0) >= configuration.resumeSpeed ? resumeStreak + 1 : 0
-        // Receiver wander at a stop can carry a fix tens of metres away, but not with a Doppler speed.
+        // Receiver wander at a stop can carry a fix tens of metres away, but not with a Doppler
+        // speed, and not for long: wander stays around the stop while a rider pushing the bike
+        // up a steep bit (slower than the stop speed) keeps getting farther. Two fixes in a row
+        // beyond the resume distance plus twice their accuracy are movement, whatever the speed.
+        let far = away > configuration.resumeDistanceMeters + 2 * accuracy
+        farStreak = far ? farStreak + 1 : 0
         let moving = fix.speed.map { $0 >= configuration.stopSpeed } ?? true
-        guard (moving && away > configuration.resumeDistanceMeters + 2 * accuracy)
+        guard (moving && far) || farStreak >= 2
                 || (resumeStreak >= 3 && away > configuration.resumeDistanceMeters / 3)
         else {
             if snapshot?.stopAnchor == nil { snapshot?.stopAnchor = fix.coordinate }

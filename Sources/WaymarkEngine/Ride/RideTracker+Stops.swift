@@ -32,6 +32,7 @@ extension RideTracker {
         phase = .holding(until: now.addingTimeInterval(configuration.holdSeconds))
         slowStart = nil
         resumeStreak = 0
+        farStreak = 0
         recent = []
         countsMovingTime = false
     }

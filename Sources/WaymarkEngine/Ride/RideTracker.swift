@@ -67,6 +67,7 @@ public struct RideTracker: Sendable {
     var slowStart: Fix?
     var lastSpeed: Double?
     var resumeStreak = 0
+    var farStreak = 0
     var pendingGap: (start: Date, reason: GapMarker.Reason)?
     var signalLost = false
     var countsMovingTime = true

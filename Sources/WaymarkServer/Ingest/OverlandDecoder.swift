@@ -5,7 +5,9 @@ import Foundation
 /// Each feature is a `Point` with `[longitude, latitude]` coordinates and properties
 /// `timestamp` (ISO-8601), `altitude`, `speed` (m/s), `course`, `horizontal_accuracy`,
 /// `vertical_accuracy`, `battery_level` (0–1), `battery_state` and `motion` (a list; the first
-/// entry becomes the activity). Negative speed, course or accuracy mean "unknown".
+/// entry becomes the activity). Negative speed, course or accuracy mean "unknown". A feature
+/// whose properties say `"waymark_kind":"gap"` is a gap marker from a Waymark device (no
+/// geometry; `start`, `end`, `reason`): it is accepted and ignored, keeping later indexes.
 enum OverlandDecoder {
     static func decode(_ json: Any) throws -> DecodedBody {
         guard let root = json as? [String: Any], let locations = root["locations"] as? [Any] else {
@@ -20,6 +22,10 @@ enum OverlandDecoder {
                         timestamp: "properties.timestamp")
         guard let feature = item as? [String: Any] else {
             c.problems.append(("feature", "expected a GeoJSON Feature object"))
+            return c
+        }
+        if let properties = feature["properties"] as? [String: Any], properties["waymark_kind"] as? String == "gap" {
+            c.ignored = true
             return c
         }
         if let geometry = feature["geometry"] as? [String: Any], let coordinates = geometry["coordinates"] as? [Any],

@@ -25,6 +25,8 @@ struct PositionCandidate: Sendable {
     var names = FieldNames(latitude: "latitude", longitude: "longitude", timestamp: "timestamp")
     /// Problems the decoder already found (a timestamp it could not parse…).
     var problems: [(field: String, message: String)] = []
+    /// True for an entry that is not a point (a Waymark gap marker): neither stored nor rejected.
+    var ignored = false
 
     struct FieldNames: Sendable {
         var latitude: String

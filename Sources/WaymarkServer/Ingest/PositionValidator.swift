@@ -20,7 +20,7 @@ struct PositionValidator: Sendable {
         var positions: [Position] = []
         var problems: [PointProblem] = []
         positions.reserveCapacity(candidates.count)
-        for (index, candidate) in candidates.enumerated() {
+        for (index, candidate) in candidates.enumerated() where !candidate.ignored {
             var found = candidate.problems.map { PointProblem(index: index, field: $0.field, message: $0.message) }
             let names = candidate.names
             let latitude = check(candidate.latitude, name: names.latitude, range: -90...90, index: index, into: &found)

@@ -95,11 +95,15 @@ extension Routes {
         return okReply(outcome, problems)
     }
 
-    /// Validates and commits; throws 422 when no point is valid.
+    /// Validates and commits; throws 422 when no point is valid (a request of gap markers only
+    /// has no point to store and succeeds).
     func commit(_ decoded: DecodedBody, device: DeviceRecord, idempotencyKey: String?,
                 receivedAt: Date? = nil) async throws -> (IngestOutcome, [PointProblem]) {
         let now = receivedAt ?? configuration.clock()
         let (positions, problems) = PositionValidator(now: now).validate(decoded.candidates, deviceID: device.id)
+        if positions.isEmpty, !decoded.candidates.isEmpty, decoded.candidates.allSatisfy(\.ignored) {
+            return (IngestOutcome(stored: 0, duplicates: 0, replayed: false), [])
+        }
         guard !positions.isEmpty else {
             let message = decoded.candidates.isEmpty ? "the request contains no points" : "no point in the request is valid"
             throw ServerError(.noValidPoint, message, problems: problems)

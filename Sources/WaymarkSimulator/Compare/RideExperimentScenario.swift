@@ -31,6 +31,9 @@ public struct RideExperimentScenario: Sendable {
     }
 
     /// Every timed track under `directory` (searched recursively) that is a ride by ``RideSelection``.
+    ///
+    /// The true route of a GPX ride is its points with the stops made stationary (``StayCollapse``):
+    /// a logger's wander while the rider stood is not ridden distance.
     public static func corpusRides(under directory: URL) -> [RideExperimentScenario] {
         let files = (FileManager.default.enumerator(at: directory, includingPropertiesForKeys: nil)?
             .compactMap { $0 as? URL } ?? [])
@@ -52,7 +55,7 @@ public struct RideExperimentScenario: Sendable {
             guard points.count >= 2 else { continue }
             let name = "\(url.lastPathComponent)#\(index + 1)"
             result.append(RideExperimentScenario(name: name, scenario: backgroundRide(named: name),
-                                                 trajectory: Trajectory(timedWaypoints: points)))
+                                                 trajectory: Trajectory(timedWaypoints: StayCollapse().apply(to: points))))
         }
         return result
     }

@@ -55,6 +55,7 @@ public actor UploadDriver {
         self.now = now
         self.clock = clock
         queue = UploadQueue(configuration: configuration, backlog: try executor.store.backlog(),
+                            backoff: try executor.store.uploadBackoff(),
                             foreground: foreground, online: online, seed: seed, at: now())
         (statuses, continuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
     }

@@ -32,7 +32,7 @@ public struct UploadExecutor: Sendable {
     }
 
     /// Carries out a store or credential action and returns the event to feed back; nil for
-    /// actions that are the caller's (`send`, `cancelSend`, `device`).
+    /// `saveBackoff` and for actions that are the caller's (`send`, `cancelSend`, `device`).
     ///
     /// - throws: ``SyncError`` `.storage` when the store fails; the queue then still waits for
     ///   a `.backlogChanged`, which the caller should feed once the store works again.
@@ -40,8 +40,11 @@ public struct UploadExecutor: Sendable {
         switch action {
         case .formBatch(let maxPoints, let maxBytes):
             try store.formBatch(maxPoints: maxPoints, maxBytes: maxBytes, format: format, at: now)
-        case .acknowledge(let key):
-            try store.acknowledge(batch: key)
+        case .acknowledge(let key, let rejected):
+            try store.acknowledge(batch: key, rejecting: rejected)
+        case .saveBackoff(let backoff):
+            try store.saveUploadBackoff(backoff)
+            return nil
         case .split(let key):
             try store.split(batch: key)
         case .quarantine(let key, let reason):
@@ -62,7 +65,7 @@ public struct UploadExecutor: Sendable {
         guard let batch = try store.batch(key), batch.state == .pending else {
             return .backlogChanged(try store.backlog())
         }
-        let request = UploadRequest(key: key, body: format.body(for: batch.fixes), token: await credentials.token)
+        let request = UploadRequest(key: key, body: format.body(for: batch.fixes, gaps: batch.gaps), token: await credentials.token)
         return .sendFinished(key: key, response: await transport.send(request))
     }
 }

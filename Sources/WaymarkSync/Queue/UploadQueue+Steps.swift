@@ -7,7 +7,7 @@ extension UploadQueue {
         guard phase == .idle else { return [] }
         if let due = retryAt, due <= now { retryAt = nil }
         guard let next = backlog.pending.first else {
-            if backlog.unbatchedPoints > 0, shouldFormBatch(at: now) {
+            if backlog.hasUnbatched, shouldFormBatch(at: now) {
                 phase = .updatingStore
                 return [.formBatch(maxPoints: configuration.maxBatchPoints, maxBytes: configuration.maxBatchBytes)]
             }
@@ -51,8 +51,10 @@ extension UploadQueue {
     mutating func handleDevice(_ event: DeviceEvent, at now: Date) -> [UploadAction] {
         switch event {
         case .networkReachability(let reachable):
+            // Coming back online ends the wait; a report that it still is (a new process's first
+            // path update) keeps the backoff saved by the previous process.
+            if reachable && !online { retryAt = nil }
             online = reachable
-            if reachable { retryAt = nil }
         case .didEnterBackground:
             foreground = false
             freshWindow(at: now)
@@ -95,7 +97,7 @@ extension UploadQueue {
             retryAt = nil
             consecutiveUnauthorized = 0
             phase = .updatingStore
-            return [.acknowledge(key: key)]
+            return [.acknowledge(key: key, rejected: response.rejections)]
         }
         guard case .status(let code, _) = response else {
             if response != .cancelled { scheduleRetry(at: now) }

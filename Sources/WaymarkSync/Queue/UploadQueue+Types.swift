@@ -85,14 +85,17 @@ public enum UploadAction: Hashable, Sendable {
     case send(key: String)
     /// Abandon the send in flight (its batch stays pending, to be sent again under the same key).
     case cancelSend(key: String)
-    /// Delete the acknowledged batch and its fixes, then report `.backlogChanged`.
-    case acknowledge(key: String)
+    /// Delete the acknowledged batch and its fixes, except the points the server listed as
+    /// rejected, which are quarantined with its reasons; then report `.backlogChanged`.
+    case acknowledge(key: String, rejected: [UploadRejection])
     /// Split the batch in two, then report `.backlogChanged`.
     case split(key: String)
     /// Quarantine the batch with this reason, then report `.backlogChanged`.
     case quarantine(key: String, reason: String)
     /// Call the credential-refresh hook, then report `.credentialsRefreshed`.
     case refreshCredentials
+    /// Persist the retry state (so a relaunch keeps waiting); no event is reported back.
+    case saveBackoff(UploadBackoff)
     /// Perform a device command (`beginBackgroundTask`, `endBackgroundTask`).
     case device(DeviceCommand)
 }

@@ -10,7 +10,8 @@ import WaymarkGeo
 /// driver to carry out (``UploadDriver`` in an app, a test harness in tests). Wake it with
 /// ``deadlineReached(at:)`` at ``nextDeadline``. Batches go out one at a time, oldest first:
 ///
-/// - 2xx `{"result":"ok"}` acknowledges the batch (only then are its fixes deleted);
+/// - 2xx `{"result":"ok"}` acknowledges the batch (only then are its fixes deleted); points the
+///   reply lists under `rejected` are quarantined one by one with the server's reason;
 /// - 413 splits the batch in two (down to one point; one point still too large is quarantined);
 /// - 409/422 split to isolate the refused points, then quarantine them with the server's reason;
 /// - 400 quarantines; 401/403 call the credential-refresh hook, then send again;
@@ -20,6 +21,8 @@ import WaymarkGeo
 /// Offline, it waits for reachability. In the background it holds a background task while it
 /// sends and starts no send with less than ``Configuration/minimumBudget`` of background time
 /// left; when the task expires the send in flight is abandoned (the batch stays pending, same key).
+/// Every change of the retry state is reported with ``UploadAction/saveBackoff(_:)``; a queue made
+/// after a relaunch starts from the saved ``UploadBackoff``.
 ///
 /// ```swift
 /// var queue = UploadQueue(backlog: try store.backlog(), seed: 7)
@@ -57,11 +60,14 @@ public struct UploadQueue: Sendable {
     ///
     /// - parameter foreground: whether the app runs in the foreground now.
     /// - parameter online: whether the network is reachable now, as far as the app knows.
+    /// - parameter backoff: the retry state saved by the previous process (``RideStore/uploadBackoff()``).
     /// - parameter seed: seeds the backoff jitter; equal seeds give equal schedules.
-    public init(configuration: Configuration = Configuration(), backlog: UploadBacklog,
+    public init(configuration: Configuration = Configuration(), backlog: UploadBacklog, backoff: UploadBackoff = UploadBackoff(),
                 foreground: Bool = true, online: Bool = true, seed: UInt64 = 0, at now: Date = Date(timeIntervalSince1970: 0)) {
         self.configuration = configuration
         self.backlog = backlog
+        failures = backoff.failures
+        retryAt = backoff.retryAt
         self.foreground = foreground
         self.online = online
         rng = SplitMix64(seed: seed)
@@ -76,19 +82,20 @@ public struct UploadQueue: Sendable {
         if !backlog.pending.isEmpty {
             return online && (foreground || !budgetExhausted) ? retryAt : nil
         }
-        guard backlog.unbatchedPoints > 0, let oldest = backlog.oldestUnbatched else { return nil }
+        guard backlog.hasUnbatched, let oldest = backlog.oldestUnbatched else { return nil }
         return oldest.addingTimeInterval(configuration.maxBatchAge)
     }
 
     /// Handles one event and returns what to do next, in order.
     public mutating func handle(_ event: UploadQueueEvent, at now: Date) -> [UploadAction] {
+        let before = backoff
         var actions: [UploadAction] = []
         switch event {
         case .backlogChanged(let backlog):
             self.backlog = backlog
             if phase == .updatingStore { phase = .idle }
             if case .sending(let key) = phase, !backlog.pending.contains(where: { $0.key == key }) { phase = .idle }
-            if backlog.unbatchedPoints == 0 { flushRequested = false }
+            if !backlog.hasUnbatched { flushRequested = false }
         case .device(let event):
             actions += handleDevice(event, at: now)
         case .sendFinished(let key, let response):
@@ -100,17 +107,25 @@ public struct UploadQueue: Sendable {
         case .flush:
             flushRequested = true
         }
-        return actions + step(at: now)
+        actions += step(at: now)
+        return backoff == before ? actions : [.saveBackoff(backoff)] + actions
     }
 
     /// Acts on a deadline (batch age reached, backoff over).
     public mutating func deadlineReached(at now: Date) -> [UploadAction] {
-        step(at: now)
+        let before = backoff
+        let actions = step(at: now)
+        return backoff == before ? actions : [.saveBackoff(backoff)] + actions
     }
+
+    /// The retry state as the store keeps it.
+    public var backoff: UploadBackoff { UploadBackoff(failures: failures, retryAt: retryAt) }
 
     mutating func scheduleRetry(at now: Date) {
         failures += 1
         let ceiling = min(configuration.backoffCap, configuration.backoffBase * pow(2, Double(min(failures - 1, 60))))
-        retryAt = now.addingTimeInterval(Double.random(in: 0...ceiling, using: &rng))
+        // Whole milliseconds, the store's time unit: a relaunch restores exactly this instant.
+        let due = now.addingTimeInterval(Double.random(in: 0...ceiling, using: &rng))
+        retryAt = Date(timeIntervalSince1970: (due.timeIntervalSince1970 * 1000).rounded(.up) / 1000)
     }
 }

@@ -98,9 +98,22 @@ extension RideStore {
     public func gaps(of ride: UUID) throws -> [GapMarker] {
         try read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM gaps WHERE ride_id = ? ORDER BY start_ms", arguments: [ride.uuidString])
-                .map { GapMarker(ride: ride, start: StoreTime.date($0["start_ms"]), end: StoreTime.date($0["end_ms"]),
-                                 reason: $0["reason"]) }
+                .map(Self.gap(from:))
         }
+    }
+
+    /// Gap markers of all rides that the server has not acknowledged yet, oldest first.
+    ///
+    /// - throws: ``SyncError`` with code `.storage` when the read fails.
+    public func gapsAwaitingUpload() throws -> [GapMarker] {
+        try read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM gaps WHERE uploaded = 0 ORDER BY start_ms, id").map(Self.gap(from:))
+        }
+    }
+
+    static func gap(from row: Row) -> GapMarker {
+        GapMarker(ride: UUID(uuidString: row["ride_id"]) ?? UUID(), start: StoreTime.date(row["start_ms"]),
+                  end: StoreTime.date(row["end_ms"]), reason: row["reason"])
     }
 
     /// The ride's fixes still on the device (not yet acknowledged by the server), oldest first.

@@ -7,6 +7,8 @@ extension RideStore {
         static let v1 = "v1-rides-fixes-gaps"
         /// Upload state: batches with their idempotency keys, quarantine, and each fix's batch.
         static let v2 = "v2-upload-batches"
+        /// The upload queue's retry state, and gap markers riding along in upload batches.
+        static let v3 = "v3-backoff-gap-upload"
     }
 
     static let migrator: DatabaseMigrator = {
@@ -58,6 +60,18 @@ extension RideStore {
                 CREATE INDEX upload_batches_order ON upload_batches(state, seq);
                 ALTER TABLE fixes ADD COLUMN batch_key TEXT REFERENCES upload_batches(key) ON DELETE SET NULL;
                 CREATE INDEX fixes_batch ON fixes(batch_key, timestamp_ms);
+                """)
+        }
+        migrator.registerMigration(Migration.v3) { db in
+            try db.execute(sql: """
+                CREATE TABLE upload_state (
+                    id INTEGER PRIMARY KEY CHECK (id = 1),
+                    failures INTEGER NOT NULL,
+                    retry_at_ms INTEGER
+                );
+                ALTER TABLE gaps ADD COLUMN batch_key TEXT REFERENCES upload_batches(key) ON DELETE SET NULL;
+                ALTER TABLE gaps ADD COLUMN uploaded INTEGER NOT NULL DEFAULT 0;
+                CREATE INDEX gaps_batch ON gaps(batch_key, uploaded);
                 """)
         }
         return migrator

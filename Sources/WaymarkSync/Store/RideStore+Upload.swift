@@ -16,16 +16,22 @@ extension RideStore {
                 SELECT key, point_count FROM upload_batches WHERE state = 'pending' ORDER BY seq, key
                 """).map { UploadBacklog.Batch(key: $0["key"], points: $0["point_count"]) }
             let quarantined = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM upload_batches WHERE state = 'quarantined'") ?? 0
+            let gaps = try Row.fetchOne(db, sql: """
+                SELECT COUNT(*) AS n, MIN(end_ms) AS oldest FROM gaps WHERE batch_key IS NULL AND uploaded = 0
+                """)
+            let oldest = [row?["oldest"] as Int64?, gaps?["oldest"] as Int64?].compactMap { $0 }.min()
             return UploadBacklog(unbatchedPoints: row?["n"] ?? 0, unbatchedBytes: row?["bytes"] ?? 0,
-                                 oldestUnbatched: (row?["oldest"] as Int64?).map(StoreTime.date),
-                                 pending: pending, quarantined: quarantined)
+                                 oldestUnbatched: oldest.map(StoreTime.date),
+                                 pending: pending, quarantined: quarantined, unbatchedGaps: gaps?["n"] ?? 0)
         }
     }
 
-    /// Puts the oldest unbatched fixes into a new pending batch with a fresh idempotency key.
+    /// Puts the oldest unbatched fixes, and every gap marker not yet uploaded or batched, into a
+    /// new pending batch with a fresh idempotency key.
     ///
     /// Takes at most `maxPoints` fixes and stops before the encoded body (in `format`) would pass
-    /// `maxBytes`, but always takes at least one fix. Returns nil when nothing is unbatched.
+    /// `maxBytes`, but always takes at least one fix (gap markers, a few dozen bytes each, are not
+    /// counted). Returns nil when nothing is unbatched.
     ///
     /// - throws: ``SyncError`` with code `.storage` when the write fails.
     @discardableResult
@@ -45,8 +51,10 @@ extension RideStore {
                 if !ids.isEmpty, bytes > maxBytes { break }
                 ids.append(row["id"])
             }
-            guard !ids.isEmpty else { return nil }
+            let gapIDs = try Int64.fetchAll(db, sql: "SELECT id FROM gaps WHERE batch_key IS NULL AND uploaded = 0 ORDER BY start_ms, id")
+            guard !ids.isEmpty || !gapIDs.isEmpty else { return nil }
             try insertBatch(db, key: key, createdMillis: StoreTime.millis(now), fixIDs: ids)
+            try assignGaps(db, gapIDs, to: key)
             return UploadBacklog.Batch(key: key, points: ids.count)
         }
     }
@@ -61,21 +69,40 @@ extension RideStore {
             }
             let fixes = try Row.fetchAll(db, sql: "SELECT \(Self.fixColumns) FROM fixes WHERE batch_key = ? ORDER BY timestamp_ms, id",
                                          arguments: [key]).map(Self.fix(from:))
+            let gaps = try Row.fetchAll(db, sql: "SELECT * FROM gaps WHERE batch_key = ? ORDER BY start_ms, id", arguments: [key])
+                .map(Self.gap(from:))
             return UploadBatch(key: key, fixes: fixes, created: StoreTime.date(row["created_ms"]),
-                               state: UploadBatch.State(rawValue: row["state"]) ?? .pending, reason: row["reason"])
+                               state: UploadBatch.State(rawValue: row["state"]) ?? .pending, reason: row["reason"], gaps: gaps)
         }
     }
 
-    /// The server acknowledged the batch: deletes its fixes and the batch, in one transaction.
+    /// The server acknowledged the batch: deletes its fixes and the batch, in one transaction;
+    /// its gap markers stay on the device, marked as uploaded.
     ///
-    /// Acknowledging a batch that no longer exists does nothing. Returns the number of fixes removed.
+    /// Each point in `rejecting` (by its index in the request, which lists the batch's fixes in
+    /// order) is kept instead, alone in a quarantined batch `key.r<index>` with the server's
+    /// reason. Indexes past the fixes (gap markers) are ignored. Acknowledging a batch that no
+    /// longer exists does nothing. Returns the number of fixes removed.
     ///
     /// - throws: ``SyncError`` with code `.storage` when the write fails.
     @discardableResult
-    public func acknowledge(batch key: String) throws -> Int {
+    public func acknowledge(batch key: String, rejecting rejected: [UploadRejection] = []) throws -> Int {
         try write { db in
+            if !rejected.isEmpty, let row = try Row.fetchOne(db, sql: "SELECT seq, created_ms FROM upload_batches WHERE key = ?",
+                                                              arguments: [key]) {
+                let ids = try Int64.fetchAll(db, sql: "SELECT id FROM fixes WHERE batch_key = ? ORDER BY timestamp_ms, id",
+                                             arguments: [key])
+                var seen = Set<Int>()
+                for rejection in rejected where ids.indices.contains(rejection.index) && seen.insert(rejection.index).inserted {
+                    let held = "\(key).r\(rejection.index)"
+                    try insertBatch(db, key: held, createdMillis: row["created_ms"], fixIDs: [ids[rejection.index]], seq: row["seq"])
+                    try db.execute(sql: "UPDATE upload_batches SET state = 'quarantined', reason = ? WHERE key = ?",
+                                   arguments: ["rejected by the server: \(rejection.reason)", held])
+                }
+            }
             try db.execute(sql: "DELETE FROM fixes WHERE batch_key = ?", arguments: [key])
             let removed = db.changesCount
+            try db.execute(sql: "UPDATE gaps SET uploaded = 1, batch_key = NULL WHERE batch_key = ?", arguments: [key])
             try db.execute(sql: "DELETE FROM upload_batches WHERE key = ?", arguments: [key])
             return removed
         }
@@ -97,11 +124,14 @@ extension RideStore {
             let half = ids.count / 2
             let parts = [(key + ".a", Array(ids[..<half])), (key + ".b", Array(ids[half...]))]
             let seq: Int64 = row["seq"]
+            let gapIDs = try Int64.fetchAll(db, sql: "SELECT id FROM gaps WHERE batch_key = ?", arguments: [key])
             try db.execute(sql: "UPDATE fixes SET batch_key = NULL WHERE batch_key = ?", arguments: [key])
             try db.execute(sql: "DELETE FROM upload_batches WHERE key = ?", arguments: [key])
             for part in parts {
                 try insertBatch(db, key: part.0, createdMillis: row["created_ms"], fixIDs: part.1, seq: seq)
             }
+            // Gap markers travel with the first half.
+            try assignGaps(db, gapIDs, to: parts[0].0)
             return parts.map { UploadBacklog.Batch(key: $0.0, points: $0.1.count) }
         }
     }
@@ -151,5 +181,11 @@ extension RideStore {
                        arguments: [key, order, createdMillis, fixIDs.count])
         let update = try db.cachedStatement(sql: "UPDATE fixes SET batch_key = ? WHERE id = ?")
         for id in fixIDs { try update.execute(arguments: [key, id]) }
+    }
+
+    private func assignGaps(_ db: Database, _ ids: [Int64], to key: String) throws {
+        guard !ids.isEmpty else { return }
+        try db.execute(sql: "UPDATE gaps SET batch_key = ? WHERE id IN (\(ids.map(String.init).joined(separator: ",")))",
+                       arguments: [key])
     }
 }

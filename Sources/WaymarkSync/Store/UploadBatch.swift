@@ -18,6 +18,8 @@ public struct UploadBatch: Hashable, Sendable {
     public var state: State
     /// Why the batch was quarantined; nil while pending.
     public var reason: String?
+    /// Gap markers sent along with the fixes (after them, see ``NativeBatchFormat``).
+    public var gaps: [GapMarker]
 
     /// Whether a batch will be sent or has been set aside.
     public enum State: String, Hashable, Sendable, Codable {
@@ -28,7 +30,9 @@ public struct UploadBatch: Hashable, Sendable {
     }
 
     /// Makes a batch value.
-    public init(key: String, fixes: [Fix], created: Date, state: State = .pending, reason: String? = nil) {
+    public init(key: String, fixes: [Fix], created: Date, state: State = .pending, reason: String? = nil,
+                gaps: [GapMarker] = []) {
+        self.gaps = gaps
         self.key = key
         self.fixes = fixes
         self.created = created
@@ -59,16 +63,19 @@ public struct UploadBacklog: Hashable, Sendable {
     public var unbatchedPoints: Int
     /// The encoded size of those fixes, in bytes (approximate: without the batch envelope).
     public var unbatchedBytes: Int
-    /// The timestamp of the oldest unbatched fix.
+    /// The timestamp of the oldest unbatched fix (or the end of the oldest unbatched gap marker).
     public var oldestUnbatched: Date?
     /// Pending batches in sending order.
     public var pending: [Batch]
-    /// Number of quarantined batches.
+    /// Number of quarantined batches (points the server refused, kept with its reason).
     public var quarantined: Int
+    /// Gap markers recorded but not yet in any batch (nor uploaded).
+    public var unbatchedGaps: Int
 
     /// Makes a backlog summary.
     public init(unbatchedPoints: Int = 0, unbatchedBytes: Int = 0, oldestUnbatched: Date? = nil,
-                pending: [Batch] = [], quarantined: Int = 0) {
+                pending: [Batch] = [], quarantined: Int = 0, unbatchedGaps: Int = 0) {
+        self.unbatchedGaps = unbatchedGaps
         self.unbatchedPoints = unbatchedPoints
         self.unbatchedBytes = unbatchedBytes
         self.oldestUnbatched = oldestUnbatched
@@ -77,5 +84,8 @@ public struct UploadBacklog: Hashable, Sendable {
     }
 
     /// True when nothing waits for upload (quarantined batches do not count).
-    public var isEmpty: Bool { unbatchedPoints == 0 && pending.isEmpty }
+    public var isEmpty: Bool { !hasUnbatched && pending.isEmpty }
+
+    /// True when fixes or gap markers wait to be put into a batch.
+    public var hasUnbatched: Bool { unbatchedPoints > 0 || unbatchedGaps > 0 }
 }

@@ -8,6 +8,19 @@ import WaymarkGeo
 /// `vertical_accuracy`, `speed` (m/s), `course` (degrees), `altitude` (metres) and `device_id`.
 /// Unknown values are left out. The output is deterministic: the same fixes give the same bytes.
 ///
+/// Gap markers (a span of a ride with no fixes, and why) have no place in Overland's format, so
+/// they follow the fixes as features without geometry (RFC 7946 allows `"geometry":null`)
+/// whose properties say what they are:
+///
+/// ```json
+/// {"type":"Feature","geometry":null,"properties":{"waymark_kind":"gap","ride_id":"…",
+///  "start":"2024-05-01T10:00:00.000Z","end":"2024-05-01T10:04:00.000Z","reason":"terminated","device_id":"…"}}
+/// ```
+///
+/// WaymarkServer accepts such features and does not count them as points (neither stored nor
+/// rejected); other Overland servers are expected to skip or reject a feature without geometry.
+/// Because gap features come last, a `rejected` index below the number of fixes names a fix.
+///
 /// ```swift
 /// let format = NativeBatchFormat(deviceID: "phone-1")
 /// let body = format.body(for: batch.fixes)      // UTF-8 JSON
@@ -24,16 +37,33 @@ public struct NativeBatchFormat: Hashable, Sendable {
     /// The bytes of the envelope around the features: `{"locations":[` and `]}`.
     public static let envelopeBytes = 16
 
-    /// The whole request body for these fixes, as UTF-8 JSON.
-    public func body(for fixes: [Fix]) -> [UInt8] {
+    /// The whole request body for these fixes and gap markers (after the fixes), as UTF-8 JSON.
+    public func body(for fixes: [Fix], gaps: [GapMarker] = []) -> [UInt8] {
         var out = Array("{\"locations\":[".utf8)
         out.reserveCapacity(fixes.count * 260)
         for (i, fix) in fixes.enumerated() {
             if i > 0 { out.append(UInt8(ascii: ",")) }
             appendFeature(fix, to: &out)
         }
+        for (i, gap) in gaps.enumerated() {
+            if i > 0 || !fixes.isEmpty { out.append(UInt8(ascii: ",")) }
+            appendGap(gap, to: &out)
+        }
         out += Array("]}".utf8)
         return out
+    }
+
+    /// The property value that marks a feature as a gap marker (`"waymark_kind":"gap"`).
+    public static let gapKind = "gap"
+
+    func appendGap(_ gap: GapMarker, to out: inout [UInt8]) {
+        var s = "{\"type\":\"Feature\",\"geometry\":null,\"properties\":{\"waymark_kind\":\"\(Self.gapKind)\""
+        s += ",\"ride_id\":" + Self.jsonString(gap.ride.uuidString)
+        s += ",\"start\":\"" + Self.timestamp(gap.start) + "\",\"end\":\"" + Self.timestamp(gap.end) + "\""
+        s += ",\"reason\":" + Self.jsonString(gap.reason)
+        if let deviceID { s += ",\"device_id\":" + Self.jsonString(deviceID) }
+        s += "}}"
+        out += Array(s.utf8)
     }
 
     /// Bytes that ``deviceID`` adds to every feature (`,"device_id":"…"`).

@@ -56,6 +56,21 @@ public enum UploadResponse: Hashable, Sendable {
         return (json as? [String: Any])?["result"] as? String == "ok"
     }
 
+    /// The points a 2xx reply lists under `rejected` (`[{"index":…,"field":…,"message":…}]`, as
+    /// WaymarkServer answers): the server committed the rest of the batch but not these.
+    /// Empty for any other reply.
+    public var rejections: [UploadRejection] {
+        guard case .status(let code, let body) = self, (200..<300).contains(code),
+              let json = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any],
+              let list = json["rejected"] as? [Any] else { return [] }
+        return list.compactMap { item in
+            guard let entry = item as? [String: Any], let index = (entry["index"] as? NSNumber)?.intValue else { return nil }
+            let field = entry["field"] as? String
+            let message = entry["message"] as? String ?? "rejected by the server"
+            return UploadRejection(index: index, reason: field.map { "\($0): \(message)" } ?? message)
+        }
+    }
+
     /// The server's error message (`{"error":{"message":…}}`), or the start of the body.
     public var serverMessage: String? {
         guard case .status(_, let body) = self, !body.isEmpty else { return nil }

@@ -2,7 +2,7 @@ import Foundation
 import WaymarkGeo
 @testable import WaymarkSync
 
-/// One randomized fault schedule over a 65-minute commute (one fix a second), from a seed.
+/// One randomized fault schedule over a ride (65 minutes by default, one fix a second), from a seed.
 ///
 /// Device-side faults are scripted events in virtual time; server-side faults are decided per
 /// request from the seed and the request number, so a schedule replays exactly.

@@ -16,7 +16,15 @@ actor IngestLedger {
         }
     }
 
-    enum Outcome { case committed, tooLarge(Int), refused(Int) }
+    /// A gap marker as it arrived (timestamps as sent).
+    struct Gap: Hashable, Sendable {
+        var ride: String
+        var start: String
+        var end: String
+        var reason: String
+    }
+
+    enum Outcome { case committed(rejected: [(index: Int, message: String)]), tooLarge(Int), refused(Int) }
 
     private var tokens: [String: String] = [:]
     private var stored: [String: [Point]] = [:]
@@ -33,6 +41,33 @@ actor IngestLedger {
     var maxPoints: Int?
     /// Answer this status when a batch contains one of these timestamps.
     var refusedTimestamps: [String: Int] = [:]
+    /// Accept the batch but leave out points with these timestamps, listing them under `rejected`.
+    var rejectedInReply: [String: String] = [:]
+    /// Gap markers stored per device (once each).
+    private var storedGaps: [String: Set<Gap>] = [:]
+    /// Each request that reached the commit step: body bytes and number of points.
+    private var requestLog: [String: [(bytes: Int, points: Int)]] = [:]
+    /// Replies held by `holdAfterCommitUntilNextRequest`, released by the device's next request.
+    private var holds: [String: [AsyncStream<Void>.Continuation]] = [:]
+
+    func rejectInReply(_ timestamp: String, message: String) {
+        rejectedInReply[timestamp] = message
+    }
+
+    func gaps(device: String) -> Set<Gap> { storedGaps[device] ?? [] }
+
+    func received(device: String, bytes: Int, points: Int) {
+        requestLog[device, default: []].append((bytes, points))
+    }
+
+    func requestSizes(device: String) -> [(bytes: Int, points: Int)] { requestLog[device] ?? [] }
+
+    /// A stream that ends when the device's next request arrives.
+    func holdSignal(device: String) -> AsyncStream<Void> {
+        let (stream, continuation) = AsyncStream<Void>.makeStream()
+        holds[device, default: []].append(continuation)
+        return stream
+    }
 
     func register(token: String, device: String) {
         tokens[token] = device
@@ -78,6 +113,7 @@ actor IngestLedger {
 
     func nextFault(for token: String) -> IngestTestServer.Fault? {
         let device = tokens[token] ?? token
+        for hold in holds.removeValue(forKey: device) ?? [] { hold.finish() }
         requestCounts[device, default: 0] += 1
         let fault: IngestTestServer.Fault?
         if var list = faults[device], !list.isEmpty {
@@ -96,27 +132,30 @@ actor IngestLedger {
         case .dropAfterCommit: "dropAfterCommit"
         case .delayAfterCommit: "timeoutAfterCommit"
         case .delayBeforeCommit: "delayBeforeCommit"
+        case .holdAfterCommitUntilNextRequest: "holdAfterCommit"
         }
     }
 
     func device(for token: String) -> String? { tokens[token] }
 
-    func commit(_ points: [Point], device: String, key: String?) -> Outcome {
+    func commit(_ points: [Point], gaps: [Gap] = [], device: String, key: String?) -> Outcome {
         if let maxPoints, points.count > maxPoints { return .tooLarge(maxPoints) }
         if let code = points.lazy.compactMap({ self.refusedTimestamps[$0.timestamp] }).first { return .refused(code) }
+        let rejected = points.enumerated().compactMap { i, p in self.rejectedInReply[p.timestamp].map { (index: i, message: $0) } }
         if let key {
             guard keys.insert(device + "|" + key).inserted else {
                 replays[device, default: 0] += 1
-                return .committed
+                return .committed(rejected: rejected)
             }
         }
-        for point in points {
+        storedGaps[device, default: []].formUnion(gaps)
+        for point in points where rejectedInReply[point.timestamp] == nil {
             if storedTimes[device, default: []].insert(point.timestamp).inserted {
                 stored[device, default: []].append(point)
             } else {
                 crossBatchDuplicates[device, default: 0] += 1
             }
         }
-        return .committed
+        return .committed(rejected: rejected)
     }
 }

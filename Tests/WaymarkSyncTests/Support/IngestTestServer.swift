@@ -18,6 +18,9 @@ final class IngestTestServer: Sendable {
         case delayAfterCommit(Duration)
         /// Wait this long, then process normally.
         case delayBeforeCommit(Duration)
+        /// Commit, then hold the reply until the device's next request arrives: the client must
+        /// have given up (timed out) on this one before the hold ends, however slow the machine.
+        case holdAfterCommitUntilNextRequest
     }
 
     let state: IngestLedger
@@ -70,7 +73,16 @@ final class IngestTestServer: Sendable {
             return reply(400, #"{"error":{"message":"expected {\"locations\":[…]}"}}"#)
         }
         var points: [IngestLedger.Point] = []
+        var gaps: [IngestLedger.Gap] = []
         for feature in locations {
+            let properties = feature["properties"] as? [String: Any] ?? [:]
+            if properties["waymark_kind"] as? String == "gap" {
+                // A gap marker: not a point; it must come after the points so indexes stay.
+                gaps.append(.init(ride: properties["ride_id"] as? String ?? "", start: properties["start"] as? String ?? "",
+                                  end: properties["end"] as? String ?? "", reason: properties["reason"] as? String ?? ""))
+                continue
+            }
+            guard gaps.isEmpty else { return reply(400, #"{"error":{"message":"a point after a gap marker"}}"#) }
             let coordinates = (feature["geometry"] as? [String: Any])?["coordinates"] as? [Double] ?? []
             let timestamp = (feature["properties"] as? [String: Any])?["timestamp"] as? String ?? ""
             guard coordinates.count >= 2, !timestamp.isEmpty else {
@@ -78,13 +90,15 @@ final class IngestTestServer: Sendable {
             }
             points.append(.init(timestamp: timestamp, longitude: coordinates[0], latitude: coordinates[1]))
         }
-        switch await ledger.commit(points, device: device, key: key) {
+        await ledger.received(device: device, bytes: body.readableBytes, points: points.count)
+        let rejected: [(index: Int, message: String)]
+        switch await ledger.commit(points, gaps: gaps, device: device, key: key) {
         case .tooLarge(let max):
             return reply(413, #"{"error":{"message":"at most \#(max) points per request"}}"#)
         case .refused(let code):
             return reply(code, #"{"error":{"message":"point refused by test rule"}}"#)
-        case .committed:
-            break
+        case .committed(let list):
+            rejected = list
         }
         switch fault {
         case .dropAfterCommit:
@@ -93,10 +107,14 @@ final class IngestTestServer: Sendable {
             return Response(status: .ok, headers: headers, body: ResponseBody { _ in throw CancellationError() })
         case .delayAfterCommit(let d):
             try await Task.sleep(for: d)
+        case .holdAfterCommitUntilNextRequest:
+            for await _ in await ledger.holdSignal(device: device) { break }
         default:
             break
         }
-        return reply(200, #"{"result":"ok"}"#)
+        // WaymarkServer's reply shape: points it could not store are listed, the rest are committed.
+        let list = rejected.map { #"{"index":\#($0.index),"field":"properties.timestamp","message":"\#($0.message)"}"# }
+        return reply(200, #"{"result":"ok","rejected":[\#(list.joined(separator: ","))]}"#)
     }
 
     private static func reply(_ status: Int, _ text: String) -> Response {

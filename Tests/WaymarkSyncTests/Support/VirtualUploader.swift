@@ -14,6 +14,8 @@ struct VirtualUploader {
     var offline = false
     /// Number of HTTP requests made.
     var requests = 0
+    /// Every send attempt: virtual time, batch key and what came back.
+    var sends: [(at: Date, key: String, response: UploadResponse?)] = []
     /// Asked after each real send; returning true drops the answer (the process dies before it
     /// can act on it).
     var killAfterSend: (() -> Bool)?
@@ -23,7 +25,8 @@ struct VirtualUploader {
          now: Date, foreground: Bool = true, online: Bool = true) throws {
         executor = UploadExecutor(store: store, transport: transport, format: NativeBatchFormat(deviceID: deviceID),
                                   credentials: credentials)
-        queue = UploadQueue(configuration: configuration, backlog: try store.backlog(), foreground: foreground,
+        queue = UploadQueue(configuration: configuration, backlog: try store.backlog(), backoff: try store.uploadBackoff(),
+                            foreground: foreground,
                             online: online, seed: seed, at: now)
         self.now = now
         offline = !online
@@ -46,6 +49,7 @@ struct VirtualUploader {
                     result = try await executor.send(key: key)
                     if killAfterSend?() == true { return false }
                 }
+                if case .sendFinished(_, let response) = result { sends.append((now, key, response)) }
                 actions += queue.handle(result, at: now)
             case .cancelSend:
                 break

@@ -1,0 +1,67 @@
+import Foundation
+import Testing
+import WaymarkEngine
+import WaymarkGeo
+import WaymarkSimulator
+@testable import WaymarkSync
+
+/// The no-point-lost acceptance test with the real app: the engine's `RideTracker` records a
+/// commute in the simulator through kills, relaunches, suspensions, a tunnel and offline
+/// windows, and uploads over real HTTP to a server that injects faults.
+@Suite("No point lost (the real app in the simulator)")
+struct NoPointLostSimulatedTests {
+    static let schedules = Int(ProcessInfo.processInfo.environment["WAYMARK_FAULT_SCHEDULES"] ?? "") ?? 200
+
+    @Test("200 seeded schedules: the server ends with exactly the points and gap markers the tracker recorded")
+    func trackerPointsReachTheServer() async throws {
+        let server = try await IngestTestServer.start()
+        defer { server.stop() }
+        let transport = try HTTPUploadTransport(server: server.baseURL, timeout: .milliseconds(200))
+        let configuration = UploadQueue.Configuration(maxBatchPoints: 60, maxBatchBytes: 32 * 1024, maxBatchAge: 60,
+                                                      backoffBase: 2, backoffCap: 120)
+        var totals = (recorded: 0, gaps: 0, launches: 0, requests: 0, fewest: Int.max, suspended: 0, dead: 0)
+        try await withThrowingTaskGroup(of: (UInt64, SimulatedRideRun.Result, Check, Set<IngestLedger.Gap>).self) { group in
+            var seeds = (1...UInt64(Self.schedules)).makeIterator()
+            func add(_ seed: UInt64) {
+                group.addTask {
+                    let run = SimulatedRideRun(seed: seed, server: server, transport: transport, configuration: configuration)
+                    let result = try await run.run()
+                    let check = await Check(device: run.device, recorded: result.recorded, ledger: server.state)
+                    return (seed, result, check, await server.state.gaps(device: run.device))
+                }
+            }
+            for _ in 0..<2 { if let seed = seeds.next() { add(seed) } }
+            while let (seed, result, check, gaps) = try await group.next() {
+                if let next = seeds.next() { add(next) }
+                #expect(!result.recorded.isEmpty, "seed \(seed): the tracker recorded nothing")
+                #expect(check.serverCount == check.expected.count,
+                        "seed \(seed): server has \(check.serverCount), the tracker recorded \(check.expected.count)")
+                #expect(check.serverPoints == check.expected, "seed \(seed): the server's points differ from the recorded ones")
+                #expect(check.crossBatchDuplicates == 0, "seed \(seed): a point was sent in two different batches")
+                let expectedGaps = Set(result.gaps.map {
+                    IngestLedger.Gap(ride: "", start: NativeBatchFormat.timestamp($0.start), end: NativeBatchFormat.timestamp($0.end),
+                                     reason: $0.reason.rawValue)
+                })
+                #expect(Set(gaps.map { IngestLedger.Gap(ride: "", start: $0.start, end: $0.end, reason: $0.reason) }) == expectedGaps,
+                        "seed \(seed): gap markers on the server differ from the tracker's")
+                #expect(result.storeFixes == 0 && result.finalBacklog.isEmpty && result.finalBacklog.quarantined == 0,
+                        "seed \(seed): \(result.storeFixes) fixes left on the device")
+                totals.recorded += result.recorded.count
+                totals.gaps += result.gaps.count
+                totals.launches += result.launches
+                totals.requests += result.requests
+                totals.fewest = min(totals.fewest, result.recorded.count)
+                if result.suspendedSteps > 0 { totals.suspended += 1 }
+                if result.deadSteps > 0 { totals.dead += 1 }
+            }
+        }
+        #expect(totals.launches > Self.schedules, "some schedules relaunched the app after a kill")
+        #expect(totals.gaps > 0, "some schedules left gaps (kills, the tunnel)")
+        #expect(totals.suspended > 0 && totals.dead > 0, "some schedules suspended the app, some killed it")
+        let faults = await server.state.faultCounts
+        print("no-point-lost (simulated app): \(Self.schedules) schedules, \(totals.recorded) tracker points "
+              + "(fewest \(totals.fewest)), \(totals.gaps) gap markers, \(totals.launches) launches, \(totals.requests) requests, "
+              + "\(totals.suspended) schedules with the app suspended and \(totals.dead) with it dead for a while, "
+              + "server faults \(faults.sorted { $0.key < $1.key })")
+    }
+}

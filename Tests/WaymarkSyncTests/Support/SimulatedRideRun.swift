@@ -1,0 +1,222 @@
+import Foundation
+import WaymarkEngine
+import WaymarkGeo
+import WaymarkSimulator
+@testable import WaymarkSync
+
+/// One randomized fault schedule played with the real app: ``EngineApp`` (the full engine core
+/// with its `RideTracker`) records a short commute on the simulated iPhone, with the scenario's
+/// kills and relaunches, suspensions, a tunnel and offline windows; what the tracker records goes
+/// into a ``RideStore`` file and a ``VirtualUploader`` sends it to a real HTTP server that
+/// injects 5xx answers, dropped connections and replies held past the client's timeout.
+///
+/// The simulation and the uploader advance in lockstep on virtual time: the simulator runs to
+/// the next step or upload deadline, the store takes the fixes and gap markers the app recorded
+/// meanwhile, and the uploader works only while the simulated process runs (a launch is a new
+/// process with a new queue read from the store file; a suspended or dead app uploads nothing).
+struct SimulatedRideRun {
+    struct Result {
+        /// What the tracker recorded (the app's durable record), in order.
+        var recorded: [Fix] = []
+        /// The gap markers the tracker reported.
+        var gaps: [WaymarkEngine.GapMarker] = []
+        var launches = 0
+        /// Lockstep steps that ended with the app suspended, and with it not running.
+        var suspendedSteps = 0, deadSteps = 0
+        var requests = 0
+        var finalBacklog = UploadBacklog()
+        var storeFixes = 0
+    }
+
+    let seed: UInt64
+    let server: IngestTestServer
+    let transport: any UploadTransport
+    let configuration: UploadQueue.Configuration
+    let scenario: Scenario
+    let offline: [TimeWindow]
+    /// Server faults: probabilities per request.
+    let p5xx: Double, pDrop: Double, pHold: Double
+
+    var device: String { "sim-\(seed)" }
+    static let epoch = Date(timeIntervalSince1970: 1_767_254_400)
+    static let step = 15.0
+
+    init(seed: UInt64, server: IngestTestServer, transport: any UploadTransport, configuration: UploadQueue.Configuration) {
+        self.seed = seed
+        self.server = server
+        self.transport = transport
+        self.configuration = configuration
+        var rng = SplitMix64(seed: seed &* 0x9E37_79B9_7F4A_7C15 &+ 5)
+        (scenario, offline) = Self.commute(seed: seed, rng: &rng)
+        p5xx = Double.random(in: 0...0.3, using: &rng)
+        pDrop = Double.random(in: 0...0.1, using: &rng)
+        pHold = Double.random(in: 0..<1, using: &rng) < 0.2 ? 0.05 : 0
+    }
+
+    /// A short commute: 2.6 km with a traffic light, sometimes a tunnel, then parked (sometimes
+    /// long enough for iOS to suspend the app, then ridden 600 m back); the app is
+    /// opened and pocketed, and may be terminated by the system, force-quit and reopened, and
+    /// brought to the foreground; the network may drop out.
+    static func commute(seed: UInt64, rng: inout SplitMix64) -> (Scenario, [TimeWindow]) {
+        let start = Coordinate(uncheckedLatitude: 46.05, longitude: 14.5)
+        let a = Coordinate(uncheckedLatitude: 46.05, longitude: 14.5155)        // 1.2 km east
+        let b = Coordinate(uncheckedLatitude: 46.0572, longitude: 14.5155)      // 0.8 km north
+        let c = Coordinate(uncheckedLatitude: 46.0572, longitude: 14.5233)      // 0.6 km east
+        let light = Double.random(in: 20...60, using: &rng)
+        var legs: [RouteLeg] = [.stop(10), .travel([a], speed: 5.5, activity: .cycling), .stop(light),
+                                .travel([b], speed: 5.5, activity: .cycling), .travel([c], speed: 5.5, activity: .cycling)]
+        let riding = 10 + 2_600 / 5.5 + light
+        var duration = riding + Double.random(in: 60...180, using: &rng)
+        if Double.random(in: 0..<1, using: &rng) < 0.4 {
+            // Parked long enough for the watch to end and iOS to suspend the app, then ridden back.
+            let park = Double.random(in: 800...1_500, using: &rng).rounded()
+            legs += [.stop(park), .travel([b], speed: 5.5, activity: .cycling)]
+            duration += park + 600 / 5.5
+        }
+        var actions = [UserAction(at: 0, .open), UserAction(at: Double.random(in: 15...45, using: &rng), .background)]
+        for _ in 0..<Int.random(in: 0...2, using: &rng) {
+            let t = Double.random(in: 60...(riding - 30), using: &rng).rounded()
+            switch Int.random(in: 0..<3, using: &rng) {
+            case 0:
+                actions.append(UserAction(at: t, .systemTerminate))
+            case 1:
+                actions.append(UserAction(at: t, .forceQuit))
+                actions.append(UserAction(at: t + Double.random(in: 20...120, using: &rng).rounded(), .open))
+                actions.append(UserAction(at: t + 150, .background))
+            default:
+                actions.append(UserAction(at: t, .open))
+                actions.append(UserAction(at: t + Double.random(in: 10...60, using: &rng).rounded(), .background))
+            }
+        }
+        actions.sort { $0.at < $1.at }
+        var offline: [TimeWindow] = []
+        for _ in 0..<Int.random(in: 0...2, using: &rng) {
+            let from = Double.random(in: 0...duration, using: &rng).rounded()
+            offline.append(TimeWindow(from: from, to: from + Double.random(in: 20...240, using: &rng).rounded()))
+        }
+        var outages: [World.Outage] = []
+        if Double.random(in: 0..<1, using: &rng) < 0.5 {
+            outages.append(World.Outage(area: CircleArea(center: Coordinate(uncheckedLatitude: 46.0535, longitude: 14.5155),
+                                                         radiusMeters: 120)))
+        }
+        let scenario = Scenario(
+            name: "fault commute \(seed)", seed: seed, startTime: epoch, durationSeconds: duration,
+            route: ScenarioRoute(start: start, legs: legs),
+            device: DeviceSetup(install: .existing, location: .authorizedAlways, notifications: .granted, motion: .granted,
+                                backgroundModes: [.location]),
+            user: UserBehaviour(actions: actions),
+            world: World(outages: outages, network: World.Network(offline: offline)),
+            motion: MotionSetup(mode: .derived))
+        return (scenario, offline)
+    }
+
+    func isOffline(_ t: Double) -> Bool { offline.contains { $0.contains(t) } }
+
+    func run() async throws -> Result {
+        let path = TestFixes.temporaryStorePath()
+        defer { TestFixes.removeStore(at: path) }
+        let ledger = server.state, device = device, token = "tok-\(device)"
+        await ledger.register(token: token, device: device)
+        let (s, p5, pd, ph) = (seed, p5xx, pDrop, pHold)
+        await ledger.decideFaults(device: device) { n in
+            var rng = SplitMix64(seed: s &* 131 &+ UInt64(n) &* 0x2545_F491_4F6C_DD1D)
+            let x = Double.random(in: 0..<1, using: &rng)
+            if x < p5 { return .status([500, 502, 503, 504].randomElement(using: &rng)!) }
+            if x < p5 + pd { return .dropAfterCommit }
+            if x < p5 + pd + ph { return .holdAfterCommitUntilNextRequest }
+            return nil
+        }
+        let credentials = DeviceCredentials(token: token)
+        var sim = try Simulation(scenario: scenario, seed: seed,
+                                 app: EngineApp(script: EngineApp.Script(startsRide: true, rideID: "ride-\(seed)")))
+        var store = try RideStore(path: path)
+        let ride = try store.startRide(at: Self.epoch, policy: "cycling").id
+        var result = Result()
+        var uploader: VirtualUploader?
+        var seenEvents = 0, seenGaps = 0
+        var rng = SplitMix64(seed: seed ^ 0x5A5A)
+        func makeUploader(at now: Date, foreground: Bool) throws -> VirtualUploader {
+            // A new process opens the store file afresh.
+            store = try RideStore(path: path)
+            let t = now.timeIntervalSince(Self.epoch)
+            return try VirtualUploader(store: store, transport: transport, credentials: credentials, configuration: configuration,
+                                       deviceID: device, seed: rng.next(), now: now, foreground: foreground, online: !isOffline(t))
+        }
+        var t = 0.0
+        while t < sim.endTime {
+            var target = min(t + Self.step, sim.endTime)
+            if sim.appState == .foreground || sim.appState == .background, let due = uploader?.queue.nextDeadline {
+                target = min(target, max(t + 0.5, due.timeIntervalSince(Self.epoch)))
+            }
+            sim.run(until: target)
+            t = target
+            let now = sim.date(t)
+            // What the app recorded meanwhile is on its disk: the store file.
+            guard let app = sim.engineApp else { throw SyncError(.configuration, "the simulation runs no EngineApp") }
+            if app.recordedFixes.count > result.recorded.count {
+                let new = Array(app.recordedFixes[result.recorded.count...])
+                try store.append(new, to: ride)
+                result.recorded += new
+            }
+            for gap in app.gaps.dropFirst(seenGaps) {
+                try store.recordGap(WaymarkSync.GapMarker(ride: ride, start: gap.start, end: gap.end, reason: gap.reason.rawValue))
+                result.gaps.append(gap)
+            }
+            seenGaps = app.gaps.count
+            for timed in sim.received[seenEvents...] {
+                if case .launched(let reason) = timed.event {
+                    uploader = try makeUploader(at: timed.time, foreground: reason == .user)
+                    result.launches += 1
+                }
+                if let event = Self.uploadRelevant(timed.event) { try await uploader?.feed(.device(event)) }
+            }
+            seenEvents = sim.received.count
+            switch sim.appState {
+            case .notRunning:
+                uploader = nil
+                result.deadSteps += 1
+            case .suspended:
+                result.suspendedSteps += 1
+            case .foreground, .background:
+                guard var u = uploader else { break }
+                u.now = now
+                u.offline = isOffline(t)
+                try await u.feed(.backlogChanged(try store.backlog()))
+                var rounds = 0
+                while let due = u.queue.nextDeadline, due <= now, rounds < 1_000 {
+                    rounds += 1
+                    try await u.feed(nil)
+                }
+                result.requests += u.requests
+                u.requests = 0
+                uploader = u
+            }
+        }
+        // Home: the rider opens the app; the network is fine and the server behaves.
+        await ledger.decideFaults(device: device, nil)
+        var u = try uploader ?? makeUploader(at: sim.currentDate, foreground: true)
+        u.now = sim.currentDate
+        u.offline = false
+        try await u.feed(.device(.networkReachability(online: true)))
+        try await u.feed(.device(.willEnterForeground))
+        try await u.feed(.flush)
+        try await u.drain(until: u.now.addingTimeInterval(24 * 3600))
+        result.requests += u.requests
+        result.finalBacklog = try store.backlog()
+        result.storeFixes = try store.fixCount()
+        return result
+    }
+
+    /// The device events the upload queue cares about.
+    static func uploadRelevant(_ event: DeviceEvent) -> DeviceEvent? {
+        switch event {
+        case .networkReachability, .didEnterBackground, .willEnterForeground, .launched, .backgroundTaskExpired,
+             .significantChange, .regionEntered, .regionExited:
+            event
+        case .locations:
+            .locations([])
+        default:
+            nil
+        }
+    }
+}
