@@ -22,8 +22,8 @@ final class XMLTokenizer {
     @exclusivity(unchecked) private var capacity: Int
     private let maxCapacity: Int
     let maxDepth: Int
-    @exclusivity(unchecked) private(set) var pos = 0
-    @exclusivity(unchecked) private(set) var end = 0
+    @exclusivity(unchecked) var pos = 0
+    @exclusivity(unchecked) var end = 0
     @exclusivity(unchecked) private var eof = false
     /// Absolute offset of `buf[0]` in the (UTF-8) input.
     @exclusivity(unchecked) private(set) var base = 0
@@ -33,29 +33,29 @@ final class XMLTokenizer {
 
     // The current token.
     @exclusivity(unchecked) private(set) var tokenStart = 0
-    @exclusivity(unchecked) private(set) var nameStart = 0
-    @exclusivity(unchecked) private(set) var nameEnd = 0
+    @exclusivity(unchecked) var nameStart = 0
+    @exclusivity(unchecked) var nameEnd = 0
     /// The current start tag's attributes (valid until the next call to ``next()``).
     var attributes: UnsafeBufferPointer<Attribute> { UnsafeBufferPointer(start: attributeStorage, count: attributeCount) }
     @exclusivity(unchecked) private var attributeStorage: UnsafeMutablePointer<Attribute>
     @exclusivity(unchecked) private var attributeCapacity = 8
     @exclusivity(unchecked) private var attributeCount = 0
-    @exclusivity(unchecked) private(set) var isEmptyElement = false
+    @exclusivity(unchecked) var isEmptyElement = false
     /// Whether the current start tag has an attribute whose name starts with `xmlns`.
     @exclusivity(unchecked) private(set) var hasNamespaceDeclaration = false
-    @exclusivity(unchecked) private(set) var textStart = 0
-    @exclusivity(unchecked) private(set) var textEnd = 0
-    @exclusivity(unchecked) private(set) var textHasEntity = false
-    @exclusivity(unchecked) private(set) var textIsCDATA = false
+    @exclusivity(unchecked) var textStart = 0
+    @exclusivity(unchecked) var textEnd = 0
+    @exclusivity(unchecked) var textHasEntity = false
+    @exclusivity(unchecked) var textIsCDATA = false
     @exclusivity(unchecked) private var pendingEnd = false
 
     // Open elements, for matching end tags.
     /// Names of the open elements, back to back; `stackStarts[d]` is where depth `d`'s name starts.
-    @exclusivity(unchecked) private var stackBytes: UnsafeMutablePointer<UInt8>
+    @exclusivity(unchecked) var stackBytes: UnsafeMutablePointer<UInt8>
     @exclusivity(unchecked) private var stackCapacity = 1024
-    @exclusivity(unchecked) private var stackCount = 0
-    private let stackStarts: UnsafeMutablePointer<Int>
-    @exclusivity(unchecked) private var openCount = 0
+    @exclusivity(unchecked) var stackCount = 0
+    let stackStarts: UnsafeMutablePointer<Int>
+    @exclusivity(unchecked) var openCount = 0
     /// Absolute offset that refills must keep in the buffer (the start of a leaf's text), or -1.
     @exclusivity(unchecked) var pinned = -1
     @exclusivity(unchecked) private var sawRoot = false
