@@ -476,7 +476,7 @@ final class XMLTokenizer {
                 blocks += 1
                 i += 16
             }
-            n += Int(lanes.wrappedSum())
+            n += Int(SIMD16<UInt16>(truncatingIfNeeded: lanes).wrappedSum())
         }
         while i + 8 <= count {
             let x = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self) ^ (ones &* 0x0A)
