@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Testing
+import WaymarkGeo
 @testable import WaymarkCLI
 
 @Suite("waymark gpx commands")
@@ -41,6 +42,23 @@ struct GPXCommandTests {
         let perTrack = summary.tracks.reduce(0) { $0 + $1.statistics.length2d }
         #expect(abs(perTrack - summary.total.length2d) < 1e-6)
         #expect(summary.total.length2d > 14_000 && summary.total.length2d < 16_000)
+    }
+
+    @Test("the total and each track's figures are exactly those of accumulators fed track by track")
+    func statsExact() throws {
+        let summary = try GPXStatsCommand.summarise(file: Self.ride, lenient: false)
+        let document = try GPXDocument(contentsOf: URL(fileURLWithPath: Self.ride))
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        var total = TrackStatisticsAccumulator()
+        #expect(summary.tracks.count == document.tracks.count)
+        for (track, reported) in zip(document.tracks, summary.tracks) {
+            total.add(track)
+            var single = TrackStatisticsAccumulator()
+            single.add(track)
+            #expect(try encoder.encode(StatisticsJSON(single.statistics)) == encoder.encode(reported.statistics))
+        }
+        #expect(try encoder.encode(StatisticsJSON(total.statistics)) == encoder.encode(summary.total))
     }
 
     @Test("an invalid file exits 1")

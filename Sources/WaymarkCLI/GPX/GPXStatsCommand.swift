@@ -46,21 +46,29 @@ struct GPXStatsCommand: AsyncParsableCommand {
         var version: String?
         var skipped = 0
         var events = 0
+        // Until the first track ends, `total` would receive exactly the calls `track` receives, so
+        // it is not fed; it becomes a copy of the first track's accumulator instead (same state,
+        // same results, half the work for the usual one-track file). Later tracks feed both.
+        var totalIsFirstTrack = true
         while let event = try reader.next() {
             switch event {
             case .document(let v, _): version = v
             case .trackBegin: track = TrackStatisticsAccumulator()
             case .segmentBegin:
-                total.beginSegment()
+                if !totalIsFirstTrack { total.beginSegment() }
                 track.beginSegment()
             case .trackPoint(let point):
-                total.add(point)
+                if !totalIsFirstTrack { total.add(point) }
                 track.add(point)
             case .segmentEnd:
-                total.endSegment()
+                if !totalIsFirstTrack { total.endSegment() }
                 track.endSegment()
             case .trackEnd(let info):
                 tracks.append(.init(name: info.name, statistics: StatisticsJSON(track.statistics)))
+                if totalIsFirstTrack {
+                    total = track
+                    totalIsFirstTrack = false
+                }
             case .issue(let issue):
                 skipped += 1
                 writeToStandardError("warning: \(issue)")

@@ -183,6 +183,14 @@ final class GPXParser {
             leafTag = tag
             leafMode = 0
             leafValueOffset = tok.base + tok.pos
+            if tok.takeSimpleContent() {
+                // Text and end tag consumed together: finish the leaf as endElement would.
+                leafBytes = UnsafeBufferPointer(start: tok.buf + tok.textStart, count: tok.textEnd - tok.textStart)
+                try finishLeaf(in: parent)
+                leafBytes = UnsafeBufferPointer(start: nil, count: 0)
+                while let last = namespaces.last, last.depth >= depth { namespaces.removeLast() }
+                return
+            }
             tok.pinned = leafValueOffset
         case .wpt, .rtept, .trkpt:
             flushMetadata()

@@ -11,6 +11,7 @@ enum GPXTime {
     static let unixToReference: Int = 978_307_200
 
     /// Days since 1970-01-01 of a proleptic Gregorian date (Hinnant's days-from-civil algorithm).
+    @inline(__always)
     static func daysFromCivil(_ y0: Int, _ m: Int, _ d: Int) -> Int {
         let y = m <= 2 ? y0 - 1 : y0
         let era = (y >= 0 ? y : y - 399) / 400

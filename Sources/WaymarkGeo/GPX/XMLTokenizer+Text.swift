@@ -1,6 +1,40 @@
 import Foundation
 
 extension XMLTokenizer {
+    /// Fast path for a leaf element whose start tag was just read: when its content is plain
+    /// text (no `&`, no markup) followed directly by the matching end tag, all already in the
+    /// buffer, consumes both at once, leaves the text at `textStart..<textEnd` (valid until the
+    /// next call to ``next()``) and returns true. Otherwise consumes nothing and returns false,
+    /// and the caller reads the content token by token as usual.
+    func takeSimpleContent() -> Bool {
+        if isEmptyElement || openCount == 0 { return false }
+        let p = buf
+        var i = pos
+        while i < end {
+            let c = p[i]
+            if c == UInt8(ascii: "<") { break }
+            if c == UInt8(ascii: "&") { return false }
+            i &+= 1
+        }
+        let top = stackStarts[openCount - 1]
+        let len = stackCount - top
+        guard i + 2 + len < end, p[i + 1] == UInt8(ascii: "/"),
+              XMLTokenizer.bytesEqual(stackBytes + top, p + i + 2, len) else { return false }
+        var j = i + 2 + len
+        while j < end && XMLTokenizer.isSpace(p[j]) { j &+= 1 }
+        guard j < end && p[j] == UInt8(ascii: ">") else { return false }
+        textStart = pos
+        textEnd = i
+        textIsCDATA = false
+        textHasEntity = false
+        stackCount = top
+        openCount -= 1
+        nameStart = i + 2
+        nameEnd = i + 2 + len
+        pos = j + 1
+        return true
+    }
+
     /// Appends the current text token, with entities and character references replaced, to `out`.
     func appendText(to out: inout [UInt8]) throws(GeoError) {
         if textIsCDATA || !textHasEntity {

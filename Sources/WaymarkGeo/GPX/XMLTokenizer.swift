@@ -22,8 +22,8 @@ final class XMLTokenizer {
     @exclusivity(unchecked) private var capacity: Int
     private let maxCapacity: Int
     let maxDepth: Int
-    @exclusivity(unchecked) private(set) var pos = 0
-    @exclusivity(unchecked) private(set) var end = 0
+    @exclusivity(unchecked) var pos = 0
+    @exclusivity(unchecked) var end = 0
     @exclusivity(unchecked) private var eof = false
     /// Absolute offset of `buf[0]` in the (UTF-8) input.
     @exclusivity(unchecked) private(set) var base = 0
@@ -33,25 +33,29 @@ final class XMLTokenizer {
 
     // The current token.
     @exclusivity(unchecked) private(set) var tokenStart = 0
-    @exclusivity(unchecked) private(set) var nameStart = 0
-    @exclusivity(unchecked) private(set) var nameEnd = 0
-    @exclusivity(unchecked) private(set) var attributes: [Attribute] = []
-    @exclusivity(unchecked) private(set) var isEmptyElement = false
+    @exclusivity(unchecked) var nameStart = 0
+    @exclusivity(unchecked) var nameEnd = 0
+    /// The current start tag's attributes (valid until the next call to ``next()``).
+    var attributes: UnsafeBufferPointer<Attribute> { UnsafeBufferPointer(start: attributeStorage, count: attributeCount) }
+    @exclusivity(unchecked) private var attributeStorage: UnsafeMutablePointer<Attribute>
+    @exclusivity(unchecked) private var attributeCapacity = 8
+    @exclusivity(unchecked) private var attributeCount = 0
+    @exclusivity(unchecked) var isEmptyElement = false
     /// Whether the current start tag has an attribute whose name starts with `xmlns`.
     @exclusivity(unchecked) private(set) var hasNamespaceDeclaration = false
-    @exclusivity(unchecked) private(set) var textStart = 0
-    @exclusivity(unchecked) private(set) var textEnd = 0
-    @exclusivity(unchecked) private(set) var textHasEntity = false
-    @exclusivity(unchecked) private(set) var textIsCDATA = false
+    @exclusivity(unchecked) var textStart = 0
+    @exclusivity(unchecked) var textEnd = 0
+    @exclusivity(unchecked) var textHasEntity = false
+    @exclusivity(unchecked) var textIsCDATA = false
     @exclusivity(unchecked) private var pendingEnd = false
 
     // Open elements, for matching end tags.
     /// Names of the open elements, back to back; `stackStarts[d]` is where depth `d`'s name starts.
-    @exclusivity(unchecked) private var stackBytes: UnsafeMutablePointer<UInt8>
+    @exclusivity(unchecked) var stackBytes: UnsafeMutablePointer<UInt8>
     @exclusivity(unchecked) private var stackCapacity = 1024
-    @exclusivity(unchecked) private var stackCount = 0
-    private let stackStarts: UnsafeMutablePointer<Int>
-    @exclusivity(unchecked) private var openCount = 0
+    @exclusivity(unchecked) var stackCount = 0
+    let stackStarts: UnsafeMutablePointer<Int>
+    @exclusivity(unchecked) var openCount = 0
     /// Absolute offset that refills must keep in the buffer (the start of a leaf's text), or -1.
     @exclusivity(unchecked) var pinned = -1
     @exclusivity(unchecked) private var sawRoot = false
@@ -62,13 +66,14 @@ final class XMLTokenizer {
         maxCapacity = max(maxTokenBytes, capacity)
         self.maxDepth = maxDepth
         buf = .allocate(capacity: capacity)
-        attributes.reserveCapacity(8)
+        attributeStorage = .allocate(capacity: attributeCapacity)
         stackBytes = .allocate(capacity: stackCapacity)
         stackStarts = .allocate(capacity: maxDepth + 1)
     }
 
     deinit {
         buf.deallocate()
+        attributeStorage.deallocate()
         stackBytes.deallocate()
         stackStarts.deallocate()
     }
@@ -152,18 +157,32 @@ final class XMLTokenizer {
 
     private func scanText() throws(GeoError) -> (Bool, Token?) {
         let p = buf
-        let stop: Int
-        if let hit = memchr(p + pos, 0x3C, end - pos) {
+        // Short runs (whitespace between tags, numbers, times) are scanned inline in one pass
+        // for '<' and '&'; the rest of a long run is left to memchr.
+        var i = pos
+        var amp = false
+        let limit = min(end, pos &+ 64)
+        while i < limit {
+            let c = p[i]
+            if c == 0x3C { break }
+            if c == 0x26 { amp = true }
+            i &+= 1
+        }
+        var stop = -1
+        if i < limit {
+            stop = i
+        } else if i < end, let hit = memchr(p + i, 0x3C, end - i) {
             stop = UnsafeMutableRawPointer(hit).assumingMemoryBound(to: UInt8.self) - p
         } else if eof {
             stop = end
         } else {
             return (false, nil)
         }
+        if !amp && stop > i { amp = memchr(p + i, 0x26, stop - i) != nil }
         textStart = pos
         textEnd = stop
         textIsCDATA = false
-        textHasEntity = memchr(p + pos, 0x26, stop - pos) != nil
+        textHasEntity = amp
         pos = stop
         if openCount == 0 {
             for i in textStart..<textEnd where !XMLTokenizer.isSpace(p[i]) {
@@ -247,7 +266,7 @@ final class XMLTokenizer {
         while i < end && XMLTokenizer.isNameChar(p[i]) { i += 1 }
         if i == end { return false }
         let ne = i
-        attributes.removeAll(keepingCapacity: true)
+        attributeCount = 0
         var empty = false
         var declaresNamespace = false
         while true {
@@ -281,19 +300,23 @@ final class XMLTokenizer {
                 throw malformed("expected a quoted value for attribute \(string(an, ane)) in <\(string(ns, ne))>", at: i)
             }
             i += 1
-            guard let hit = memchr(p + i, Int32(q), end - i) else { return false }
-            let ve = UnsafeMutableRawPointer(hit).assumingMemoryBound(to: UInt8.self) - p
+            // One pass finds the closing quote and checks for '<' and '&'.
+            var k = i
             var amp = false
-            for k in i..<ve {
+            while k < end {
                 let b = p[k]
+                if b == q { break }
                 if b == UInt8(ascii: "<") { throw malformed("'<' is not allowed in an attribute value", at: k) }
                 if b == UInt8(ascii: "&") { amp = true }
+                k &+= 1
             }
+            if k == end { return false }
+            let ve = k
             for a in attributes where a.nameEnd - a.nameStart == ane - an && XMLTokenizer.bytesEqual(p + a.nameStart, p + an, ane - an) {
                 throw malformed("duplicate attribute \(string(an, ane)) in <\(string(ns, ne))>", at: an)
             }
             if ane - an >= 5 && p[an] == UInt8(ascii: "x") && p[an + 1] == UInt8(ascii: "m") && p[an + 4] == UInt8(ascii: "s") { declaresNamespace = true }
-            attributes.append(Attribute(nameStart: an, nameEnd: ane, valueStart: i, valueEnd: ve, hasEntity: amp))
+            appendAttribute(Attribute(nameStart: an, nameEnd: ane, valueStart: i, valueEnd: ve, hasEntity: amp))
             i = ve + 1
         }
         if openCount == 0 && sawRoot { throw malformed("a second root element <\(string(ns, ne))>", at: pos) }
@@ -354,6 +377,19 @@ final class XMLTokenizer {
     }
 
     // MARK: helpers
+
+    @inline(__always)
+    private func appendAttribute(_ a: Attribute) {
+        if attributeCount == attributeCapacity {
+            let bigger = UnsafeMutablePointer<Attribute>.allocate(capacity: attributeCapacity * 2)
+            bigger.moveInitialize(from: attributeStorage, count: attributeCount)
+            attributeStorage.deallocate()
+            attributeStorage = bigger
+            attributeCapacity *= 2
+        }
+        (attributeStorage + attributeCount).initialize(to: a)
+        attributeCount += 1
+    }
 
     /// The index of the first `a` followed by `b` at or after `from`, if both are in the buffer.
     private func find2(_ a: UInt8, _ b: UInt8, from: Int) -> Int? {
@@ -420,13 +456,28 @@ final class XMLTokenizer {
         countedTo = absolute
     }
 
-    /// Number of `\n` bytes in `count` bytes at `p`, eight bytes at a time.
+    /// Number of `\n` bytes in `count` bytes at `p`: 16 bytes at a time with SIMD compares
+    /// (per-lane counters summed every 255 blocks), then eight at a time, then bytewise.
     static func countNewlines(_ p: UnsafePointer<UInt8>, _ count: Int) -> Int {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let low7: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
         var n = 0
         var i = 0
         let raw = UnsafeRawPointer(p)
+        let newline = SIMD16<UInt8>(repeating: 0x0A)
+        let one = SIMD16<UInt8>(repeating: 1)
+        let zero = SIMD16<UInt8>()
+        while i + 16 <= count {
+            var lanes = SIMD16<UInt8>()
+            var blocks = 0
+            while blocks < 255 && i + 16 <= count {
+                let v = raw.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)
+                lanes &+= zero.replacing(with: one, where: v .== newline)
+                blocks += 1
+                i += 16
+            }
+            n += Int(SIMD16<UInt16>(truncatingIfNeeded: lanes).wrappedSum())
+        }
         while i + 8 <= count {
             let x = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self) ^ (ones &* 0x0A)
             // 0x80 in exactly the bytes of x that are zero.

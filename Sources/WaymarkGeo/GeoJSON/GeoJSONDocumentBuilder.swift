@@ -19,7 +19,7 @@ struct GeoJSONDocumentBuilder {
         }
     }
 
-    private mutating func readFeature(_ feature: JSONValue, at path: String) throws(GeoError) {
+    mutating func readFeature(_ feature: JSONValue, at path: String) throws(GeoError) {
         let type = try Self.typeName(of: feature, at: path)
         guard type == "Feature" else {
             throw Self.error(Self.join(path, "type"), "expected \"Feature\", found \"\(type)\"")

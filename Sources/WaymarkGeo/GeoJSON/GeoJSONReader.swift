@@ -17,6 +17,10 @@ import Foundation
 /// let document = try GeoJSONReader.document(from: data)
 /// ```
 ///
+/// This reads the whole document into memory; for large files use
+/// ``GeoJSONFeatureReader``, which streams a `FeatureCollection` feature by feature with the
+/// same conversion rules and reports errors with line and column.
+///
 /// Pure functions; safe to call from any thread.
 public enum GeoJSONReader {
     /// The waypoints, routes and tracks in `data`, in input order by kind.

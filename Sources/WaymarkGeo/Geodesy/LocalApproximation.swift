@@ -54,7 +54,9 @@ public enum LocalApproximation {
     @inlinable
     public static func offset(from a: Coordinate, to b: Coordinate) -> (east: Double, north: Double) {
         let r = radii(latitude: (a.latitude + b.latitude) / 2)
-        let dLon = remainder(b.longitude - a.longitude, 360)
+        let raw = b.longitude - a.longitude
+        // remainder(x, 360) is x itself for |x| <= 180; skip the libm call on that common path.
+        let dLon = abs(raw) <= 180 ? raw : remainder(raw, 360)
         return (r.east * dLon * AngleMath.radiansPerDegree,
                 r.north * (b.latitude - a.latitude) * AngleMath.radiansPerDegree)
     }

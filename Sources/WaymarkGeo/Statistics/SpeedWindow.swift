@@ -8,14 +8,40 @@
 /// last two intervals of a segment take the median of the first and last full window;
 /// a segment with fewer than five intervals uses the median of all of them.
 ///
-/// Memory is constant: three 5-element buffers allocated once in `init`.
+/// Memory is constant: three 5-element buffers stored inline (no heap, no copy-on-write checks).
 struct SpeedWindow: Sendable {
     static let width = 5
 
-    private var speeds: [Double]
-    private var durations: [Double]
-    private var distances: [Double]
-    private var scratch: [Double]
+    /// Five doubles stored inline, indexed 0..<5 (no heap, no copy-on-write checks).
+    struct Five: Sendable {
+        var storage: (Double, Double, Double, Double, Double) = (0, 0, 0, 0, 0)
+
+        @inline(__always)
+        subscript(_ i: Int) -> Double {
+            get {
+                switch i {
+                case 0: return storage.0
+                case 1: return storage.1
+                case 2: return storage.2
+                case 3: return storage.3
+                default: return storage.4
+                }
+            }
+            set {
+                switch i {
+                case 0: storage.0 = newValue
+                case 1: storage.1 = newValue
+                case 2: storage.2 = newValue
+                case 3: storage.3 = newValue
+                default: storage.4 = newValue
+                }
+            }
+        }
+    }
+
+    private var speeds = Five()
+    private var durations = Five()
+    private var distances = Five()
     /// Intervals pushed since the segment began.
     private var count = 0
     private var lastMedian = 0.0
@@ -32,10 +58,6 @@ struct SpeedWindow: Sendable {
 
     init(movingThreshold: Double) {
         self.movingThreshold = movingThreshold
-        speeds = Array(repeating: 0, count: Self.width)
-        durations = speeds
-        distances = speeds
-        scratch = speeds
     }
 
     /// Adds an interval of `duration` seconds (> 0) covering `distance` metres.
@@ -47,7 +69,7 @@ struct SpeedWindow: Sendable {
         distances[slot] = distance
         count += 1
         guard count >= Self.width else { return }
-        let m = median(of: Self.width)
+        let m = medianOfFive()
         lastMedian = m
         record(m)
         if count == Self.width {
@@ -86,17 +108,37 @@ struct SpeedWindow: Sendable {
         }
     }
 
+    /// The median of all five speeds without branches: of `a...d`, `max(min(a,b), min(c,d))` and
+    /// `min(max(a,b), max(c,d))` are the second and third smallest (the extremes are discarded),
+    /// and the median of five is the median of those two and `e`. Selects exactly the same value
+    /// as sorting.
+    @inline(__always)
+    private func medianOfFive() -> Double {
+        let (a, b, c, d, e) = speeds.storage
+        let f = max(min(a, b), min(c, d))
+        let g = min(max(a, b), max(c, d))
+        return max(min(f, g), min(max(f, g), e))
+    }
+
     /// Median of the first `n` (1...5) speeds; the mean of the middle two for even `n`.
-    private mutating func median(of n: Int) -> Double {
-        for i in 0..<n {
-            let v = speeds[i]
-            var j = i
-            while j > 0 && scratch[j - 1] > v {
-                scratch[j] = scratch[j - 1]
-                j -= 1
+    @inline(__always)
+    private func median(of n: Int) -> Double {
+        var values = speeds.storage
+        return withUnsafeMutableBytes(of: &values) { raw in
+            let v = raw.baseAddress!.assumingMemoryBound(to: Double.self)
+            // Insertion sort of the first n values in place.
+            var i = 1
+            while i < n {
+                let x = v[i]
+                var j = i
+                while j > 0 && v[j - 1] > x {
+                    v[j] = v[j - 1]
+                    j -= 1
+                }
+                v[j] = x
+                i += 1
             }
-            scratch[j] = v
+            return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2
         }
-        return n % 2 == 1 ? scratch[n / 2] : (scratch[n / 2 - 1] + scratch[n / 2]) / 2
     }
 }
