@@ -14,8 +14,9 @@ import Foundation
 ///
 /// - A **hop** joins two consecutive points of the same segment. Nothing bridges
 ///   the gap between segments: not distance, time, speed nor elevation change.
-/// - Hop lengths are on the WGS-84 ellipsoid: ``LocalApproximation`` for hops up to
-///   1 km and the ``Geodesic`` beyond.
+/// - Hop lengths are on the WGS-84 ellipsoid (``LocalApproximation/segmentDistance(_:_:)``):
+///   the local approximation for hops up to 10 km with both ends within 80° of the equator
+///   (relative error under 5 × 10⁻⁶), the ``Geodesic`` otherwise.
 /// - An **interval** joins two consecutive *timed* points of a segment whose
 ///   timestamps increase. Points without a time, or whose time equals or precedes
 ///   the previous accepted time (duplicates, clock jumps backwards), are still
