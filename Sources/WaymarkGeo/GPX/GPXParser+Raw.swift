@@ -46,6 +46,7 @@ extension GPXParser {
         notePrefix(tok.nameStart, tok.nameEnd)
         if rawDepth == 0 { rawRootNameEnd = raw.count }
         for a in tok.attributes {
+            if rawDepth == 0 && isWaymarkUnqualifiedDeclaration(a) { continue }
             raw.append(UInt8(ascii: " "))
             appendBytes(a.nameStart, a.nameEnd)
             notePrefix(a.nameStart, a.nameEnd)
@@ -59,6 +60,15 @@ extension GPXParser {
         raw.append(UInt8(ascii: ">"))
         rawDepth += 1
         try checkRawSize()
+    }
+
+    /// `xmlns="urn:waymark:gpx:unqualified-extension"`: the declaration ``GPXWriter`` adds to an
+    /// extension element that had no namespace; dropped so the fragment reads back as it was.
+    private func isWaymarkUnqualifiedDeclaration(_ a: XMLTokenizer.Attribute) -> Bool {
+        let name = "xmlns".utf8, value = GPXWriter.unqualifiedExtensionNamespace.utf8
+        guard a.nameEnd - a.nameStart == name.count, a.valueEnd - a.valueStart == value.count else { return false }
+        return zip(name, UnsafeBufferPointer(start: tok.buf + a.nameStart, count: name.count)).allSatisfy { $0 == $1 }
+            && zip(value, UnsafeBufferPointer(start: tok.buf + a.valueStart, count: value.count)).allSatisfy { $0 == $1 }
     }
 
     func appendRawText() throws(GeoError) {

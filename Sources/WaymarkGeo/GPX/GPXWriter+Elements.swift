@@ -33,7 +33,7 @@ extension GPXWriter {
     mutating func writeRawExtensions(_ raw: [String], indent: String) {
         guard !raw.isEmpty else { return }
         write(String(indent.dropLast(2))); write("<extensions>\n")
-        for fragment in raw { write(indent); write(fragment); write("\n") }
+        for fragment in raw { write(indent); write(GPXWriter.qualifiedExtension(fragment)); write("\n") }
         write(String(indent.dropLast(2))); write("</extensions>\n")
     }
 
@@ -130,7 +130,7 @@ extension GPXWriter {
             write(i); write("</gpxtpx:TrackPointExtension>\n")
         }
         element("pwr:PowerInWatts", power, indent: i)
-        for fragment in e.raw { write(i); write(fragment); write("\n") }
+        for fragment in e.raw { write(i); write(GPXWriter.qualifiedExtension(fragment)); write("\n") }
         write(indent); write("</extensions>\n")
     }
 }

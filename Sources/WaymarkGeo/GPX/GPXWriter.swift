@@ -14,7 +14,8 @@ import Foundation
 /// `wtemp`, `hr`, `cad`, and ``Waypoint/speed`` / ``Waypoint/course`` as `gpxtpx:speed` /
 /// `gpxtpx:course`, since GPX 1.1 has no speed or course element) and power into
 /// Garmin's PowerExtension v1 (`pwr:PowerInWatts`). Raw extension fragments are
-/// written as they were read.
+/// written as they were read, except that an element without any namespace is declared in
+/// ``unqualifiedExtensionNamespace`` so the output stays valid GPX 1.1.
 ///
 /// ```swift
 /// var writer = GPXWriter()

@@ -87,4 +87,24 @@ struct GPXWriterTests {
         try doc.write(to: url)
         #expect(try GPXDocument(contentsOf: url) == doc)
     }
+
+    @Test("an extension element without a namespace is written in Waymark's namespace and reads back unchanged",
+          arguments: ["<aaa>bbb</aaa>", "<hAcc>4.5</hAcc>", "<security level=\"a>b\"><ccc/></security>", "<e/>"])
+    func unqualifiedExtension(fragment: String) throws {
+        var p = Waypoint(coordinate: try Coordinate(latitude: 46.05, longitude: 14.5))
+        p.extensions = PointExtensions(raw: [fragment])
+        let doc = GPXDocument(waypoints: [p], extensions: [fragment])
+        let text = String(decoding: doc.gpxData(), as: UTF8.self)
+        let declared = "xmlns=\"\(GPXWriter.unqualifiedExtensionNamespace)\""
+        #expect(text.components(separatedBy: declared).count - 1 == 2, "\(text)")
+        let back = try GPXDocument(data: doc.gpxData(), name: "unqualified.gpx")
+        #expect(back.waypoints.first?.extensions.raw == [fragment])
+        #expect(back.extensions == [fragment])
+    }
+
+    @Test("extension elements with a prefix or their own default namespace are written as they are",
+          arguments: ["<x:y xmlns:x=\"urn:x\">v</x:y>", "<y xmlns=\"urn:y\">v</y>", "<y a=\"1\" xmlns = 'urn:y'/>"])
+    func qualifiedExtension(fragment: String) {
+        #expect(GPXWriter.qualifiedExtension(fragment) == fragment)
+    }
 }
