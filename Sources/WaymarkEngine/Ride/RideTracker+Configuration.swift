@@ -76,14 +76,20 @@ extension RideTracker {
     /// and whose speed stays within ``speedTolerance`` (a fraction, plus twice
     /// ``speedNoiseMetersPerSecond`` for the receiver's own speed noise) above ``minimumSpeed``, GNSS is
     /// switched to cell-level accuracy for an off spell, then back. The first fix after the spell is
-    /// compared with the constant-velocity prediction: within ``predictionToleranceMeters`` the next
-    /// spell is 1.5 times longer (up to ``maximumOffSeconds``), otherwise it starts again from
-    /// ``initialOffSeconds`` after the stretch is steady again. A `Sendable` value type.
+    /// compared with the prediction from the stretch's mean velocity: within
+    /// ``predictionToleranceMeters`` the stretch is proven steady, so the next spell, 1.5 times
+    /// longer (up to ``maximumOffSeconds``), follows after only ``confirmSeconds`` of fixes that
+    /// keep the same course and speed; otherwise it starts again from ``initialOffSeconds`` after
+    /// ``steadySeconds`` of steady fixes. A spell never runs past ``RideTracker/restLimitMeters``
+    /// (a fence boundary ahead). A `Sendable` value type.
     public struct DutyCycle: Hashable, Sendable {
         /// Whether duty cycling is allowed at all (the policy's setting must allow it too).
         public var enabled: Bool
         /// Seconds of steady fixes before a spell.
         public var steadySeconds: TimeInterval
+        /// Seconds of fixes after a spell whose prediction held before the next spell: they only
+        /// confirm that the course and speed still hold (default 3).
+        public var confirmSeconds: TimeInterval
         /// Largest deviation of the course from the stretch's mean, degrees.
         public var courseToleranceDegrees: Double
         /// Largest relative spread of the speed.
@@ -104,7 +110,8 @@ extension RideTracker {
         public init(enabled: Bool = true, steadySeconds: TimeInterval = 10, courseToleranceDegrees: Double = 8,
                     speedTolerance: Double = 0.3, minimumSpeed: Double = 3, initialOffSeconds: TimeInterval = 10,
                     maximumOffSeconds: TimeInterval = 25, predictionToleranceMeters: Double = 15,
-                    speedNoiseMetersPerSecond: Double = 0.3) {
+                    speedNoiseMetersPerSecond: Double = 0.3, confirmSeconds: TimeInterval = 3) {
+            self.confirmSeconds = confirmSeconds
             self.speedNoiseMetersPerSecond = speedNoiseMetersPerSecond
             self.enabled = enabled
             self.steadySeconds = steadySeconds
