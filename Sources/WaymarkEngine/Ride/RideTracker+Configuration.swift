@@ -28,7 +28,12 @@ extension RideTracker {
         /// How long GNSS stays on at a stop before the low-power watch (default 120 s: traffic lights stay cheap to resume).
         public var holdSeconds: TimeInterval
         /// How long the cell-level watch runs before only significant changes and the wake fence remain
-        /// (default 600 s); nil keeps it for the whole stop.
+        /// (default 3600 s); nil keeps it for the whole stop. While the watch keeps the app running,
+        /// motion activity reaches it and GNSS checks about 30 s after the rider moves off; once the
+        /// app is suspended only the wake fence notices, some 300–500 m of riding later, and that
+        /// stretch is recorded as a straight line. The watch costs about 0.06 per second (cell
+        /// positioning and the running app), an hour of it as much as 3.6 minutes of GNSS; most
+        /// breaks on a ride are shorter, and a parked commuter pays it once.
         public var watchSeconds: TimeInterval?
         /// The wake fence's radius around the stop (default 100 m, the smallest radius iOS keeps as
         /// given: the rider covers about radius + 50 m before the exit is noticed, so smaller is
@@ -48,7 +53,7 @@ extension RideTracker {
                     maximumAccuracyMeters: Double = 35, maximumSpeed: Double = 40, maximumFixAge: TimeInterval = 10,
                     kalmanProcessNoise: Double = 2, stopSpeed: Double = 0.8, stopSeconds: TimeInterval = 20,
                     resumeSpeed: Double = 1.0, resumeDistanceMeters: Double = 30, holdSeconds: TimeInterval = 120,
-                    watchSeconds: TimeInterval? = 600, wakeFenceRadiusMeters: Double = 100, verifySeconds: TimeInterval = 90,
+                    watchSeconds: TimeInterval? = 3600, wakeFenceRadiusMeters: Double = 100, verifySeconds: TimeInterval = 90,
                     gapThresholdSeconds: TimeInterval = 30, dutyCycle: DutyCycle = DutyCycle(), usesMotion: Bool = true) {
             self.policy = policy
             self.activityType = activityType
