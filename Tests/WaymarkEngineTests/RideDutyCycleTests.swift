@@ -67,6 +67,21 @@ struct RideDutyCycleTests {
         #expect((9...10).contains(free.first.map { $0.end - $0.start } ?? 0))
     }
 
+    @Test("a runner's Doppler course scatters by ±10°: still steady, GNSS rests after ten seconds")
+    func runnersCourseNoise() throws {
+        var h = TrackerHarness(RideTracker())
+        h.absorb(h.tracker.start(rideID: "r1", at: Ride.at(0)))
+        var rested: Int?
+        for t in 1...30 where rested == nil {
+            var fix = Ride.fix(Double(t), east: 3.3 * Double(t - 1), speed: 3.3)
+            fix.course = t % 2 == 0 ? 80 : 100                     // 0.3 m/s across the track at 3.3 m/s is ±5° (1σ)
+            h.send(.locations([fix]), at: Double(t))
+            if h.tracker.currentSetting?.usesGNSS == false { rested = t }
+        }
+        let start = try #require(rested)
+        #expect(start >= 10 && start <= 13)
+    }
+
     @Test("the rest horizon is the longest spell at the fix's speed plus the prediction tolerance")
     func restHorizon() {
         let tracker = RideTracker()

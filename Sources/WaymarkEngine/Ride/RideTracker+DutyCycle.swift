@@ -79,7 +79,10 @@ extension RideTracker {
         let east = courses.reduce(0) { $0 + sin($1 * .pi / 180) }
         let north = courses.reduce(0) { $0 + cos($1 * .pi / 180) }
         let mean = atan2(east, north) * 180 / .pi
-        return courses.allSatisfy { abs(Self.angleDifference($0, mean)) <= cycle.courseToleranceDegrees }
+        // The Doppler course of one reading is off by the velocity noise's angle at this speed
+        // (about 5° for a runner): the tolerance allows twice that, as the speed spread does.
+        let noise = atan2(cycle.speedNoiseMetersPerSecond, low) * 180 / .pi
+        return courses.allSatisfy { abs(Self.angleDifference($0, mean)) <= cycle.courseToleranceDegrees + 2 * noise }
     }
 
     /// The first GNSS fix after a spell: was the straight-line prediction right? Adapts the next spell.
