@@ -46,6 +46,17 @@ struct PositionErrorTests {
         #expect(sxy / (sxx * syy).squareRoot() > 0.8)
     }
 
+    @Test("the Doppler course scatters around the true course by the velocity noise's angle (about 2° at 8 m/s)")
+    func courseNoise() throws {
+        var sim = try StandardUpdateTests.started(LocationConfiguration(pausesLocationUpdatesAutomatically: false),
+                                                  route: Fixture.eastbound(speed: 8, seconds: 600), seed: 5)
+        sim.run(until: 600)
+        let errors = sim.fixes.filter { $0.source == .gnss }.compactMap { $0.course.map { $0 - 90 } }
+        try #require(errors.count > 400)
+        let sigma = (errors.reduce(0) { $0 + $1 * $1 } / Double(errors.count)).squareRoot()
+        #expect(sigma > 1.5 && sigma < 2.8, "course error \(sigma)° (expected atan(0.3 / 8) ≈ 2.1°)")
+    }
+
     @Test("the simulator knows the true position at every instant")
     func truth() throws {
         let sim = try Simulation(scenario: Fixture.opened(route: Fixture.eastbound(speed: 10, seconds: 100)))

@@ -120,6 +120,11 @@ public struct EngineCore: Sendable {
         out.absorb(permissions.handle(event, at: now), as: EngineUpdate.permission)
         out.absorb(launchLocator.handle(event, at: now), as: EngineUpdate.launchLocation)
         out.absorb(geofences.handle(event, at: now), as: EngineUpdate.geofence)
+        if case .locations(let fixes) = event, let last = fixes.last {
+            // GNSS may rest on a steady stretch only as far as the nearest fence boundary.
+            rideTracker.restLimitMeters = geofences.nearestBoundaryDistance(to: last.coordinate,
+                                                                           within: rideTracker.restHorizonMeters(after: last))
+        }
         out.absorb(rideTracker.handle(event, at: now), as: EngineUpdate.ride)
         finishStep(into: &out, at: now)
         return out

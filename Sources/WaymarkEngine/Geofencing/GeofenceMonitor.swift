@@ -73,6 +73,21 @@ public struct GeofenceMonitor: Sendable {
     /// The fences, by identifier.
     public var fences: [String: Fence] { stored.fences }
 
+    /// The distance in metres from `point` to the nearest fence boundary, if one is within
+    /// `horizon` metres (nil otherwise): how far the device may travel unobserved without
+    /// possibly skipping a crossing.
+    ///
+    /// For a polygon the boundary is the polygon's own; far outside its enclosing circle the gap
+    /// to that circle stands in (a lower bound, so the answer is never too large).
+    public func nearestBoundaryDistance(to point: Coordinate, within horizon: Double) -> Double? {
+        var nearest = Double.infinity
+        index.forEachCircle(near: point, slack: horizon) { handle, d in
+            guard let shape = geometry[Int(handle)] else { return }
+            nearest = min(nearest, abs(shape.signedDistance(to: point, centerDistance: d)))
+        }
+        return nearest <= horizon ? nearest : nil
+    }
+
     /// The regions Waymark monitors with the OS, by identifier (diagnostics).
     public var monitoredRegions: [String: MonitoredRegion] { stored.regions }
 

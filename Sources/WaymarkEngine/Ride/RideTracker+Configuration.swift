@@ -28,7 +28,12 @@ extension RideTracker {
         /// How long GNSS stays on at a stop before the low-power watch (default 120 s: traffic lights stay cheap to resume).
         public var holdSeconds: TimeInterval
         /// How long the cell-level watch runs before only significant changes and the wake fence remain
-        /// (default 600 s); nil keeps it for the whole stop.
+        /// (default 3600 s); nil keeps it for the whole stop. While the watch keeps the app running,
+        /// motion activity reaches it and GNSS checks about 30 s after the rider moves off; once the
+        /// app is suspended only the wake fence notices, some 300–500 m of riding later, and that
+        /// stretch is recorded as a straight line. The watch costs about 0.06 per second (cell
+        /// positioning and the running app), an hour of it as much as 3.6 minutes of GNSS; most
+        /// breaks on a ride are shorter, and a parked commuter pays it once.
         public var watchSeconds: TimeInterval?
         /// The wake fence's radius around the stop (default 100 m, the smallest radius iOS keeps as
         /// given: the rider covers about radius + 50 m before the exit is noticed, so smaller is
@@ -48,7 +53,7 @@ extension RideTracker {
                     maximumAccuracyMeters: Double = 35, maximumSpeed: Double = 40, maximumFixAge: TimeInterval = 10,
                     kalmanProcessNoise: Double = 2, stopSpeed: Double = 0.8, stopSeconds: TimeInterval = 20,
                     resumeSpeed: Double = 1.0, resumeDistanceMeters: Double = 30, holdSeconds: TimeInterval = 120,
-                    watchSeconds: TimeInterval? = 600, wakeFenceRadiusMeters: Double = 100, verifySeconds: TimeInterval = 90,
+                    watchSeconds: TimeInterval? = 3600, wakeFenceRadiusMeters: Double = 100, verifySeconds: TimeInterval = 90,
                     gapThresholdSeconds: TimeInterval = 30, dutyCycle: DutyCycle = DutyCycle(), usesMotion: Bool = true) {
             self.policy = policy
             self.activityType = activityType
@@ -76,14 +81,20 @@ extension RideTracker {
     /// and whose speed stays within ``speedTolerance`` (a fraction, plus twice
     /// ``speedNoiseMetersPerSecond`` for the receiver's own speed noise) above ``minimumSpeed``, GNSS is
     /// switched to cell-level accuracy for an off spell, then back. The first fix after the spell is
-    /// compared with the constant-velocity prediction: within ``predictionToleranceMeters`` the next
-    /// spell is 1.5 times longer (up to ``maximumOffSeconds``), otherwise it starts again from
-    /// ``initialOffSeconds`` after the stretch is steady again. A `Sendable` value type.
+    /// compared with the prediction from the stretch's mean velocity: within
+    /// ``predictionToleranceMeters`` the stretch is proven steady, so the next spell, 1.5 times
+    /// longer (up to ``maximumOffSeconds``), follows after only ``confirmSeconds`` of fixes that
+    /// keep the same course and speed; otherwise it starts again from ``initialOffSeconds`` after
+    /// ``steadySeconds`` of steady fixes. A spell never runs past ``RideTracker/restLimitMeters``
+    /// (a fence boundary ahead). A `Sendable` value type.
     public struct DutyCycle: Hashable, Sendable {
         /// Whether duty cycling is allowed at all (the policy's setting must allow it too).
         public var enabled: Bool
         /// Seconds of steady fixes before a spell.
         public var steadySeconds: TimeInterval
+        /// Seconds of fixes after a spell whose prediction held before the next spell: they only
+        /// confirm that the course and speed still hold (default 3).
+        public var confirmSeconds: TimeInterval
         /// Largest deviation of the course from the stretch's mean, degrees.
         public var courseToleranceDegrees: Double
         /// Largest relative spread of the speed.
@@ -104,7 +115,8 @@ extension RideTracker {
         public init(enabled: Bool = true, steadySeconds: TimeInterval = 10, courseToleranceDegrees: Double = 8,
                     speedTolerance: Double = 0.3, minimumSpeed: Double = 3, initialOffSeconds: TimeInterval = 10,
                     maximumOffSeconds: TimeInterval = 25, predictionToleranceMeters: Double = 15,
-                    speedNoiseMetersPerSecond: Double = 0.3) {
+                    speedNoiseMetersPerSecond: Double = 0.3, confirmSeconds: TimeInterval = 3) {
+            self.confirmSeconds = confirmSeconds
             self.speedNoiseMetersPerSecond = speedNoiseMetersPerSecond
             self.enabled = enabled
             self.steadySeconds = steadySeconds

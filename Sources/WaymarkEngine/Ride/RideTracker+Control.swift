@@ -101,6 +101,8 @@ extension RideTracker {
         farStreak = 0
         recent = []
         coastFrom = nil
+        coastVelocity = nil
+        confirmedVelocity = nil
         signalLost = false
         lastFilteredAt = nil
     }

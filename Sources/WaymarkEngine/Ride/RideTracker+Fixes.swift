@@ -26,8 +26,9 @@ extension RideTracker {
             pipeline = Self.makePipeline(configuration)     // turned while GNSS rested: follow the fix, not the old velocity
         }
         guard var filtered = pipeline.process(fix) else { return }
-        // The receiver's Doppler speed is better than a speed derived from positions.
+        // The receiver's Doppler speed and course are better than ones derived from positions.
         if let measured = fix.speed, measured >= 0 { filtered.speed = measured }
+        if let measured = fix.course, measured >= 0 { filtered.course = measured }
         lastFilteredAt = filtered.timestamp
         lastSpeed = filtered.speed
         if state == .moving {

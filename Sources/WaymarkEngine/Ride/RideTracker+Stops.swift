@@ -34,6 +34,7 @@ extension RideTracker {
         resumeStreak = 0
         farStreak = 0
         recent = []
+        confirmedVelocity = nil
         countsMovingTime = false
     }
 

@@ -59,6 +59,12 @@ public struct RideTracker: Sendable {
     public internal(set) var activity: MotionActivity?
     /// How many times GNSS was switched off by duty cycling.
     public internal(set) var dutyCycleSpells = 0
+    /// How far, in metres, the rider may travel while GNSS rests; nil for no limit.
+    ///
+    /// An engine with geofences sets it before each fix to the distance to the nearest fence
+    /// boundary (looking ``restHorizonMeters(after:)`` ahead), so that a rest never skips a
+    /// crossing: a spell is shortened to end short of the boundary, or not taken. Not stored.
+    public var restLimitMeters: Double?
 
     var phase: Phase = .recording
     var pipeline: Pipeline
@@ -74,6 +80,8 @@ public struct RideTracker: Sendable {
     var recent: [Fix] = []
     var offSeconds: TimeInterval
     var coastFrom: Fix?
+    var coastVelocity: Velocity?
+    var confirmedVelocity: Velocity?
 
     typealias Pipeline = FixFilterChain<FixFilterChain<FixFilterChain<TimestampOrderFilter, AccuracyGate>, SpeedOutlierFilter>, KalmanFilter>
 

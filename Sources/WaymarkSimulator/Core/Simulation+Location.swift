@@ -102,10 +102,15 @@ extension Simulation {
         let (east, north) = errorModel.sample(at: now, sigma: sigma, rng: &rng)
         let coordinate = PositionError.offset(truth.coordinate, east: east, north: north)
         let precise = source == .gnss
+        // Doppler velocity noise (about 0.3 m/s) is the same across and along the track: the
+        // speed is off by it, the course by its angle at the current speed.
+        let speedNoise = 0.3 * rng.normal(), crossNoise = 0.3 * rng.normal()
+        let course = (truth.course + atan2(crossNoise, max(truth.speed, 0.5)) * 180 / .pi + 360)
+            .truncatingRemainder(dividingBy: 360)
         return Fix(coordinate: coordinate, horizontalAccuracy: accuracy,
                    verticalAccuracy: precise ? accuracy * 1.5 : nil,
-                   speed: precise ? max(0, truth.speed + 0.3 * rng.normal()) : nil,
-                   course: precise && truth.speed > 0.5 ? truth.course : nil,
+                   speed: precise ? max(0, truth.speed + speedNoise) : nil,
+                   course: precise && truth.speed > 0.5 ? course : nil,
                    timestamp: date(now), source: source)
     }
 

@@ -68,8 +68,8 @@ struct SimulatedRideRun {
         let riding = 10 + 2_600 / 5.5 + light
         var duration = riding + Double.random(in: 60...180, using: &rng)
         if Double.random(in: 0..<1, using: &rng) < 0.4 {
-            // Parked long enough for the watch to end and iOS to suspend the app, then ridden back.
-            let park = Double.random(in: 800...1_500, using: &rng).rounded()
+            // Parked long enough for the hour-long watch to end and iOS to suspend the app, then ridden back.
+            let park = Double.random(in: 3_900...4_600, using: &rng).rounded()
             legs += [.stop(park), .travel([b], speed: 5.5, activity: .cycling)]
             duration += park + 600 / 5.5
         }
