@@ -88,6 +88,8 @@ let package = Package(
                 "WaymarkGeo", "WaymarkEngine", "WaymarkSimulator", "WaymarkSync", "WaymarkServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                // `waymark bench fences` compares with PostGIS over its own connection.
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             resources: [.copy("Resources")],
             swiftSettings: swiftSettings

@@ -78,6 +78,14 @@ public struct FenceEngine: Sendable {
         self.positionsByID = byID
     }
 
+    /// The ids of the fences that contain `point`, in fence order; uses the spatial index.
+    public func fenceIDs(containing point: Coordinate) -> [String] {
+        index.candidates(point, point).sorted().compactMap { i in
+            let fence = fences[Int(i)]
+            return fence.contains(point) ? fence.id : nil
+        }
+    }
+
     /// The events caused by `positions` (all of one device), updating `state`.
     public func evaluate(_ positions: [Position], state: inout DeviceFenceState) -> [FenceEvent] {
         var events: [FenceEvent] = []
