@@ -5,7 +5,8 @@ import WaymarkServer
 
 /// `waymark bench fuzz`: mutated bodies through every ingest decoder and the validator, in-process.
 ///
-/// Each body either decodes (its points valid or reported) or fails with a 4xx ``ServerError``;
+/// Each body either decodes (its points valid or reported) or fails with a 4xx ``ServerError``,
+/// and where the native fast path accepts a body, the general decoder must read the same points;
 /// a trap ends the process (the script reports it), any other error is counted and printed,
 /// and the command exits 1 if there was one.
 struct BenchFuzzCommand: AsyncParsableCommand {
@@ -29,6 +30,9 @@ struct BenchFuzzCommand: AsyncParsableCommand {
             let format = formats[i % formats.count]
             let seeds = IngestFuzzer.seeds[format] ?? []
             let body = IngestFuzzer.mutate(Array(seeds[Int.random(in: 0..<seeds.count, using: &rng)].utf8), &rng)
+            if format == .native, let mismatch = PayloadCheck.nativeFastPathMismatch(body), failures.count < 20 {
+                failures.append("native fast path: \(mismatch) for \(String(decoding: body.prefix(300), as: UTF8.self))")
+            }
             do {
                 let result = try PayloadCheck.check(body, format: format, now: now)
                 decoded += 1

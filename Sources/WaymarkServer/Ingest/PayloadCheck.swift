@@ -37,12 +37,46 @@ public enum PayloadCheck {
     public static func check(_ body: [UInt8], format: Format, now: Date) throws -> Result {
         let decoded: DecodedBody
         switch format {
-        case .native: decoded = try OverlandDecoder.decode(try JSONBody.parse(ByteBuffer(bytes: body)))
+        case .native:
+            let buffer = ByteBuffer(bytes: body)
+            decoded = try NativeBatchScanner.decode(buffer) ?? OverlandDecoder.decode(try JSONBody.parse(buffer))
         case .ownTracks: decoded = try OwnTracksDecoder.decode(try JSONBody.parse(ByteBuffer(bytes: body))).body
         case .traccarJSON: decoded = try TraccarJSONDecoder.decode(try JSONBody.parse(ByteBuffer(bytes: body)))
         case .osmAnd: decoded = OsmAndDecoder.decode(FormFields(String(decoding: body, as: UTF8.self)), receivedAt: now)
         }
         let (positions, problems) = PositionValidator(now: now).validate(decoded.candidates, deviceID: "check")
         return Result(valid: positions.count, problems: problems)
+    }
+
+    /// For fuzzing: where the native fast path accepts `body`, whether the general decoder reads
+    /// exactly the same points; returns a description of the first difference, or nil.
+    public static func nativeFastPathMismatch(_ body: [UInt8]) -> String? {
+        let buffer = ByteBuffer(bytes: body)
+        guard let fast = NativeBatchScanner.decode(buffer) else { return nil }
+        let general: DecodedBody
+        do {
+            general = try OverlandDecoder.decode(try JSONBody.parse(buffer))
+        } catch {
+            return "the fast path accepted a body the general decoder rejects: \(error)"
+        }
+        guard fast.candidates.count == general.candidates.count else {
+            return "\(fast.candidates.count) points on the fast path, \(general.candidates.count) on the general one"
+        }
+        for (index, (a, b)) in zip(fast.candidates, general.candidates).enumerated() {
+            let fa = a.comparable, fb = b.comparable
+            if fa != fb { return "point \(index): fast \(fa), general \(fb)" }
+        }
+        return nil
+    }
+}
+
+extension PositionCandidate {
+    /// Every field as text (NaN-safe), for comparing two decoders' output.
+    var comparable: String {
+        let numbers = [latitude, longitude, altitude, horizontalAccuracy, verticalAccuracy, speed, course, batteryLevel]
+            .map { $0.map { "\($0 == 0 ? 0 : $0)" } ?? "nil" }
+        return (numbers + [timestamp.map { "\($0.timeIntervalSince1970)" } ?? "nil", isCharging.map { "\($0)" } ?? "nil",
+                activity ?? "nil", source.rawValue, names.latitude, names.longitude, names.timestamp,
+                problems.map { "\($0.field): \($0.message)" }.joined(separator: "; ")]).joined(separator: " ")
     }
 }
