@@ -63,14 +63,33 @@ public enum PayloadCheck {
             return "\(fast.candidates.count) points on the fast path, \(general.candidates.count) on the general one"
         }
         for (index, (a, b)) in zip(fast.candidates, general.candidates).enumerated() {
-            let fa = a.comparable, fb = b.comparable
-            if fa != fb { return "point \(index): fast \(fa), general \(fb)" }
+            if !a.agrees(with: b) { return "point \(index): fast \(a.comparable), general \(b.comparable)" }
         }
         return nil
     }
 }
 
 extension PositionCandidate {
+    /// Whether two decoders read the same point. Numbers may differ in the last bits: Foundation's
+    /// `JSONSerialization` on Linux does not round every decimal correctly (`1e26` reads as
+    /// `9.999999999999999e25`), while the fast path does (exactly, or through `strtod`).
+    func agrees(with other: PositionCandidate) -> Bool {
+        func close(_ x: Double?, _ y: Double?) -> Bool {
+            guard let x, let y else { return x == nil && y == nil }
+            return x == y || abs(x - y) <= 1e-12 * max(abs(x), abs(y))
+        }
+        let mine = [latitude, longitude, altitude, horizontalAccuracy, verticalAccuracy, speed, course, batteryLevel,
+                    timestamp?.timeIntervalSince1970]
+        let theirs = [other.latitude, other.longitude, other.altitude, other.horizontalAccuracy, other.verticalAccuracy,
+                      other.speed, other.course, other.batteryLevel, other.timestamp?.timeIntervalSince1970]
+        guard zip(mine, theirs).allSatisfy(close) else { return false }
+        let textMine = [isCharging.map { "\($0)" }, activity, source.rawValue, names.latitude, names.longitude, names.timestamp]
+        let textTheirs = [other.isCharging.map { "\($0)" }, other.activity, other.source.rawValue, other.names.latitude,
+                          other.names.longitude, other.names.timestamp]
+        return textMine == textTheirs && problems.map(\.field) == other.problems.map(\.field)
+            && problems.map(\.message) == other.problems.map(\.message)
+    }
+
     /// Every field as text (NaN-safe), for comparing two decoders' output.
     var comparable: String {
         let numbers = [latitude, longitude, altitude, horizontalAccuracy, verticalAccuracy, speed, course, batteryLevel]
