@@ -9,6 +9,7 @@
 # Per store and run (fresh database each time):
 #   ceiling  `waymark bench store`: the load's rows straight through Store.ingest, 50 writers
 #   max      `waymark bench load`: 50 devices, 500-point native batches, as fast as answered
+#            (after a 2-second warm-up that is not counted: connections, the server loading fences)
 #   half     the same at half of this run's max rate: p99 latency
 #   fences   max again with 100,000 fences stored (`waymark bench seed-fences`): the drop
 # then `waymark bench fences`: FenceEngine vs PostGIS ST_DWithin (100,000 fences and points).
@@ -20,6 +21,7 @@ DURATION="${2:-10}"
 DEVICES=50
 BATCH=500
 FENCES=100000
+WARMUP=2
 PG_URL="${WAYMARK_BENCH_POSTGRES_URL:-${WAYMARK_TEST_POSTGRES_URL:-}}"
 
 swift build -c release --product waymark >&2
@@ -79,10 +81,14 @@ print(json.dumps(d, sort_keys=True))' "$1" "$2" "$3" "$4" "$(load1)" "${5:-}")"
 load_run() {
     start_server "$1"
     local before after json
-    before="$(cpu_ticks "$SERVER_PID")"
+    # The server's CPU is read when the generator's 2-second warm-up ends, and at the end.
+    ( sleep "$WARMUP"; cpu_ticks "$SERVER_PID" > "$TMP/cpu-before" ) &
+    local reader=$!
     json="$("$BIN" bench load --server "$SERVER_URL" --admin-token "$WAYMARK_ADMIN_TOKEN" --devices "$DEVICES" \
-        --batch "$BATCH" --seconds "$DURATION" --rate "$2")"
+        --batch "$BATCH" --seconds "$DURATION" --rate "$2" --warmup "$WARMUP")"
     after="$(cpu_ticks "$SERVER_PID")"
+    wait "$reader"
+    before="$(cat "$TMP/cpu-before")"
     stop_server
     printf '%s\t%s\n' "$json" "$(python3 -c "print(($after - $before) / $TICKS)")"
 }

@@ -7,7 +7,8 @@ import NIOCore
 ///
 /// Each device keeps one request in flight (closed loop) and sends as fast as the server answers,
 /// or, with `--rate`, on a fixed schedule; latency is then measured from the scheduled send time,
-/// so a slow reply delays (and is charged to) the requests queued behind it. Bodies are templates
+/// so a slow reply delays (and is charged to) the requests queued behind it. The first `--warmup`
+/// seconds are not counted, and acknowledgements of requests sent before then are ignored. Bodies are templates
 /// whose timestamps are rewritten in place, so the generator's own CPU stays small; it is reported.
 struct BenchLoadCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -25,6 +26,8 @@ struct BenchLoadCommand: AsyncParsableCommand {
     var seconds: Double = 10
     @Option(help: "Total points/s to offer (0: as fast as the server answers).")
     var rate: Double = 0
+    @Option(help: "Seconds of load before measuring (first connections, the server loading its fences).")
+    var warmup: Double = 2
 
     func run() async throws {
         var base = server
@@ -38,24 +41,28 @@ struct BenchLoadCommand: AsyncParsableCommand {
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         let workload = BenchWorkload(batch: batch)
         let clock = ContinuousClock()
-        let cpuBefore = processCPUSeconds()
         let start = clock.now
+        let measureFrom = start + .seconds(warmup)
         let interval: Duration? = rate > 0 ? .seconds(Double(batch * devices) / rate) : nil
-        let run = LoadRun(server: base, workload: workload, client: client, start: start, deadline: start + .seconds(seconds),
-                          interval: interval, devices: devices)
+        let run = LoadRun(server: base, workload: workload, client: client, start: start, measureFrom: measureFrom,
+                          deadline: measureFrom + .seconds(seconds), interval: interval, devices: devices)
+        let cpuTask = Task {
+            try? await Task.sleep(until: measureFrom, clock: clock)
+            return processCPUSeconds()
+        }
         let results = await withTaskGroup(of: LoadRun.DeviceResult.self) { group in
             for (d, token) in tokens.enumerated() { group.addTask { await run.device(d, token: token) } }
             var all: [LoadRun.DeviceResult] = []
             for await result in group { all.append(result) }
             return all
         }
-        let elapsed = (clock.now - start).seconds
-        let cpu = processCPUSeconds() - cpuBefore
+        let elapsed = (clock.now - measureFrom).seconds
+        let cpu = processCPUSeconds() - (await cpuTask.value)
         try await client.shutdown()
         let latencies = results.flatMap(\.latencies).sorted()
         let acknowledged = results.reduce(0) { $0 + $1.acknowledged }
         var report: [String: Any] = [
-            "devices": devices, "batch": batch, "offeredRate": rate, "seconds": elapsed,
+            "devices": devices, "batch": batch, "offeredRate": rate, "seconds": elapsed, "warmupSeconds": warmup,
             "requests": latencies.count, "failures": results.reduce(0) { $0 + $1.failures },
             "pointsAcknowledged": acknowledged, "pointsPerSecond": Double(acknowledged) / elapsed,
             "latencyP50Ms": quantile(latencies, 0.5) * 1000, "latencyP90Ms": quantile(latencies, 0.9) * 1000,
@@ -79,6 +86,8 @@ struct LoadRun: Sendable {
     let workload: BenchWorkload
     let client: HTTPClient
     let start: ContinuousClock.Instant
+    /// Requests sent before this instant are warm-up: not counted.
+    let measureFrom: ContinuousClock.Instant
     let deadline: ContinuousClock.Instant
     let interval: Duration?
     let devices: Int
@@ -99,12 +108,13 @@ struct LoadRun: Sendable {
             request.headers.add(name: "Content-Type", value: "application/json")
             request.headers.add(name: "Idempotency-Key", value: "bench-\(d)-\(k)")
             request.body = .bytes(ByteBuffer(bytes: template.body(batchIndex: k)))
+            let counted = scheduled >= measureFrom
             do {
                 let response = try await client.execute(request, timeout: .seconds(120))
                 let body = try await response.body.collect(upTo: 1 << 20)
                 let reply = try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any]
                 if response.status.code == 200, let stored = reply?["stored"] as? Int {
-                    result.acknowledged += stored
+                    if counted { result.acknowledged += stored }
                 } else {
                     result.failures += 1
                     if result.firstError == nil { result.firstError = "HTTP \(response.status.code): \(String(buffer: body).prefix(300))" }
@@ -113,7 +123,7 @@ struct LoadRun: Sendable {
                 result.failures += 1
                 if result.firstError == nil { result.firstError = "\(error)" }
             }
-            result.latencies.append((clock.now - scheduled).seconds)
+            if counted { result.latencies.append((clock.now - scheduled).seconds) }
             k += 1
         }
         return result

@@ -78,6 +78,9 @@ public struct FenceEngine: Sendable {
         self.positionsByID = byID
     }
 
+    /// Whether a fence with this id is in the engine (a dictionary lookup).
+    func hasFence(id: String) -> Bool { positionsByID[id] != nil }
+
     /// The ids of the fences that contain `point`, in fence order; uses the spatial index.
     public func fenceIDs(containing point: Coordinate) -> [String] {
         index.candidates(point, point).compactMap { i in
