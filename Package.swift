@@ -73,6 +73,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // The ingest insert binds through the SQLite C API (SQLiteStore+Positions.swift).
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -88,6 +90,8 @@ let package = Package(
                 "WaymarkGeo", "WaymarkEngine", "WaymarkSimulator", "WaymarkSync", "WaymarkServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                // `waymark bench fences` compares with PostGIS over its own connection.
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             resources: [.copy("Resources")],
             swiftSettings: swiftSettings

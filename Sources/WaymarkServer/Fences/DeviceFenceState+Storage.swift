@@ -40,8 +40,7 @@ extension DeviceFenceState {
     /// Forgets fences that no longer exist.
     mutating func prune(to engine: FenceEngine) {
         guard !inside.isEmpty || !dwelled.isEmpty else { return }
-        let ids = Set(engine.fences.map(\.id))
-        inside = inside.filter { ids.contains($0.key) }
-        dwelled = dwelled.filter { ids.contains($0) }
+        inside = inside.filter { engine.hasFence(id: $0.key) }
+        dwelled = dwelled.filter { engine.hasFence(id: $0) }
     }
 }

@@ -8,6 +8,7 @@ import NIOConcurrencyHelpers
 /// Thread-safe (a lock around one value); `Sendable`.
 final class FenceCache: Sendable {
     private let current = NIOLockedValueBox<(generation: Int64, engine: FenceEngine)?>(nil)
+    private let loading = NIOLockedValueBox<(generation: Int64, task: Task<FenceEngine, any Error>)?>(nil)
 
     /// The engine for `generation`, building it with `load` when the cached one is older.
     func engine(generation: Int64, load: () throws -> [Fence]) rethrows -> FenceEngine {
@@ -18,10 +19,24 @@ final class FenceCache: Sendable {
     }
 
     /// The engine for `generation` (async loader variant, for PostgreSQL).
-    func engine(generation: Int64, load: () async throws -> [Fence]) async throws -> FenceEngine {
+    ///
+    /// Single flight: while one task loads a generation, the others wait for its result instead
+    /// of each loading every fence (at start-up, every connection would otherwise do it at once).
+    func engine(generation: Int64, load: @escaping @Sendable () async throws -> [Fence]) async throws -> FenceEngine {
         if let cached = current.withLockedValue({ $0 }), cached.generation == generation { return cached.engine }
-        let engine = FenceEngine(fences: try await load())
-        current.withLockedValue { $0 = (generation, engine) }
-        return engine
+        let task = loading.withLockedValue { flight -> Task<FenceEngine, any Error> in
+            if let flight, flight.generation == generation { return flight.task }
+            let task = Task { FenceEngine(fences: try await load()) }
+            flight = (generation, task)
+            return task
+        }
+        do {
+            let engine = try await task.value
+            current.withLockedValue { $0 = (generation, engine) }
+            return engine
+        } catch {
+            loading.withLockedValue { if $0?.generation == generation { $0 = nil } }
+            throw error
+        }
     }
 }

@@ -78,6 +78,17 @@ public struct FenceEngine: Sendable {
         self.positionsByID = byID
     }
 
+    /// Whether a fence with this id is in the engine (a dictionary lookup).
+    func hasFence(id: String) -> Bool { positionsByID[id] != nil }
+
+    /// The ids of the fences that contain `point`, in fence order; uses the spatial index.
+    public func fenceIDs(containing point: Coordinate) -> [String] {
+        index.candidates(point, point).compactMap { i in
+            let fence = fences[Int(i)]
+            return fence.contains(point) ? fence.id : nil
+        }
+    }
+
     /// The events caused by `positions` (all of one device), updating `state`.
     public func evaluate(_ positions: [Position], state: inout DeviceFenceState) -> [FenceEvent] {
         var events: [FenceEvent] = []
@@ -86,8 +97,12 @@ public struct FenceEngine: Sendable {
             let here = p.fix.coordinate, now = p.fix.timestamp
             let previous = state.lastCoordinate.flatMap { c in state.lastTimestamp.map { (c, $0) } }
             var candidates = index.candidates(previous?.0 ?? here, here)
-            for id in state.inside.keys { if let i = positionsByID[id] { candidates.insert(i) } }
-            for i in candidates.sorted() {
+            if !state.inside.isEmpty {
+                var all = Set(candidates)
+                for id in state.inside.keys { if let i = positionsByID[id] { all.insert(i) } }
+                candidates = all.sorted()
+            }
+            for i in candidates {
                 let fence = fences[Int(i)]
                 let wasInside = state.inside[fence.id] != nil
                 let isInside = fence.contains(here)

@@ -7,6 +7,7 @@ import WaymarkGeo
 /// ([-180, 180]); a missing timestamp, one before 2000-01-01T00:00:00Z, or one more than
 /// 24 hours after the server's clock. Optional values that are not finite, or negative where
 /// iOS uses -1 for "unknown" (accuracy, speed, course), become nil instead of rejecting the point.
+/// An activity loses NUL characters and is cut to 200 characters.
 struct PositionValidator: Sendable {
     /// The server's clock reading for this request.
     var now: Date
@@ -52,7 +53,7 @@ struct PositionValidator: Sendable {
                 timestamp: timestamp, source: candidate.source)
             let battery = finite(candidate.batteryLevel).flatMap { (0...1).contains($0) ? $0 : nil }
             positions.append(Position(deviceID: deviceID, fix: fix, batteryLevel: battery,
-                                      isCharging: candidate.isCharging, activity: candidate.activity))
+                                      isCharging: candidate.isCharging, activity: activity(candidate.activity)))
         }
         return (positions, problems)
     }
@@ -72,6 +73,14 @@ struct PositionValidator: Sendable {
             return nil
         }
         return value
+    }
+
+    /// The activity without NUL characters (PostgreSQL text cannot hold them), at most 200 characters; nil if empty.
+    private func activity(_ text: String?) -> String? {
+        guard var text else { return nil }
+        if text.utf8.contains(0) { text.removeAll { $0 == "\u{0}" } }
+        if text.count > 200 { text = String(text.prefix(200)) }
+        return text.isEmpty ? nil : text
     }
 
     private func bounds(_ range: ClosedRange<Double>) -> String { "[\(Int(range.lowerBound)), \(Int(range.upperBound))]" }

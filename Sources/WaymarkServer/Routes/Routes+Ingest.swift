@@ -20,7 +20,8 @@ extension Routes {
     func overland(_ request: Request) async throws -> Response {
         let device = try await auth.requireDevice(request)
         let key = try idempotencyKey(request)
-        let decoded = try OverlandDecoder.decode(try JSONBody.parse(try await body(of: request)))
+        let buffer = try await body(of: request)
+        let decoded = try NativeBatchScanner.decode(buffer) ?? OverlandDecoder.decode(try JSONBody.parse(buffer))
         let (outcome, problems) = try await commit(decoded, device: device, idempotencyKey: key)
         return okReply(outcome, problems)
     }

@@ -69,7 +69,8 @@ extension PostgresStore {
     func fenceEngine(_ connection: PostgresConnection) async throws -> FenceEngine {
         let generation = try await connection.query("SELECT generation FROM fence_generation", logger: logger)
             .collect().first?.decode(Int64.self) ?? 0
-        return try await fenceCache.engine(generation: generation) { try await loadFences(connection) }
+        // Single flight: the first transaction loads on its connection; concurrent ones wait for its result.
+        return try await fenceCache.engine(generation: generation) { [self] in try await loadFences(connection) }
     }
 
     /// Locks the device's fence-state row for this transaction (so one device's requests are evaluated one

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 import WaymarkGeo
 
 extension SQLiteStore {
@@ -16,23 +17,7 @@ extension SQLiteStore {
                     }
                 }
                 var state = try Self.fenceState(db, deviceID: write.deviceID)
-                let insert = try db.cachedStatement(sql: """
-                    INSERT INTO positions (device_id, ts, lat, lon, alt, h_acc, v_acc, speed, course,
-                                           battery, charging, activity, source, received_ms)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    ON CONFLICT (device_id, ts) DO NOTHING
-                    """)
-                var newlyStored: [Position] = []
-                newlyStored.reserveCapacity(write.positions.count)
-                for p in write.positions {
-                    let f = p.fix
-                    try insert.execute(arguments: [
-                        write.deviceID, p.timestampMillis, f.coordinate.latitude, f.coordinate.longitude,
-                        f.altitude, f.horizontalAccuracy, f.verticalAccuracy, f.speed, f.course,
-                        p.batteryLevel, p.isCharging, p.activity, f.source.rawValue, received,
-                    ])
-                    if db.changesCount > 0 { newlyStored.append(p) }
-                }
+                let newlyStored = try Self.insertPositions(db, write.positions, deviceID: write.deviceID, receivedMillis: received)
                 let stored = newlyStored.count
                 let engine = try fenceEngine(db)
                 let events = engine.evaluate(newlyStored, state: &state)
@@ -51,6 +36,59 @@ extension SQLiteStore {
                 return outcome
             }
         }
+    }
+
+    /// Inserts positions with one prepared statement bound through the SQLite C API (GRDB's
+    /// `StatementArguments` boxes every value, which costs more than SQLite's own insert);
+    /// returns the positions that were new (not absorbed as duplicates).
+    static func insertPositions(_ db: Database, _ positions: [Position], deviceID: String,
+                                receivedMillis: Int64) throws -> [Position] {
+        let statement = try db.makeStatement(sql: """
+            INSERT INTO positions (device_id, ts, lat, lon, alt, h_acc, v_acc, speed, course,
+                                   battery, charging, activity, source, received_ms)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (device_id, ts) DO NOTHING
+            """)
+        let s = statement.sqliteStatement
+        let connection = db.sqliteConnection
+        defer {
+            sqlite3_reset(s)
+            sqlite3_clear_bindings(s)
+        }
+        func text(_ index: Int32, _ value: String?) {
+            guard let value else { sqlite3_bind_null(s, index); return }
+            _ = value.withCString { sqlite3_bind_text(s, index, $0, -1, transientDestructor) }
+        }
+        func double(_ index: Int32, _ value: Double?) {
+            if let value { sqlite3_bind_double(s, index, value) } else { sqlite3_bind_null(s, index) }
+        }
+        text(1, deviceID)
+        sqlite3_bind_int64(s, 14, receivedMillis)
+        var newlyStored: [Position] = []
+        newlyStored.reserveCapacity(positions.count)
+        for p in positions {
+            let f = p.fix
+            sqlite3_bind_int64(s, 2, p.timestampMillis)
+            sqlite3_bind_double(s, 3, f.coordinate.latitude)
+            sqlite3_bind_double(s, 4, f.coordinate.longitude)
+            double(5, f.altitude)
+            double(6, f.horizontalAccuracy)
+            double(7, f.verticalAccuracy)
+            double(8, f.speed)
+            double(9, f.course)
+            double(10, p.batteryLevel)
+            if let charging = p.isCharging { sqlite3_bind_int(s, 11, charging ? 1 : 0) } else { sqlite3_bind_null(s, 11) }
+            text(12, p.activity)
+            text(13, f.source.rawValue)
+            let code = sqlite3_step(s)
+            guard code == SQLITE_DONE else {
+                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(connection)),
+                                    sql: statement.sql)
+            }
+            if sqlite3_changes(connection) > 0 { newlyStored.append(p) }
+            sqlite3_reset(s)
+        }
+        return newlyStored
     }
 
     /// The device's latest position; see ``Store/lastPosition(deviceID:)``.
@@ -85,3 +123,6 @@ extension SQLiteStore {
                         isCharging: row["charging"], activity: row["activity"])
     }
 }
+
+/// `SQLITE_TRANSIENT`: SQLite copies the bound text before the call returns.
+private let transientDestructor = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
