@@ -12,28 +12,6 @@ enum GPXTime {
 
     /// Days since 1970-01-01 of a proleptic Gregorian date (Hinnant's days-from-civil algorithm).
     @inline(__always)
-    static func daysFromCivil(_ y0: Int, _ m: Int, _ d: Int) -> Int {
-        let y = m <= 2 ? y0 - 1 : y0
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
-    }
-
-    /// The inverse of ``daysFromCivil(_:_:_:)``.
-    static func civilFromDays(_ z0: Int) -> (year: Int, month: Int, day: Int) {
-        let z = z0 + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp < 10 ? mp + 3 : mp - 9
-        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
-    }
-
     static func daysInMonth(_ y: Int, _ m: Int) -> Int {
         switch m {
         case 2: return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 ? 29 : 28
@@ -112,7 +90,7 @@ enum GPXTime {
             }
         }
         guard i == e else { return nil }
-        let unix = daysFromCivil(year, month, day) * 86_400 + hour * 3600 + minute * 60 + second - offset
+        let unix = CivilDate.days(year: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60 + second - offset
         return Date(timeIntervalSinceReferenceDate: combine(unix - unixToReference, fraction, fractionDigits))
     }
 
@@ -139,7 +117,7 @@ enum GPXTime {
         let unix = s + unixToReference
         let days = unix >= 0 ? unix / 86_400 : (unix - 86_399) / 86_400
         let secondsOfDay = unix - days * 86_400
-        let (y, m, d) = civilFromDays(days)
+        let (y, m, d) = CivilDate.date(days: days)
         func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
         let year = y >= 0 && y < 10_000 ? String(repeating: "0", count: 4 - String(y).count) + String(y) : String(y)
         return "\(year)-\(two(m))-\(two(d))T\(two(secondsOfDay / 3600)):\(two(secondsOfDay / 60 % 60)):\(two(secondsOfDay % 60))\(fractionText)Z"

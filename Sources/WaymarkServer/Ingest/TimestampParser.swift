@@ -1,4 +1,5 @@
 import Foundation
+import WaymarkGeo
 
 /// Parses the timestamp spellings tracking apps send; pure and thread-safe.
 ///
@@ -26,7 +27,7 @@ enum TimestampParser {
         let ms = date.millisecondsSince1970
         let days = Int64((Double(ms) / 86_400_000).rounded(.down))
         let msOfDay = ms - days * 86_400_000
-        let (y, m, d) = civil(fromDays: days)
+        let (y, m, d) = CivilDate.date(days: Int(days))
         let s = msOfDay / 1000
         return String(format: "%04lld-%02lld-%02lldT%02lld:%02lld:%02lld.%03lldZ",
                       y, m, d, s / 3600, (s / 60) % 60, s % 60, msOfDay % 1000)
@@ -89,32 +90,8 @@ enum TimestampParser {
             }
         }
         guard i == b.count else { return nil }
-        let days = daysFromCivil(year, month, day)
+        let days = Int64(CivilDate.days(year: Int(year), month: Int(month), day: Int(day)))
         let seconds = days * 86400 + hour * 3600 + minute * 60 + second - offsetSeconds
         return Date(timeIntervalSince1970: Double(seconds) + fraction)
-    }
-
-    /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's civil-date algorithm).
-    static func daysFromCivil(_ year: Int64, _ month: Int64, _ day: Int64) -> Int64 {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let mp = (month + 9) % 12
-        let doy = (153 * mp + 2) / 5 + day - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
-    }
-
-    /// The proleptic Gregorian date of a day count since 1970-01-01.
-    static func civil(fromDays days: Int64) -> (Int64, Int64, Int64) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp < 10 ? mp + 3 : mp - 9
-        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
     }
 }
