@@ -71,7 +71,7 @@ struct DemoRun {
                 if case .launched(let reason) = timed.event, uploader == nil {
                     uploader = try makeUploader(store, server: server, ride: ride, now: timed.time, foreground: reason == .user)
                 }
-                if let event = Self.uploadRelevant(timed.event) { try await uploader?.feed(.device(event), at: now) }
+                if let event = UploadQueue.relevantPart(of: timed.event) { try await uploader?.feed(.device(event), at: now) }
             }
             cursor.events = sim.received.count
             if let app = sim.engineApp {
@@ -131,18 +131,6 @@ struct DemoRun {
 
     private struct Cursor {
         var log = 0, events = 0, attempts = 0
-    }
-
-    static func uploadRelevant(_ event: DeviceEvent) -> DeviceEvent? {
-        switch event {
-        case .networkReachability, .didEnterBackground, .willEnterForeground, .launched, .backgroundTaskExpired,
-             .significantChange, .regionEntered, .regionExited:
-            event
-        case .locations:
-            .locations([])
-        default:
-            nil
-        }
     }
 
     static func describe(_ state: RideState) -> String {

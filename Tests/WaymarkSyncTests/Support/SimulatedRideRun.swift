@@ -168,7 +168,7 @@ struct SimulatedRideRun {
                     uploader = try makeUploader(at: timed.time, foreground: reason == .user)
                     result.launches += 1
                 }
-                if let event = Self.uploadRelevant(timed.event) { try await uploader?.feed(.device(event)) }
+                if let event = UploadQueue.relevantPart(of: timed.event) { try await uploader?.feed(.device(event)) }
             }
             seenEvents = sim.received.count
             switch sim.appState {
@@ -205,18 +205,5 @@ struct SimulatedRideRun {
         result.finalBacklog = try store.backlog()
         result.storeFixes = try store.fixCount()
         return result
-    }
-
-    /// The device events the upload queue cares about.
-    static func uploadRelevant(_ event: DeviceEvent) -> DeviceEvent? {
-        switch event {
-        case .networkReachability, .didEnterBackground, .willEnterForeground, .launched, .backgroundTaskExpired,
-             .significantChange, .regionEntered, .regionExited:
-            event
-        case .locations:
-            .locations([])
-        default:
-            nil
-        }
     }
 }
