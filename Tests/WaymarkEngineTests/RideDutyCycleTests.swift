@@ -45,6 +45,36 @@ struct RideDutyCycleTests {
         #expect(h.tracker.state == .moving)
     }
 
+    @Test("after a spell the receiver restarts: the Wi-Fi positions iOS gives meanwhile are not recorded, GNSS fixes are")
+    func wifiDuringHotStartSkipped() throws {
+        var h = TrackerHarness(RideTracker())
+        h.absorb(h.tracker.start(rideID: "r1", at: Ride.at(0)))
+        var t = 1
+        while h.tracker.currentSetting?.usesGNSS != false, t < 30 {
+            h.send(.locations([Ride.fix(Double(t), east: 6 * Double(t - 1), speed: 6)]), at: Double(t))
+            t += 1
+        }
+        let due = try #require(h.tracker.nextDeadline)
+        let back = due.timeIntervalSince(Ride.at(0)).rounded(.up)
+        h.fire(at: back)
+        #expect(h.tracker.currentSetting?.usesGNSS == true)
+        let before = h.recorded.count
+        // Three seconds of hot start: 31 m Wi-Fi positions, 25 m off the road and without a speed.
+        for s in 0..<3 {
+            let time = back + Double(s)
+            var wifi = Ride.fix(time, east: 6 * (time - 1), speed: 6, accuracy: 31)
+            wifi.coordinate = Geodesy.destination(from: wifi.coordinate, bearing: 0, distance: 25)
+            wifi.speed = nil
+            wifi.course = nil
+            wifi.source = .wifi
+            h.send(.locations([wifi]), at: time)
+        }
+        #expect(h.recorded.count == before)
+        h.send(.locations([Ride.fix(back + 3, east: 6 * (back + 2), speed: 6)]), at: back + 3)
+        #expect(h.recorded.count == before + 1)
+        #expect(h.recorded.last?.source == .gnss)
+    }
+
     @Test("a turn during a spell: the prediction misses and the stretch must be steady for ten seconds again")
     func turnNeedsSteadinessAgain() throws {
         let (_, rests) = Self.ride(seconds: 120, turnAt: 15)

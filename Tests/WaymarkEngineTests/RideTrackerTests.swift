@@ -129,6 +129,24 @@ struct RideTrackerTests {
         #expect(h.tracker.statistics.distanceMeters > stored.statistics.distanceMeters + 1500)   // the straight line counts
     }
 
+    @Test("killed while auto-paused at a stop: after the relaunch the ride resumes with a gap marker over the stop")
+    func relaunchAfterKillAtStop() throws {
+        var paused = Self.riding()
+        paused.send(.motionActivity(MotionActivity(.stationary, confidence: .high)), at: 61)
+        let stored = try #require(paused.lastSnapshot)
+        try #require(stored.state == .autoPaused)
+        var h = TrackerHarness(RideTracker(configuration: TrackerHarness.steady, restoring: stored))
+        h.send(.launched(reason: .location), at: 120)
+        h.send(.motionActivity(MotionActivity(.cycling, confidence: .high)), at: 121)
+        h.ride(from: 130, to: 140, speed: 5, offset: 600)
+        #expect(h.tracker.state == .moving)
+        let gap = try #require(h.gaps.first)
+        #expect(h.gaps.count == 1)
+        #expect(gap.reason == .terminated)
+        #expect(gap.start == stored.lastRecorded?.timestamp)
+        #expect(gap.end == h.recorded.first?.timestamp)
+    }
+
     @Test("opened by the user after a force-quit: the ride resumes then, and the gap says why")
     func resumeOnUserOpen() throws {
         let stored = try #require(Self.riding().lastSnapshot)

@@ -65,6 +65,22 @@ struct StandardUpdateTests {
         #expect(sim.energy[source == .wifi ? .wifi : .cell] > 0)
     }
 
+    @Test("switching from cell-level accuracy back to best turns the receiver on again: no GNSS fix for the reacquire time")
+    func gnssHotStart() throws {
+        var sim = try Self.started()
+        sim.run(until: 120)                                   // GNSS acquired and delivering
+        #expect(sim.fixes.last?.source == .gnss)
+        sim.perform(.startUpdatingLocation(LocationConfiguration(desiredAccuracy: .threeKilometers)))
+        sim.run(until: 300)                                   // receiver off
+        #expect(sim.fixes.last?.source == .cell)
+        let switchedBack = sim.now
+        sim.perform(.startUpdatingLocation(LocationConfiguration(desiredAccuracy: .best)))
+        sim.run(until: 330)
+        let firstGNSS = try #require(sim.fixes.first { $0.source == .gnss && $0.timestamp.timeIntervalSince(sim.epoch) > switchedBack })
+        let wait = firstGNSS.timestamp.timeIntervalSince(sim.epoch) - switchedBack
+        #expect(wait >= 3 - 1e-6 && wait <= 5, "first GNSS fix \(wait) s after switching back")
+    }
+
     @Test("the distance filter saves callbacks, not GNSS power")
     func distanceFilter() throws {
         let route = Fixture.eastbound(speed: 2, seconds: 600)
@@ -176,6 +192,19 @@ struct StandardUpdateTests {
         #expect(times.contains { $0 >= 160 && $0 < 170 })
         #expect(times.contains { $0 < 100 })
         #expect(sim.times { $0 == .locationError(.locationUnknown) } == [100])   // transient; the service keeps trying
+    }
+
+    @Test("GNSS selected again inside a tunnel: the restarting receiver reports the lost signal")
+    func hotStartInTunnel() throws {
+        let world = World(outages: [World.Outage(window: TimeWindow(from: 100, to: 160))])
+        var sim = try Self.started(route: Fixture.eastbound(speed: 10, seconds: 300), world: world)
+        sim.run(until: 90)                                    // GNSS tracking
+        sim.perform(.startUpdatingLocation(LocationConfiguration(desiredAccuracy: .threeKilometers)))
+        sim.run(until: 120)                                   // receiver off when the outage begins
+        sim.perform(.startUpdatingLocation(LocationConfiguration(desiredAccuracy: .best)))
+        sim.run(until: 200)
+        #expect(sim.times { $0 == .locationError(.locationUnknown) } == [121])
+        #expect(sim.log.systemNotes.contains("GNSS lost (outage)"))
     }
 
     @Test("no network (airplane mode, no SIM) does not stop GNSS")

@@ -43,6 +43,11 @@ extension RideTracker {
         public var verifySeconds: TimeInterval
         /// A span without recorded fixes longer than this while moving, after losing the signal, is a gap (default 30 s).
         public var gapThresholdSeconds: TimeInterval
+        /// How long after asking for GNSS again (a spell ends, a stop is left, a relaunch) fixes without
+        /// a Doppler speed are skipped once the ride has recorded fixes, seconds (default 10). The
+        /// receiver was off and needs a hot start (about 3 s); iOS fills the wait with Wi-Fi positions
+        /// (30–100 m, no speed), whose best pass the accuracy gate but would bend the track by tens of metres.
+        public var restartWaitSeconds: TimeInterval
         /// Duty cycling of GNSS on steady straight stretches (used where the policy's setting allows it).
         public var dutyCycle: DutyCycle
         /// Whether the tracker starts motion-activity updates and uses them (default true).
@@ -54,8 +59,10 @@ extension RideTracker {
                     kalmanProcessNoise: Double = 2, stopSpeed: Double = 0.8, stopSeconds: TimeInterval = 20,
                     resumeSpeed: Double = 1.0, resumeDistanceMeters: Double = 30, holdSeconds: TimeInterval = 120,
                     watchSeconds: TimeInterval? = 3600, wakeFenceRadiusMeters: Double = 100, verifySeconds: TimeInterval = 90,
-                    gapThresholdSeconds: TimeInterval = 30, dutyCycle: DutyCycle = DutyCycle(), usesMotion: Bool = true) {
+                    gapThresholdSeconds: TimeInterval = 30, restartWaitSeconds: TimeInterval = 10,
+                    dutyCycle: DutyCycle = DutyCycle(), usesMotion: Bool = true) {
             self.policy = policy
+            self.restartWaitSeconds = restartWaitSeconds
             self.activityType = activityType
             self.maximumAccuracyMeters = maximumAccuracyMeters
             self.maximumSpeed = maximumSpeed

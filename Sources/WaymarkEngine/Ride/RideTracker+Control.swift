@@ -85,7 +85,11 @@ extension RideTracker {
                           reason == .user ? .notRunningUntilOpened : .terminated)
         case .autoPaused:
             // Woken for a reason: check with GNSS (a region exit arrives next and resumes at once).
+            // The app was not running for part of the stop, and the rider may have ridden off in
+            // that time: the span up to the next recorded fix is a gap as well.
             phase = .holding(until: now.addingTimeInterval(configuration.verifySeconds))
+            pendingGap = (snap.lastRecorded?.timestamp ?? snap.startedAt,
+                          reason == .user ? .notRunningUntilOpened : .terminated)
         default:
             break
         }

@@ -17,6 +17,12 @@ extension RideTracker {
         if let fresh = freshSince {
             var stale = StaleFixFilter(maximumAge: configuration.maximumFixAge, referenceTime: fresh)
             guard stale.process(fix) != nil else { return }
+            // GNSS was just asked for again: until the receiver's own fixes (with a Doppler speed)
+            // arrive, the Wi-Fi positions iOS hands out meanwhile are not part of the track.
+            if fix.speed == nil, snapshot?.lastRecorded != nil,
+               fix.timestamp.timeIntervalSince(fresh) < configuration.restartWaitSeconds {
+                return
+            }
         }
         if let last = lastFilteredAt, fix.timestamp.timeIntervalSince(last) > configuration.gapThresholdSeconds {
             pipeline = Self.makePipeline(configuration)     // a long pause: start the filter afresh

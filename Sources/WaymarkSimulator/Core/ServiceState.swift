@@ -11,6 +11,13 @@ struct StandardUpdates: Sendable {
     var receiverStartedAt = 0.0
     var timeToFix = 0.0
     var acquired = false
+    /// The desired accuracy last selected a source without GNSS, so the receiver is off and must
+    /// acquire again (``PlatformConstants/gnssReacquireSeconds`` once it has had a fix) when GNSS is
+    /// selected again.
+    var gnssOff = false
+    /// The receiver is restarting after a spell off, having tracked before: an outage now is a
+    /// loss of signal the app hears about, as when an acquired receiver loses it.
+    var hotStarting = false
     var quality = 0.5
     var lastFixTime = -Double.infinity
     var paused = false

@@ -173,21 +173,33 @@ extension Simulation {
         case .cell: constants.cellUpdateIntervalSeconds
         case .reduced: constants.reducedUpdateIntervalSeconds
         }
+        if source != .gnss { s.gnssOff = true }   // even before the first coarse fix: the receiver is off
         guard now - s.lastFixTime >= interval - 1e-9 else { return nil }
         switch source {
         case .gnss:
+            if s.gnssOff {
+                // Back from Wi-Fi or cell: the receiver was off and starts again (a hot start once it has had a fix).
+                s.gnssOff = false
+                s.acquired = false
+                s.hotStarting = s.everAcquired
+                s.receiverStartedAt = now
+                s.timeToFix = s.everAcquired ? constants.gnssReacquireSeconds
+                    : rng.uniform(constants.gnssTimeToFirstFixMinSeconds, constants.gnssTimeToFirstFixMaxSeconds)
+            }
             if isOutage(at: now, truth.coordinate) {
-                if s.acquired {
+                if s.acquired || s.hotStarting {
                     note("GNSS lost (outage)")
                     emit(.locationError(.locationUnknown))
                 }
                 s.acquired = false
+                s.hotStarting = false
                 s.receiverStartedAt = now
                 s.timeToFix = constants.gnssReacquireSeconds
                 return nil
             }
             if !s.acquired, now - s.receiverStartedAt >= s.timeToFix {
                 s.acquired = true
+                s.hotStarting = false
                 s.everAcquired = true
             }
             s.lastFixTime = now

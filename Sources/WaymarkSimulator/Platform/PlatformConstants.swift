@@ -38,7 +38,8 @@ public struct PlatformConstants: Hashable, Sendable, Codable {
     public var gnssUrbanAccuracyMinMeters = 10.0, gnssUrbanAccuracyMaxMeters = 30.0
     /// Time to the first accurate GNSS fix after the receiver starts.
     public var gnssTimeToFirstFixMinSeconds = 5.0, gnssTimeToFirstFixMaxSeconds = 30.0
-    /// Time to reacquire GNSS after an outage.
+    /// Time to reacquire GNSS after an outage, or after a desired accuracy without GNSS turned the
+    /// receiver off (a hot start when GNSS is selected again).
     public var gnssReacquireSeconds = 3.0
     /// Correlation time of the position error (Gauss–Markov).
     public var positionErrorTimeConstantSeconds = 30.0
