@@ -180,6 +180,18 @@ struct RideTrackerTests {
         #expect(published.count == h.recorded.count)
     }
 
+    @Test("moving time leaves out an auto-paused stop, including the stretch up to the first fix after it")
+    func movingTimeExcludesStops() throws {
+        var h = Self.riding()                              // 0–60 s riding
+        h.stand(from: 61, to: 400, east: 300)              // a long stop: auto-paused
+        #expect(h.tracker.state == .autoPaused)
+        h.ride(from: 401, to: 460, speed: 5, offset: 300)  // and off again
+        #expect(h.tracker.state == .moving)
+        let moving = h.tracker.statistics.movingSeconds
+        // About 60 s before the stop and under 60 s after it; the 340 s stop is not moving time.
+        #expect(moving > 90 && moving < 140, "moving \(moving) s")
+    }
+
     @Test("duty cycling: on a steady straight stretch GNSS rests for a spell, then comes back on")
     func dutyCycling() throws {
         var h = TrackerHarness(RideTracker())

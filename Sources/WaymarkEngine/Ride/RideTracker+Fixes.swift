@@ -90,8 +90,7 @@ extension RideTracker {
             return
         }
         leaveStop(at: now, commands: &commands, updates: &updates)
-        countsMovingTime = true
-        record(fix, updates: &updates)
+        record(fix, updates: &updates)              // the stop's time (up to this fix) is not moving time
     }
 
     /// A cell-level fix during the watch: clearly away from the stop means check with GNSS.
