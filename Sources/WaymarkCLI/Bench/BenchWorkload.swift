@@ -97,16 +97,7 @@ struct BatchTemplate: Sendable {
     static func writeISO8601(millis: Int64, into out: inout [UInt8], at offset: Int) {
         let seconds = millis / 1000, ms = Int(millis % 1000)
         let days = Int(seconds / 86_400), secondOfDay = Int(seconds % 86_400)
-        // Civil date from days since 1970 (Howard Hinnant's algorithm).
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let day = doy - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
+        let (year, month, day) = CivilDate.date(days: days)
         func put(_ value: Int, _ width: Int, _ at: Int) {
             var v = value
             for j in stride(from: width - 1, through: 0, by: -1) {

@@ -13,7 +13,7 @@ enum ISO8601UTC {
         let millis = Int64(totalMillis)
         let seconds = floorDiv(millis, 1000), milli = Int(millis - seconds * 1000)
         let days = floorDiv(seconds, 86_400), secondOfDay = Int(seconds - days * 86_400)
-        let (year, month, day) = civil(daysSince1970: days)
+        let (year, month, day) = CivilDate.date(days: Int(days))
         var s = "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T"
         s += "\(pad(secondOfDay / 3600, 2)):\(pad(secondOfDay / 60 % 60, 2)):\(pad(secondOfDay % 60, 2))"
         if milli != 0 { s += ".\(pad(milli, 3))" }
@@ -39,20 +39,5 @@ enum ISO8601UTC {
         let text = String(value.magnitude)
         let sign = value < 0 ? "-" : ""
         return sign + String(repeating: "0", count: max(0, width - text.count)) + text
-    }
-
-    /// Proleptic Gregorian year, month and day of a day count since 1970-01-01 (the
-    /// well-known era-based conversion: 400-year eras of 146,097 days starting 1 March).
-    private static func civil(daysSince1970 z0: Int64) -> (Int64, Int, Int) {
-        let z = z0 + 719_468
-        let era = floorDiv(z, 146_097)
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let mp = (5 * dayOfYear + 2) / 153
-        let day = Int(dayOfYear - (153 * mp + 2) / 5 + 1)
-        let month = Int(mp < 10 ? mp + 3 : mp - 9)
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        return (year, month, day)
     }
 }

@@ -126,16 +126,7 @@ public struct NativeBatchFormat: Hashable, Sendable {
         let milli = Int(ms - secs * 1000)
         let days = secs >= 0 ? secs / 86_400 : (secs - 86_399) / 86_400
         let sod = Int(secs - days * 86_400)
-        // Days since 1970-01-01 to a proleptic Gregorian date, with years starting on 1 March.
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let day = Int(doy - (153 * mp + 2) / 5 + 1)
-        let month = Int(mp < 10 ? mp + 3 : mp - 9)
-        let year = Int(yoe + era * 400) + (month <= 2 ? 1 : 0)
+        let (year, month, day) = CivilDate.date(days: Int(days))
         return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(sod / 3600, 2)):\(pad(sod / 60 % 60, 2)):"
             + "\(pad(sod % 60, 2)).\(pad(milli, 3))Z"
     }
