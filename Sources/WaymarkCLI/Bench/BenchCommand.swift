@@ -11,7 +11,7 @@ struct BenchCommand: AsyncParsableCommand {
         abstract: "Benchmark and fuzz tools for the tracking server (JSON output).",
         shouldDisplay: false,
         subcommands: [BenchLoadCommand.self, BenchStoreCommand.self, BenchSeedFencesCommand.self,
-                      BenchFencesCommand.self, BenchFuzzCommand.self]
+                      BenchFencesCommand.self, BenchEvaluateCommand.self, BenchFuzzCommand.self]
     )
 }
 

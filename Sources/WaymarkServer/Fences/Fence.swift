@@ -45,11 +45,25 @@ public struct Fence: Hashable, Sendable {
     }
 
     /// A box enclosing the fence, in degrees (longitudes may exceed ±180 near the antimeridian).
+    ///
+    /// For a circle the box holds both the haversine circle ``contains(_:)`` tests and the
+    /// projected disk ``FenceGeometry/crossing(_:from:to:)`` intersects, with a relative margin of
+    /// 1e-9, so a box test never rejects a point or a segment either of them accepts. A circle
+    /// reaching a pole spans every longitude.
     var bounds: (minLat: Double, minLon: Double, maxLat: Double, maxLon: Double) {
         switch shape {
         case .circle(let c, let r):
-            let dLat = r / FenceGeometry.metersPerDegree
-            let dLon = r / (FenceGeometry.metersPerDegree * max(cos(c.latitude * .pi / 180), 1e-6))
+            let margin = 1 + 1e-9
+            let dLat = r / FenceGeometry.metersPerDegree * margin + 1e-12
+            let angle = r / Geodesy.meanEarthRadius
+            let cosLat = cos(c.latitude * .pi / 180)
+            guard angle < .pi / 2, sin(angle) < cosLat * (1 - 1e-9) else {
+                return (c.latitude - dLat, c.longitude - 180, c.latitude + dLat, c.longitude + 180)
+            }
+            // The haversine circle's widest longitude (asin form) is at least the projected disk's.
+            let haversine = asin(sin(angle) / cosLat) * 180 / .pi
+            let projected = r / (FenceGeometry.metersPerDegree * cosLat)
+            let dLon = min(180, max(haversine, projected) * margin + 1e-12)
             return (c.latitude - dLat, c.longitude - dLon, c.latitude + dLat, c.longitude + dLon)
         case .polygon(let p):
             let lats = p.exterior.map(\.latitude)
@@ -67,10 +81,35 @@ enum FenceGeometry {
     /// Metres per degree of latitude on a sphere of radius 6 371 008.8 m.
     static let metersPerDegree = 6_371_008.8 * .pi / 180
 
-    /// `point` in metres east/north of `origin` (longitude difference taken the short way).
-    static func project(_ point: Coordinate, origin: Coordinate) -> (x: Double, y: Double) {
-        let scale = cos(origin.latitude * .pi / 180) * metersPerDegree
-        return (remainder(point.longitude - origin.longitude, 360) * scale, (point.latitude - origin.latitude) * metersPerDegree)
+    /// `remainder(to - from, 360)`: the signed difference of two longitudes the short way, in
+    /// [−180°, 180°]; one comparison instead of a library call for normalized longitudes.
+    @inline(__always)
+    static func longitudeDifference(_ to: Double, _ from: Double) -> Double {
+        let d = to - from
+        if d > 180 { return d <= 540 ? d - 360 : remainder(d, 360) }
+        if d < -180 { return d >= -540 ? d + 360 : remainder(d, 360) }
+        return d
+    }
+
+    /// ``crossing(_:from:to:)`` for a circle, with the projection's east-west scale
+    /// (`cos(centre latitude) × metersPerDegree`) computed once by the caller.
+    @inline(__always)
+    static func circleCrossing(center: Coordinate, radius: Double, scale: Double,
+                               from a: Coordinate, to b: Coordinate) -> (enter: Double, exit: Double)? {
+        // |A + t(B − A)|² = r² with the circle's centre at the origin.
+        let pa = (x: longitudeDifference(a.longitude, center.longitude) * scale, y: (a.latitude - center.latitude) * metersPerDegree)
+        let pb = (x: longitudeDifference(b.longitude, center.longitude) * scale, y: (b.latitude - center.latitude) * metersPerDegree)
+        let dx = pb.x - pa.x, dy = pb.y - pa.y
+        let qa = dx * dx + dy * dy
+        guard qa > 0 else { return nil }
+        let qb = 2 * (pa.x * dx + pa.y * dy)
+        let qc = pa.x * pa.x + pa.y * pa.y - radius * radius
+        let discriminant = qb * qb - 4 * qa * qc
+        guard discriminant > 0 else { return nil }
+        let root = discriminant.squareRoot()
+        let t1 = (-qb - root) / (2 * qa), t2 = (-qb + root) / (2 * qa)
+        guard t1 <= 1, t2 >= 0 else { return nil }
+        return (max(0, t1), min(1, t2))
     }
 
     /// The interval of the segment parameter t ∈ [0, 1] from `a` to `b` that lies inside the
@@ -78,19 +117,8 @@ enum FenceGeometry {
     static func crossing(_ fence: Fence, from a: Coordinate, to b: Coordinate) -> (enter: Double, exit: Double)? {
         switch fence.shape {
         case .circle(let center, let radius):
-            // |A + t(B − A)|² = r² with the circle's centre at the origin.
-            let pa = project(a, origin: center), pb = project(b, origin: center)
-            let dx = pb.x - pa.x, dy = pb.y - pa.y
-            let qa = dx * dx + dy * dy
-            guard qa > 0 else { return nil }
-            let qb = 2 * (pa.x * dx + pa.y * dy)
-            let qc = pa.x * pa.x + pa.y * pa.y - radius * radius
-            let discriminant = qb * qb - 4 * qa * qc
-            guard discriminant > 0 else { return nil }
-            let root = discriminant.squareRoot()
-            let t1 = (-qb - root) / (2 * qa), t2 = (-qb + root) / (2 * qa)
-            guard t1 <= 1, t2 >= 0 else { return nil }
-            return (max(0, t1), min(1, t2))
+            return circleCrossing(center: center, radius: radius, scale: cos(center.latitude * .pi / 180) * metersPerDegree,
+                                  from: a, to: b)
         case .polygon(let polygon):
             // Intersections with every edge, in degrees with longitudes unwrapped around `a`.
             let ax = a.longitude, ay = a.latitude

@@ -55,7 +55,8 @@ public struct DeviceFenceState: Hashable, Sendable {
 /// across a fence between two fixes still enters and exits it (at interpolated times).
 /// Positions are sorted by time first; points not newer than the last evaluated one are
 /// ignored (a late point cannot rewrite past events). A grid index keeps evaluation cost
-/// proportional to the fences near the segment, not to the total number of fences.
+/// proportional to the fences near the segment, not to the total number of fences, and a
+/// precomputed box per fence settles most of those without trigonometry.
 /// A pure, immutable `Sendable` value: share one per fence set.
 ///
 /// ```swift
@@ -68,6 +69,8 @@ public struct FenceEngine: Sendable {
     public let fences: [Fence]
     let index: FenceIndex
     private let positionsByID: [String: Int32]
+    /// What the evaluation loop reads per fence, parallel to ``fences``.
+    private let entries: [Entry]
 
     /// Builds the engine and its spatial index.
     public init(fences: [Fence]) {
@@ -76,6 +79,7 @@ public struct FenceEngine: Sendable {
         var byID: [String: Int32] = [:]
         for (i, fence) in fences.enumerated() { byID[fence.id] = Int32(i) }
         self.positionsByID = byID
+        self.entries = fences.map(Entry.init)
     }
 
     /// Whether a fence with this id is in the engine (a dictionary lookup).
@@ -83,61 +87,208 @@ public struct FenceEngine: Sendable {
 
     /// The ids of the fences that contain `point`, in fence order; uses the spatial index.
     public func fenceIDs(containing point: Coordinate) -> [String] {
-        index.candidates(point, point).compactMap { i in
-            let fence = fences[Int(i)]
-            return fence.contains(point) ? fence.id : nil
-        }
+        var candidates: [Int32] = []
+        index.candidates(point, point, into: &candidates)
+        var probe = Probe(point)
+        return candidates.compactMap { i in contains(Int(i), &probe) ? fences[Int(i)].id : nil }
     }
 
     /// The events caused by `positions` (all of one device), updating `state`.
     public func evaluate(_ positions: [Position], state: inout DeviceFenceState) -> [FenceEvent] {
         var events: [FenceEvent] = []
-        for p in positions.sorted(by: { $0.fix.timestamp < $1.fix.timestamp }) {
-            if let last = state.lastTimestamp, p.fix.timestamp <= last { continue }
-            let here = p.fix.coordinate, now = p.fix.timestamp
+        // The fences the device is inside, as ascending indices (fences no longer in the engine are left
+        // to `DeviceFenceState.prune`), kept in step with `state.inside`.
+        var inside = state.inside.keys.compactMap { positionsByID[$0] }.sorted()
+        var candidates: [Int32] = []
+        var entered: [Int32] = [], exited: [Int32] = []
+        let ordered = Self.inTimeOrder(positions)
+        for k in ordered.indices {
+            // Only the coordinate and time are read per point; the device id (a string) only for events.
+            let here = ordered[k].fix.coordinate, now = ordered[k].fix.timestamp
+            if let last = state.lastTimestamp, now <= last { continue }
             let previous = state.lastCoordinate.flatMap { c in state.lastTimestamp.map { (c, $0) } }
-            var candidates = index.candidates(previous?.0 ?? here, here)
-            if !state.inside.isEmpty {
-                var all = Set(candidates)
-                for id in state.inside.keys { if let i = positionsByID[id] { all.insert(i) } }
-                candidates = all.sorted()
-            }
-            for i in candidates {
-                let fence = fences[Int(i)]
-                let wasInside = state.inside[fence.id] != nil
-                let isInside = fence.contains(here)
-                func event(_ kind: FenceEvent.Kind, _ at: Date, _ where: Coordinate) {
-                    events.append(FenceEvent(deviceID: p.deviceID, fenceID: fence.id, kind: kind, timestamp: at, coordinate: `where`))
+            index.candidates(previous?.0 ?? here, here, into: &candidates)
+            var probe = Probe(here)
+            let segment = previous.map { Segment(from: $0.0, to: here) }
+            entered.removeAll(keepingCapacity: true)
+            exited.removeAll(keepingCapacity: true)
+            // Candidates and the fences the device is inside, merged in ascending fence order.
+            var c = 0, n = 0
+            while c < candidates.count || n < inside.count {
+                let i: Int32, wasInside: Bool
+                if n == inside.count || (c < candidates.count && candidates[c] < inside[n]) {
+                    i = candidates[c]; wasInside = false; c += 1
+                } else {
+                    i = inside[n]; wasInside = true
+                    if c < candidates.count, candidates[c] == i { c += 1 }
+                    n += 1
                 }
-                if isInside, !wasInside {
-                    event(.enter, now, here)
-                    state.inside[fence.id] = now
-                } else if !isInside, wasInside {
-                    event(.exit, now, here)
-                    state.inside[fence.id] = nil
-                    state.dwelled.remove(fence.id)
-                } else if !isInside, let (from, then) = previous,
-                          let crossing = FenceGeometry.crossing(fence, from: from, to: here) {
+                let isInside = contains(Int(i), &probe)
+                if !isInside, !wasInside {
+                    // The common case: outside before and after; only a segment through the fence matters.
+                    guard let segment, let (from, then) = previous, entries[Int(i)].box.touches(segment),
+                          let crossing = crossing(Int(i), segment: segment, from: from, to: here) else { continue }
                     let interpolate = { (t: Double) -> (Date, Coordinate) in
                         let time = then.addingTimeInterval(now.timeIntervalSince(then) * t)
                         let lat = from.latitude + (here.latitude - from.latitude) * t
-                        let lon = Coordinate.normalizedLongitude(from.longitude + remainder(here.longitude - from.longitude, 360) * t)
+                        let lon = Coordinate.normalizedLongitude(from.longitude + segment.longitudeChange * t)
                         return (time, Coordinate(uncheckedLatitude: lat, longitude: lon))
                     }
                     let (enterTime, enterPoint) = interpolate(crossing.enter)
                     let (exitTime, exitPoint) = interpolate(crossing.exit)
-                    event(.enter, enterTime, enterPoint)
-                    event(.exit, exitTime, exitPoint)
+                    let id = fences[Int(i)].id, device = ordered[k].deviceID
+                    events.append(FenceEvent(deviceID: device, fenceID: id, kind: .enter, timestamp: enterTime, coordinate: enterPoint))
+                    events.append(FenceEvent(deviceID: device, fenceID: id, kind: .exit, timestamp: exitTime, coordinate: exitPoint))
+                    continue
                 }
-                if isInside, let dwell = fence.dwellSeconds, let since = state.inside[fence.id],
-                   !state.dwelled.contains(fence.id), now.timeIntervalSince(since) >= dwell {
-                    event(.dwell, now, here)
-                    state.dwelled.insert(fence.id)
+                let id = fences[Int(i)].id, device = ordered[k].deviceID
+                if isInside, !wasInside {
+                    events.append(FenceEvent(deviceID: device, fenceID: id, kind: .enter, timestamp: now, coordinate: here))
+                    state.inside[id] = now
+                    entered.append(i)
+                } else if !isInside {
+                    events.append(FenceEvent(deviceID: device, fenceID: id, kind: .exit, timestamp: now, coordinate: here))
+                    state.inside[id] = nil
+                    state.dwelled.remove(id)
+                    exited.append(i)
                 }
+                if isInside, let dwell = entries[Int(i)].dwellSeconds, let since = state.inside[id],
+                   now.timeIntervalSince(since) >= dwell, !state.dwelled.contains(id) {
+                    events.append(FenceEvent(deviceID: device, fenceID: id, kind: .dwell, timestamp: now, coordinate: here))
+                    state.dwelled.insert(id)
+                }
+            }
+            if !entered.isEmpty || !exited.isEmpty {
+                inside.removeAll { exited.contains($0) }
+                inside += entered
+                inside.sort()
             }
             state.lastTimestamp = now
             state.lastCoordinate = here
         }
         return events
+    }
+
+    /// `positions` sorted by time (stable), without copying when they already are.
+    private static func inTimeOrder(_ positions: [Position]) -> [Position] {
+        for k in positions.indices.dropFirst() where positions[k].fix.timestamp < positions[k - 1].fix.timestamp {
+            return positions.sorted { $0.fix.timestamp < $1.fix.timestamp }
+        }
+        return positions
+    }
+
+    /// Whether fence `i` contains the probe's point: the box first, then the exact test
+    /// (the same arithmetic as ``Fence/contains(_:)``, with the cosines computed once).
+    @inline(__always)
+    private func contains(_ i: Int, _ probe: inout Probe) -> Bool {
+        let entry = entries[i]
+        guard entry.box.contains(probe.point) else { return false }
+        switch entry.circle {
+        case let (center, radius, _, cosCenter)?:
+            // Geodesy.haversineDistance(center, point) <= radius, term for term.
+            let phi1 = center.latitude * .pi / 180, phi2 = probe.point.latitude * .pi / 180
+            let s1 = sin((phi2 - phi1) / 2), s2 = sin((probe.point.longitude - center.longitude) * .pi / 180 / 2)
+            let h = s1 * s1 + cosCenter * probe.cosLatitude * s2 * s2
+            return 2 * Geodesy.meanEarthRadius * asin(min(1, h.squareRoot())) <= radius
+        case nil:
+            return fences[i].contains(probe.point)
+        }
+    }
+
+    /// ``FenceGeometry/crossing(_:from:to:)`` for fence `i`.
+    @inline(__always)
+    private func crossing(_ i: Int, segment: Segment, from: Coordinate, to: Coordinate) -> (enter: Double, exit: Double)? {
+        if let (center, radius, scale, _) = entries[i].circle {
+            return FenceGeometry.circleCrossing(center: center, radius: radius, scale: scale, from: from, to: to)
+        }
+        return FenceGeometry.crossing(fences[i], from: from, to: to)
+    }
+}
+
+extension FenceEngine {
+    /// A fence reduced to what the evaluation loop reads: its box, and for a circle the
+    /// centre, radius and the cosine of the centre's latitude (computed once).
+    struct Entry: Sendable {
+        var box: Box
+        var circle: (center: Coordinate, radius: Double, projectionScale: Double, cosLatitude: Double)?
+        var dwellSeconds: Double?
+
+        init(_ fence: Fence) {
+            box = Box(fence.bounds)
+            dwellSeconds = fence.dwellSeconds
+            if case .circle(let center, let radius) = fence.shape {
+                let cosLatitude = cos(center.latitude * .pi / 180)
+                circle = (center, radius, cosLatitude * FenceGeometry.metersPerDegree, cosLatitude)
+            }
+        }
+    }
+
+    /// A fence's latitude/longitude box as a centre longitude and half-width, so a longitude is
+    /// tested with one subtraction wrapped to ±180°.
+    struct Box: Sendable {
+        var minLatitude: Double, maxLatitude: Double
+        var centerLongitude: Double, halfWidth: Double
+
+        init(_ b: (minLat: Double, minLon: Double, maxLat: Double, maxLon: Double)) {
+            minLatitude = b.minLat
+            maxLatitude = b.maxLat
+            centerLongitude = (b.minLon + b.maxLon) / 2
+            halfWidth = (b.maxLon - b.minLon) / 2
+        }
+
+        @inline(__always)
+        func contains(_ point: Coordinate) -> Bool {
+            point.latitude >= minLatitude && point.latitude <= maxLatitude
+                && (halfWidth >= 180 || abs(wrap(point.longitude - centerLongitude)) <= halfWidth)
+        }
+
+        /// Whether the segment's box overlaps this box (a necessary condition for it to cross the fence).
+        @inline(__always)
+        func touches(_ s: Segment) -> Bool {
+            guard s.maxLatitude >= minLatitude, s.minLatitude <= maxLatitude else { return false }
+            if halfWidth >= 180 { return true }
+            let start = wrap(s.fromLongitude - centerLongitude), end = start + s.longitudeChange
+            let low = min(start, end), high = max(start, end)
+            // The segment's longitudes relative to the centre lie within ±360°: try the box a turn each way too.
+            return (low <= halfWidth && high >= -halfWidth)
+                || (high > 180 && low <= halfWidth + 360 && high >= 360 - halfWidth)
+                || (low < -180 && low <= halfWidth - 360 && high >= -360 - halfWidth)
+        }
+
+        /// `degrees` wrapped to [−180°, 180°] (the short way round).
+        @inline(__always)
+        private func wrap(_ degrees: Double) -> Double {
+            abs(degrees) <= 180 ? degrees : remainder(degrees, 360)
+        }
+    }
+
+    /// A segment's latitude range, start longitude and signed longitude change (the short way).
+    struct Segment {
+        var minLatitude: Double, maxLatitude: Double
+        var fromLongitude: Double, longitudeChange: Double
+
+        init(from a: Coordinate, to b: Coordinate) {
+            minLatitude = min(a.latitude, b.latitude)
+            maxLatitude = max(a.latitude, b.latitude)
+            fromLongitude = a.longitude
+            longitudeChange = FenceGeometry.longitudeDifference(b.longitude, a.longitude)
+        }
+    }
+
+    /// The point being tested, with the cosine of its latitude computed on first use.
+    struct Probe {
+        let point: Coordinate
+        private var cachedCosine: Double?
+
+        init(_ point: Coordinate) { self.point = point }
+
+        var cosLatitude: Double {
+            mutating get {
+                if let cachedCosine { return cachedCosine }
+                let value = cos(point.latitude * .pi / 180)
+                cachedCosine = value
+                return value
+            }
+        }
     }
 }
