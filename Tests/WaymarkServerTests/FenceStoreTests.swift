@@ -56,6 +56,25 @@ struct FenceStoreTests {
         }
     }
 
+    @Test("a batch causing many events stores each with the id its reply gives", arguments: StoreKind.available)
+    func manyEventsOneBatch(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let device = try await StoreTests.registered(store).id
+            // 40 circles 0.01° apart on a meridian; one batch walks through all of them.
+            let fences = (0..<40).map { i in
+                Fence(id: "f\(String(format: "%02d", i))", name: "", shape: .circle(
+                    center: Coordinate(uncheckedLatitude: 46 + Double(i) * 0.01, longitude: 14.5), radiusMeters: 150))
+            }
+            try await store.upsertFences(fences, at: Self.t0)
+            let walk = (0..<200).map { s in Self.at(device, Double(s), 45.995 + Double(s) * 0.002) }
+            let outcome = try await Self.ingest(store, device, walk.shuffled())
+            #expect(outcome.events.count == 80)
+            #expect(outcome.events.map(\.event.fenceID) == fences.flatMap { [$0.id, $0.id] })
+            let stored = try await store.fenceEvents(deviceID: device, afterID: 0, limit: 100)
+            #expect(stored == outcome.events)
+        }
+    }
+
     @Test("sorts an out-of-order batch by time and keeps the inside state between requests", arguments: StoreKind.available)
     func outOfOrder(kind: StoreKind) async throws {
         try await kind.withStore { store in

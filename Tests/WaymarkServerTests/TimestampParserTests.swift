@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WaymarkGeo
 @testable import WaymarkServer
 
 @Suite("Timestamp parsing")
@@ -32,5 +33,22 @@ struct TimestampParserTests {
         #expect(TimestampParser.format(date) == "2025-06-15T13:45:12.862Z")
         #expect(TimestampParser.format(Date(timeIntervalSince1970: -1)) == "1969-12-31T23:59:59.000Z")
         #expect(try #require(TimestampParser.date(from: TimestampParser.format(date))) == date)
+    }
+
+    @Test("formats like Foundation's DateFormatter for 5,000 random millisecond times in years 1600–9999")
+    func formatsLikeFoundation() {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.calendar = Calendar(identifier: .gregorian)
+        formatter.dateFormat = "yyyy-MM-dd'T'HH:mm:ss.SSS'Z'"
+        var rng = SplitMix64(seed: 5)
+        let low: Int64 = -11_676_096_000_000, high: Int64 = 253_402_300_799_999   // 1600-01-01 … 9999-12-31
+        for _ in 0..<5000 {
+            let date = Date(millisecondsSince1970: Int64.random(in: low...high, using: &rng))
+            #expect(TimestampParser.format(date) == formatter.string(from: date))
+        }
+        // Outside four-digit years the slow path still writes a timestamp.
+        #expect(TimestampParser.format(Date(millisecondsSince1970: 253_402_300_800_000)) == "10000-01-01T00:00:00.000Z")
     }
 }

@@ -43,6 +43,6 @@ extension Routes {
             throw ServerError(.badRequest, "'after' must be an integer and 'limit' in 1…10000")
         }
         let events = try await store.fenceEvents(deviceID: deviceID, afterID: after, limit: limit)
-        return JSONReply.response(["events": events.map(\.jsonObject)])
+        return JSONReply.response(encoding: ["events": events])
     }
 }

@@ -112,7 +112,9 @@ extension Routes {
         let outcome = try await store.ingest(IngestWrite(deviceID: device.id, idempotencyKey: idempotencyKey,
                                                          positions: positions, receivedAt: now))
         metrics.pointsStored(outcome.stored)
-        if outcome.stored > 0 { feed.publish(.positions(positions.sorted { $0.fix.timestamp < $1.fix.timestamp })) }
+        if outcome.stored > 0, feed.subscriberCount > 0 {
+            feed.publish(.positions(positions.sorted { $0.fix.timestamp < $1.fix.timestamp }))
+        }
         for record in outcome.events { feed.publish(.event(record)) }
         return (outcome, problems)
     }
@@ -126,13 +128,15 @@ extension Routes {
     }
 
     func okReply(_ outcome: IngestOutcome, _ problems: [PointProblem]) -> Response {
-        JSONReply.response([
-            "result": "ok",
-            "stored": outcome.stored,
-            "duplicates": outcome.duplicates,
-            "replayed": outcome.replayed,
-            "rejected": problems.map(\.jsonObject),
-            "events": outcome.events.map(\.jsonObject),
-        ])
+        JSONReply.response(encoding: IngestReply(stored: outcome.stored, duplicates: outcome.duplicates,
+                                                 replayed: outcome.replayed, rejected: problems, events: outcome.events))
+    }
+
+    /// `{"result":"ok","stored","duplicates","replayed","rejected","events"}`.
+    struct IngestReply: Encodable {
+        var result = "ok"
+        var stored: Int, duplicates: Int, replayed: Bool
+        var rejected: [PointProblem]
+        var events: [FenceEventRecord]
     }
 }

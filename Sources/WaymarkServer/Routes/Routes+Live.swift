@@ -40,11 +40,12 @@ extension Routes {
 
     /// One message as an SSE frame: `event: position|fence`, one `data:` line of JSON.
     static func serverSentEvent(_ message: LiveFeed.Message) -> String {
-        let (name, object): (String, Any) = switch message {
-        case .positions(let list): ("position", ["positions": list.map { PositionJSON.object($0) }])
-        case .event(let record): ("fence", record.jsonObject)
+        let (name, data): (String, Data) = switch message {
+        case .positions(let list):
+            ("position", (try? JSONSerialization.data(withJSONObject: ["positions": list.map { PositionJSON.object($0) }],
+                                                      options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data())
+        case .event(let record): ("fence", (try? JSONReply.data(record)) ?? Data())
         }
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
         return "event: \(name)\ndata: \(String(decoding: data, as: UTF8.self))\n\n"
     }
 }

@@ -104,20 +104,38 @@ extension PostgresStore {
             """, logger: logger)
     }
 
+    /// Inserts the events in one statement (one round trip however many events a batch causes) and
+    /// returns them with their ids, in the order given.
+    ///
+    /// The rows are inserted in `ORDER BY n` order, so the `bigserial` ids this statement draws
+    /// ascend in the events' order (other transactions may take ids in between, never within):
+    /// sorting the returned ids restores the pairing.
     func insertEvents(_ connection: PostgresConnection, _ events: [FenceEvent], receivedMillis: Int64) async throws
         -> [FenceEventRecord] {
-        var records: [FenceEventRecord] = []
-        for var e in events {
+        guard !events.isEmpty else { return [] }
+        let stored = events.map { e -> FenceEvent in
+            var e = e
             e.timestamp = Date(millisecondsSince1970: e.timestamp.millisecondsSince1970)
-            let row = try await connection.query("""
-                INSERT INTO fence_events (device_id, fence_id, kind, ts, lat, lon, created_ms)
-                VALUES (\(e.deviceID), \(e.fenceID), \(e.kind.rawValue), \(e.timestamp.millisecondsSince1970),
-                        \(e.coordinate.latitude), \(e.coordinate.longitude), \(receivedMillis))
-                RETURNING id
-                """, logger: logger).collect().first
-            records.append(FenceEventRecord(id: try row?.decode(Int64.self) ?? 0, event: e))
+            return e
         }
-        return records
+        let devices = stored.map(\.deviceID), fences = stored.map(\.fenceID), kinds = stored.map(\.kind.rawValue)
+        let times = stored.map(\.timestamp.millisecondsSince1970)
+        let lats = stored.map(\.coordinate.latitude), lons = stored.map(\.coordinate.longitude)
+        let rows = try await connection.query("""
+            WITH inserted AS (
+                INSERT INTO fence_events (device_id, fence_id, kind, ts, lat, lon, created_ms)
+                SELECT e.device_id, e.fence_id, e.kind, e.ts, e.lat, e.lon, \(receivedMillis)
+                FROM unnest(\(devices)::text[], \(fences)::text[], \(kinds)::text[], \(times)::int8[],
+                            \(lats)::float8[], \(lons)::float8[]) WITH ORDINALITY AS e(device_id, fence_id, kind, ts, lat, lon, n)
+                ORDER BY e.n
+                RETURNING id)
+            SELECT id FROM inserted ORDER BY id
+            """, logger: logger).collect()
+        let ids = try rows.map { try $0.decode(Int64.self) }
+        guard ids.count == stored.count else {
+            throw ServerError(.storage, "PostgreSQL: \(ids.count) fence event ids returned for \(stored.count) events")
+        }
+        return zip(ids, stored).map { FenceEventRecord(id: $0, event: $1) }
     }
 
     static func eventRecord(from row: PostgresRow) throws -> FenceEventRecord {

@@ -62,9 +62,6 @@ public struct OutboxDelivery: Hashable, Sendable {
 
     /// The JSON body for an event: the event's API shape plus `"type":"fence.KIND"`.
     static func payload(for record: FenceEventRecord) -> String {
-        var object = record.jsonObject
-        object["type"] = "fence.\(record.event.kind.rawValue)"
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
-        return String(decoding: data, as: UTF8.self)
+        String(decoding: (try? JSONReply.data(record.webhookForm)) ?? Data(), as: UTF8.self)
     }
 }
