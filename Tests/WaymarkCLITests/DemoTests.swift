@@ -138,6 +138,8 @@ struct DemoTests {
             #expect(table.contains(label))
         }
         #expect(table.contains("(all of them)"))
+        #expect(result.summary.gaps > 0 && result.summary.gapsStoredOnServer == result.summary.gaps,
+                "every gap marker the ride recorded reaches the server")
     }
 
     @Test("options parse; a bad port is a usage error")

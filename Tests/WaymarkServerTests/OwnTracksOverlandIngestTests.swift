@@ -93,7 +93,7 @@ struct OwnTracksOverlandIngestTests {
 
     static let gapFeature = #"{"type":"Feature","geometry":null,"properties":{"waymark_kind":"gap","ride_id":"R1","start":"2015-10-01T15:01:00.000Z","end":"2015-10-01T15:05:00.000Z","reason":"terminated"}}"#
 
-    @Test("accepts Waymark gap-marker features without storing or rejecting them; a later bad point keeps its index",
+    @Test("stores Waymark gap-marker features as gaps, not points; a later bad point keeps its index",
           arguments: StoreKind.available)
     func overlandGapMarkers(kind: StoreKind) async throws {
         try await TestServer.run(kind) { server in
@@ -106,13 +106,50 @@ struct OwnTracksOverlandIngestTests {
             #expect(mixed.status == .ok)
             let reply = try mixed.json()
             #expect(reply["stored"] as? Int == 1)
+            #expect(reply["gaps"] as? Int == 1)
             let rejected = try #require(reply["rejected"] as? [[String: Any]])
             #expect(rejected.map { $0["index"] as? Int } == [2], "the gap marker is not a rejected point, and indexes stay")
             let gapsOnly = try await server.send(.post, "/api/ingest", token: server.deviceToken,
                                                  body: #"{"locations":[\#(Self.gapFeature)]}"#)
             #expect(gapsOnly.status == .ok, "a batch of gap markers only is not a 422")
             #expect(try gapsOnly.json()["stored"] as? Int == 0)
+            #expect(try gapsOnly.json()["gaps"] as? Int == 0, "the same marker again is absorbed")
             #expect(try await server.storedPositions().count == 1)
+
+            let listed = try await server.send(.get, "/api/devices/\(server.device.id)/gaps", token: server.deviceToken).json()
+            let gaps = try #require(listed["gaps"] as? [[String: Any]])
+            #expect(gaps.count == 1)
+            #expect(gaps.first?["start"] as? String == "2015-10-01T15:01:00.000Z")
+            #expect(gaps.first?["end"] as? String == "2015-10-01T15:05:00.000Z")
+            #expect(gaps.first?["reason"] as? String == "terminated")
+            #expect(gaps.first?["ride_id"] as? String == "R1")
+            #expect(gaps.first?["device_id"] as? String == server.device.id)
+            #expect(listed["next_cursor"] is NSNull)
+        }
+    }
+
+    @Test("a gap marker without times, with end before start or in the far future is rejected by name",
+          arguments: StoreKind.available)
+    func invalidGapMarkers(kind: StoreKind) async throws {
+        try await TestServer.run(kind) { server in
+            func gap(_ properties: String) -> String {
+                #"{"type":"Feature","geometry":null,"properties":{"waymark_kind":"gap",\#(properties)}}"#
+            }
+            let bad = [
+                gap(#""end":"2015-10-01T15:05:00Z""#),
+                gap(#""start":"2015-10-01T15:05:00Z","end":"2015-10-01T15:01:00Z""#),
+                gap(#""start":"soon","end":"2015-10-01T15:01:00Z""#),
+                gap(#""start":"2015-10-01T15:05:00Z","end":"2099-01-01T00:00:00Z""#),
+            ]
+            let reply = try await server.send(.post, "/api/ingest", token: server.deviceToken,
+                                              body: #"{"locations":["# + bad.joined(separator: ",") + "]}")
+            #expect(reply.status == .unprocessableContent)
+            let problems = try #require((reply.json()["error"] as? [String: Any])?["problems"] as? [[String: Any]])
+            #expect(problems.map { $0["index"] as? Int } == [0, 1, 2, 3])
+            #expect(problems.map { $0["field"] as? String }
+                    == ["properties.start", "properties.end", "properties.start", "properties.end"])
+            let listed = try await server.send(.get, "/api/devices/\(server.device.id)/gaps", token: server.deviceToken).json()
+            #expect((listed["gaps"] as? [Any])?.isEmpty == true)
         }
     }
 }

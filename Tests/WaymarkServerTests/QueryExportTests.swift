@@ -97,6 +97,27 @@ struct QueryExportTests {
         }
     }
 
+    @Test("a GPX export starts a new segment at every uploaded gap marker", arguments: StoreKind.available)
+    func gpxSegmentsAtGapMarkers(kind: StoreKind) async throws {
+        try await TestServer.run(kind) { server in
+            _ = try await Self.seed(server)
+            // Markers inside the first ride (after points 9 and 19; one-minute steps, no long pause) and
+            // one inside the hour-long pause, where the ride gap already splits.
+            let marked = [9, 19].map { Self.start.addingTimeInterval(Double($0) * 60 + 10) }
+                + [Self.start.addingTimeInterval(30 * 60 + 600)]
+            let gaps = marked.map { PositionGap(deviceID: server.device.id, start: $0, end: $0.addingTimeInterval(20),
+                                                reason: "signal lost") }
+            _ = try await server.store.ingest(IngestWrite(deviceID: server.device.id, positions: [], receivedAt: Self.start,
+                                                          gaps: gaps))
+            let gpx = try await server.send(.get, "/api/devices/\(server.device.id)/export?format=gpx",
+                                            token: server.deviceToken).text
+            let segments = gpx.components(separatedBy: "<trkseg>").dropFirst()
+            #expect(segments.map { $0.components(separatedBy: "<trkpt ").count - 1 } == [10, 10, 10, 20])
+            let csv = try await server.send(.get, "/api/devices/\(server.device.id)/export?format=csv", token: server.deviceToken).text
+            #expect(csv.split(separator: "\n").count == 51, "gap markers are not rows")
+        }
+    }
+
     @Test("streams an export larger than one page in time order")
     func largeExport() async throws {
         try await TestServer.run(.sqlite) { server in

@@ -21,7 +21,7 @@ struct BenchFuzzCommand: AsyncParsableCommand {
     func run() async throws {
         var rng = SplitMix64(seed: seed)
         let now = Date(timeIntervalSince1970: 1_750_000_000)
-        var decoded = 0, rejected = 0, validPoints = 0, problems = 0
+        var decoded = 0, rejected = 0, validPoints = 0, problems = 0, gaps = 0
         var failures: [String] = []
         let formats = PayloadCheck.Format.allCases
         let clock = ContinuousClock()
@@ -38,6 +38,7 @@ struct BenchFuzzCommand: AsyncParsableCommand {
                 decoded += 1
                 validPoints += result.valid
                 problems += result.problems.count
+                gaps += result.gaps
                 _ = result.problems.map(\.description)
             } catch let error as ServerError {
                 rejected += 1
@@ -51,7 +52,7 @@ struct BenchFuzzCommand: AsyncParsableCommand {
         }
         let seconds = (clock.now - start).seconds
         printJSON(["bodies": count, "decoded": decoded, "rejected4xx": rejected, "validPoints": validPoints,
-                   "pointProblems": problems, "failures": failures, "seconds": seconds, "bodiesPerSecond": Double(count) / seconds])
+                   "pointProblems": problems, "validGaps": gaps, "failures": failures, "seconds": seconds, "bodiesPerSecond": Double(count) / seconds])
         if !failures.isEmpty { throw ExitCode.failure }
     }
 }
@@ -62,6 +63,7 @@ enum IngestFuzzer {
         .native: [
             #"{"locations":[{"type":"Feature","geometry":{"type":"Point","coordinates":[14.5,46.05]},"properties":{"timestamp":"2025-06-15T10:00:00Z","speed":3,"battery_level":0.5,"motion":["walking"]}}]}"#,
             #"{"locations":[{"type":"Feature","geometry":{"type":"Point","coordinates":[-122.621,45.521,80]},"properties":{"timestamp":"2015-10-01T08:00:00-0700","altitude":80,"speed":4.2,"horizontal_accuracy":30,"vertical_accuracy":-1,"motion":["driving","stationary"],"battery_state":"unplugged","battery_level":0.89}},{"type":"Feature","geometry":{"type":"Point","coordinates":[-122.622,45.522]},"properties":{"timestamp":1443711630}}]}"#,
+            #"{"locations":[{"type":"Feature","geometry":{"type":"Point","coordinates":[14.5,46.05]},"properties":{"timestamp":"2025-06-15T10:00:00Z"}},{"type":"Feature","geometry":null,"properties":{"waymark_kind":"gap","ride_id":"R1","start":"2025-06-15T10:00:00.000Z","end":"2025-06-15T10:04:00.000Z","reason":"terminated"}}]}"#,
         ],
         .ownTracks: [
             #"{"_type":"location","acc":15,"alt":440,"batt":46,"bs":2,"lat":46.0681247,"lon":11.1512805,"tst":1551874878,"vac":2,"vel":9}"#,

@@ -102,11 +102,13 @@ struct DemoRun {
         pending += try await serverEvents.poll(server, at: sim.now, epoch: epoch)
         flush()
         let stored = try await server.storedPointCount()
-        emit(DemoTimelineEntry(t: sim.now, kind: .server, text: "server stored \(stored) points for \(server.deviceID)"))
+        let storedGaps = try await server.storedGapCount()
+        emit(DemoTimelineEntry(t: sim.now, kind: .server, text: "server stored \(stored) points and \(storedGaps) gap "
+                               + "\(storedGaps == 1 ? "marker" : "markers") for \(server.deviceID)"))
         let simulationSeconds = (clock.now - began).seconds
         let baselineEnergy = try await baseline.value
         let summary = try DemoSummary(sim: sim, store: store, attempts: attempts, storedOnServer: stored,
-                                      serverFenceEvents: serverEvents.events,
+                                      gapsOnServer: storedGaps, serverFenceEvents: serverEvents.events,
                                       alwaysBestEnergy: baselineEnergy, simulationSeconds: simulationSeconds)
         return DemoResult(timeline: timeline, summary: summary)
     }

@@ -52,6 +52,8 @@ struct DemoSummary: Hashable, Sendable, Codable {
     var uploadFailures: Int
     /// Gap markers recorded.
     var gaps: Int
+    /// Gap markers the server holds for the device (uploaded with the points).
+    var gapsStoredOnServer: Int
     /// Fence events decided on the phone, in order.
     var deviceFenceEvents: [DemoFenceEvent]
     /// Fence events decided by the server from the uploaded points, in order.
@@ -62,7 +64,7 @@ struct DemoSummary: Hashable, Sendable, Codable {
     var simulationSeconds: Double
 
 
-    init(sim: Simulation, store: RideStore, attempts: [DemoUploader.Attempt], storedOnServer: Int,
+    init(sim: Simulation, store: RideStore, attempts: [DemoUploader.Attempt], storedOnServer: Int, gapsOnServer: Int,
          serverFenceEvents: [DemoFenceEvent], alwaysBestEnergy: Double, simulationSeconds: Double) throws {
         let app = sim.engineApp
         let fixes = app?.recordedFixes ?? []
@@ -80,6 +82,7 @@ struct DemoSummary: Hashable, Sendable, Codable {
         uploadFailures = attempts.filter { !($0.status.map { (200..<300).contains($0) } ?? false) }.count
         uploadBatches = uploadAttempts - uploadFailures
         gaps = app?.gaps.count ?? 0
+        gapsStoredOnServer = gapsOnServer
         deviceFenceEvents = (app?.fenceEvents ?? []).map {
             DemoFenceEvent(fence: $0.fenceID, kind: $0.kind.rawValue, time: $0.time, decidedBy: Self.describe($0.cause))
         }
@@ -98,7 +101,8 @@ struct DemoSummary: Hashable, Sendable, Codable {
             ("points uploaded", "\(pointsUploaded) in \(uploadBatches) batches (\(uploadFailures) failed \(uploadFailures == 1 ? "attempt" : "attempts") retried)"),
             ("points stored on server", "\(pointsStoredOnServer)" + (pointsStoredOnServer == pointsRecorded ? " (all of them)" : " (MISMATCH)")),
             ("points left on phone", "\(pointsLeftOnDevice)"),
-            ("gap markers", "\(gaps)"),
+            ("gap markers", "\(gaps), \(gapsStoredOnServer) stored on server"
+                + (gapsStoredOnServer == gaps ? "" : " (MISMATCH)")),
             ("fence events on device", Self.list(deviceFenceEvents)),
         ]
         rows.append(("fence events on server", Self.list(serverFenceEvents)))

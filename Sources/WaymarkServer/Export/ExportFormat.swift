@@ -5,7 +5,8 @@ import Foundation
 /// Rendering is split into a header, one chunk per position and a footer so that an export
 /// is written page by page and never holds a whole ride in memory.
 public enum ExportFormat: String, Sendable, CaseIterable {
-    /// GPX 1.1: one track, a new segment after every gap longer than the ride gap.
+    /// GPX 1.1: one track, a new segment after every pause longer than the ride gap and at every
+    /// gap marker the phone uploaded.
     case gpx
     /// A GeoJSON FeatureCollection of Point features with the position's properties.
     case geojson
@@ -34,15 +35,18 @@ public enum ExportFormat: String, Sendable, CaseIterable {
         }
     }
 
-    /// The text for `p`; `previous` is the position written before it (nil for the first).
-    func row(_ p: Position, previous: Position?, gapSeconds: TimeInterval) -> String {
+    /// The text for `p`; `previous` is the position written before it (nil for the first);
+    /// `gapMarked` when a stored gap marker starts between the two.
+    func row(_ p: Position, previous: Position?, gapSeconds: TimeInterval, gapMarked: Bool = false) -> String {
         let f = p.fix
         let time = TimestampParser.format(f.timestamp)
         switch self {
         case .gpx:
             var text = ""
             if let previous {
-                if f.timestamp.timeIntervalSince(previous.fix.timestamp) > gapSeconds { text += "</trkseg>\n<trkseg>\n" }
+                if gapMarked || f.timestamp.timeIntervalSince(previous.fix.timestamp) > gapSeconds {
+                    text += "</trkseg>\n<trkseg>\n"
+                }
             } else {
                 text += "<trkseg>\n"
             }

@@ -7,7 +7,7 @@ import Foundation
 /// `vertical_accuracy`, `battery_level` (0–1), `battery_state` and `motion` (a list; the first
 /// entry becomes the activity). Negative speed, course or accuracy mean "unknown". A feature
 /// whose properties say `"waymark_kind":"gap"` is a gap marker from a Waymark device (no
-/// geometry; `start`, `end`, `reason`): it is accepted and ignored, keeping later indexes.
+/// geometry; `start`, `end`, `reason`, `ride_id`): it is stored as a ``PositionGap``, not a point.
 enum OverlandDecoder {
     static func decode(_ json: Any) throws -> DecodedBody {
         guard let root = json as? [String: Any], let locations = root["locations"] as? [Any] else {
@@ -25,7 +25,15 @@ enum OverlandDecoder {
             return c
         }
         if let properties = feature["properties"] as? [String: Any], properties["waymark_kind"] as? String == "gap" {
-            c.ignored = true
+            var gap = PositionCandidate.GapFields(rideID: JSONBody.string(properties["ride_id"]),
+                                                  reason: JSONBody.string(properties["reason"]))
+            for name in ["start", "end"] {
+                guard let raw = properties[name] else { continue }
+                let date = JSONBody.date(raw)
+                if date == nil { gap.unreadable.append(("properties.\(name)", "\(raw)")) }
+                if name == "start" { gap.start = date } else { gap.end = date }
+            }
+            c.gap = gap
             return c
         }
         if let geometry = feature["geometry"] as? [String: Any], let coordinates = geometry["coordinates"] as? [Any],

@@ -27,8 +27,10 @@ public enum PayloadCheck {
     public struct Result: Hashable, Sendable {
         /// Points that would be stored.
         public var valid: Int
-        /// Why the other points would be rejected.
+        /// Why the other points (and gap markers) would be rejected, by index.
         public var problems: [PointProblem]
+        /// Gap markers that would be stored.
+        public var gaps: Int
     }
 
     /// Decodes and validates `body` as `format`, with `now` as the server clock.
@@ -44,8 +46,11 @@ public enum PayloadCheck {
         case .traccarJSON: decoded = try TraccarJSONDecoder.decode(try JSONBody.parse(ByteBuffer(bytes: body)))
         case .osmAnd: decoded = OsmAndDecoder.decode(FormFields(String(decoding: body, as: UTF8.self)), receivedAt: now)
         }
-        let (positions, problems) = PositionValidator(now: now).validate(decoded.candidates, deviceID: "check")
-        return Result(valid: positions.count, problems: problems)
+        let validator = PositionValidator(now: now)
+        let (positions, problems) = validator.validate(decoded.candidates, deviceID: "check")
+        let (gaps, gapProblems) = validator.gaps(decoded.candidates, deviceID: "check")
+        return Result(valid: positions.count, problems: (problems + gapProblems).sorted { $0.index < $1.index },
+                      gaps: gaps.count)
     }
 
     /// For fuzzing: where the native fast path accepts `body`, whether the general decoder reads
@@ -86,7 +91,12 @@ extension PositionCandidate {
         let textMine = [isCharging.map { "\($0)" }, activity, source.rawValue, names.latitude, names.longitude, names.timestamp]
         let textTheirs = [other.isCharging.map { "\($0)" }, other.activity, other.source.rawValue, other.names.latitude,
                           other.names.longitude, other.names.timestamp]
-        return textMine == textTheirs && problems.map(\.field) == other.problems.map(\.field)
+        // A gap marker on one side must be the same gap marker on the other.
+        let gapMine = gap.map { [$0.rideID, $0.reason, $0.start.map { "\($0.timeIntervalSince1970)" },
+                                 $0.end.map { "\($0.timeIntervalSince1970)" }] }
+        let gapTheirs = other.gap.map { [$0.rideID, $0.reason, $0.start.map { "\($0.timeIntervalSince1970)" },
+                                         $0.end.map { "\($0.timeIntervalSince1970)" }] }
+        return gapMine == gapTheirs && textMine == textTheirs && problems.map(\.field) == other.problems.map(\.field)
             && problems.map(\.message) == other.problems.map(\.message)
     }
 

@@ -25,8 +25,19 @@ struct PositionCandidate: Sendable {
     var names = FieldNames(latitude: "latitude", longitude: "longitude", timestamp: "timestamp")
     /// Problems the decoder already found (a timestamp it could not parse…).
     var problems: [(field: String, message: String)] = []
-    /// True for an entry that is not a point (a Waymark gap marker): neither stored nor rejected.
-    var ignored = false
+    /// Set for an entry that is a Waymark gap marker instead of a point: validated by
+    /// ``PositionValidator/gaps(_:deviceID:)``, skipped by ``PositionValidator/validate(_:deviceID:)``.
+    var gap: GapFields?
+
+    /// A gap marker's properties as sent.
+    struct GapFields: Sendable {
+        var rideID: String?
+        var start: Date?
+        var end: Date?
+        var reason: String?
+        /// The text of `start`/`end` when it did not parse, for the problem report.
+        var unreadable: [(field: String, text: String)] = []
+    }
 
     struct FieldNames: Sendable {
         var latitude: String

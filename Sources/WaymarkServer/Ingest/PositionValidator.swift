@@ -21,7 +21,7 @@ struct PositionValidator: Sendable {
         var positions: [Position] = []
         var problems: [PointProblem] = []
         positions.reserveCapacity(candidates.count)
-        for (index, candidate) in candidates.enumerated() where !candidate.ignored {
+        for (index, candidate) in candidates.enumerated() where candidate.gap == nil {
             var found = candidate.problems.map { PointProblem(index: index, field: $0.field, message: $0.message) }
             let names = candidate.names
             let latitude = check(candidate.latitude, name: names.latitude, range: -90...90, index: index, into: &found)
@@ -76,6 +76,48 @@ struct PositionValidator: Sendable {
     }
 
     /// The activity without NUL characters (PostgreSQL text cannot hold them), at most 200 characters; nil if empty.
+    /// The gap markers among `candidates` for `deviceID`, and the problems of the invalid ones by index.
+    ///
+    /// A gap needs `start` and `end` times within the same bounds as a point's, `start` not after
+    /// `end`. The reason and ride id lose NUL characters and are cut to 200 characters; a missing
+    /// reason is stored as `unknown`.
+    func gaps(_ candidates: [PositionCandidate], deviceID: String) -> (gaps: [PositionGap], problems: [PointProblem]) {
+        var gaps: [PositionGap] = []
+        var problems: [PointProblem] = []
+        for (index, candidate) in candidates.enumerated() {
+            guard let gap = candidate.gap else { continue }
+            var found = gap.unreadable.map {
+                PointProblem(index: index, field: $0.field, message: "'\($0.text)' is not an ISO-8601 date-time or epoch number")
+            }
+            for (name, time) in [("properties.start", gap.start), ("properties.end", gap.end)]
+            where !gap.unreadable.contains(where: { $0.field == name }) {
+                guard let time else {
+                    found.append(PointProblem(index: index, field: name, message: "missing; a gap marker needs its start and end times"))
+                    continue
+                }
+                if time < Self.earliest {
+                    found.append(PointProblem(index: index, field: name, message: "\(iso(time)) is before 2000-01-01T00:00:00Z"))
+                } else if time.timeIntervalSince(now) > Self.futureTolerance {
+                    found.append(PointProblem(index: index, field: name,
+                                              message: "\(iso(time)) is more than 24 h after the server time \(iso(now))"))
+                }
+            }
+            if found.isEmpty, let start = gap.start, let end = gap.end, end < start {
+                found.append(PointProblem(index: index, field: "properties.end",
+                                          message: "\(iso(end)) is before the gap's start \(iso(start))"))
+            }
+            guard found.isEmpty, let start = gap.start, let end = gap.end else {
+                problems += found
+                continue
+            }
+            gaps.append(PositionGap(deviceID: deviceID, rideID: activity(gap.rideID), start: start, end: end,
+                                    reason: activity(gap.reason) ?? "unknown"))
+        }
+        return (gaps, problems)
+    }
+
+    /// Text the client sent (an activity, a gap's reason or ride id): no NUL characters, at most
+    /// 200 characters, nil when empty.
     private func activity(_ text: String?) -> String? {
         guard var text else { return nil }
         if text.utf8.contains(0) { text.removeAll { $0 == "\u{0}" } }

@@ -10,13 +10,17 @@ public struct IngestWrite: Sendable {
     public var positions: [Position]
     /// When the server received the request.
     public var receivedAt: Date
+    /// Validated gap markers (a gap already stored with the same start and end is absorbed).
+    public var gaps: [PositionGap]
 
     /// Makes a write for one request.
-    public init(deviceID: String, idempotencyKey: String? = nil, positions: [Position], receivedAt: Date) {
+    public init(deviceID: String, idempotencyKey: String? = nil, positions: [Position], receivedAt: Date,
+                gaps: [PositionGap] = []) {
         self.deviceID = deviceID
         self.idempotencyKey = idempotencyKey
         self.positions = positions
         self.receivedAt = receivedAt
+        self.gaps = gaps
     }
 }
 
@@ -30,13 +34,16 @@ public struct IngestOutcome: Hashable, Sendable {
     public var replayed: Bool
     /// Fence events this request caused, as stored (empty for a replay).
     public var events: [FenceEventRecord]
+    /// Gap markers newly stored by this request (0 for a replay).
+    public var gapsStored: Int
 
     /// Makes an outcome.
-    public init(stored: Int, duplicates: Int, replayed: Bool, events: [FenceEventRecord] = []) {
+    public init(stored: Int, duplicates: Int, replayed: Bool, events: [FenceEventRecord] = [], gapsStored: Int = 0) {
         self.stored = stored
         self.duplicates = duplicates
         self.replayed = replayed
         self.events = events
+        self.gapsStored = gapsStored
     }
 }
 

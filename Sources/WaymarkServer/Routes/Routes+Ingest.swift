@@ -96,21 +96,23 @@ extension Routes {
         return okReply(outcome, problems)
     }
 
-    /// Validates and commits; throws 422 when no point is valid (a request of gap markers only
-    /// has no point to store and succeeds).
+    /// Validates and commits; throws 422 when nothing in the request is valid (a request of gap
+    /// markers only has no point but succeeds when a marker is valid).
     func commit(_ decoded: DecodedBody, device: DeviceRecord, idempotencyKey: String?,
                 receivedAt: Date? = nil) async throws -> (IngestOutcome, [PointProblem]) {
         let now = receivedAt ?? configuration.clock()
-        let (positions, problems) = PositionValidator(now: now).validate(decoded.candidates, deviceID: device.id)
-        if positions.isEmpty, !decoded.candidates.isEmpty, decoded.candidates.allSatisfy(\.ignored) {
-            return (IngestOutcome(stored: 0, duplicates: 0, replayed: false), [])
+        let validator = PositionValidator(now: now)
+        var (positions, problems) = validator.validate(decoded.candidates, deviceID: device.id)
+        let (gaps, gapProblems) = validator.gaps(decoded.candidates, deviceID: device.id)
+        if !gapProblems.isEmpty {
+            problems = (problems + gapProblems).sorted { $0.index < $1.index }
         }
-        guard !positions.isEmpty else {
+        guard !positions.isEmpty || !gaps.isEmpty else {
             let message = decoded.candidates.isEmpty ? "the request contains no points" : "no point in the request is valid"
             throw ServerError(.noValidPoint, message, problems: problems)
         }
         let outcome = try await store.ingest(IngestWrite(deviceID: device.id, idempotencyKey: idempotencyKey,
-                                                         positions: positions, receivedAt: now))
+                                                         positions: positions, receivedAt: now, gaps: gaps))
         metrics.pointsStored(outcome.stored)
         if outcome.stored > 0, feed.subscriberCount > 0 {
             feed.publish(.positions(positions.sorted { $0.fix.timestamp < $1.fix.timestamp }))
@@ -129,13 +131,16 @@ extension Routes {
 
     func okReply(_ outcome: IngestOutcome, _ problems: [PointProblem]) -> Response {
         JSONReply.response(encoding: IngestReply(stored: outcome.stored, duplicates: outcome.duplicates,
-                                                 replayed: outcome.replayed, rejected: problems, events: outcome.events))
+                                                 replayed: outcome.replayed, gaps: outcome.gapsStored, rejected: problems,
+                                                 events: outcome.events))
     }
 
-    /// `{"result":"ok","stored","duplicates","replayed","rejected","events"}`.
+    /// `{"result":"ok","stored","duplicates","replayed","gaps","rejected","events"}`.
     struct IngestReply: Encodable {
         var result = "ok"
         var stored: Int, duplicates: Int, replayed: Bool
+        /// Gap markers newly stored.
+        var gaps: Int
         var rejected: [PointProblem]
         var events: [FenceEventRecord]
     }

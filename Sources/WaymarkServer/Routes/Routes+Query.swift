@@ -16,6 +16,9 @@ extension Routes {
         router.get("/api/devices/:id/positions") { request, context in
             try await positions(request, device: try await readableDevice(request, context))
         }
+        router.get("/api/devices/:id/gaps") { request, context in
+            try await gaps(request, device: try await readableDevice(request, context))
+        }
         router.get("/api/devices/:id/rides") { request, context in
             try await rides(request, device: try await readableDevice(request, context))
         }
@@ -60,6 +63,39 @@ extension Routes {
         return JSONReply.response(["positions": page.map { PositionJSON.object($0) }, "next_cursor": next])
     }
 
+    /// `?from&to&limit&cursor`: the device's gap markers by start time, and the cursor of the next page.
+    func gaps(_ request: Request, device: DeviceRecord) async throws -> Response {
+        let q = request.uri.queryParameters
+        let limit = try q["limit"].map { text -> Int in
+            guard let n = Int(text), (1...10_000).contains(n) else {
+                throw ServerError(.badRequest, "limit '\(text)' is not a number in 1…10000")
+            }
+            return n
+        } ?? 1000
+        let cursor = try q["cursor"].map { text -> Int64 in
+            guard let n = Int64(text) else { throw ServerError(.badRequest, "cursor '\(text)' is not one this server issued") }
+            return n
+        }
+        let (from, to) = try timeRange(request)
+        let page = try await store.gaps(PositionQuery(deviceID: device.id, from: from, to: to, afterMillis: cursor, limit: limit))
+        return JSONReply.response(encoding: GapPage(gaps: page, nextCursor: page.count == limit
+                                                        ? page.last.map { String($0.start.millisecondsSince1970) } : nil))
+    }
+
+    /// `{"gaps":[…],"next_cursor":"…"|null}`.
+    struct GapPage: Encodable {
+        var gaps: [PositionGap]
+        var nextCursor: String?
+
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: Key.self)
+            try c.encode(gaps, forKey: .gaps)
+            try c.encode(nextCursor, forKey: .nextCursor)
+        }
+
+        enum Key: String, CodingKey { case gaps, nextCursor = "next_cursor" }
+    }
+
     /// `?from&to&gap`: rides split at pauses longer than `gap` seconds.
     func rides(_ request: Request, device: DeviceRecord) async throws -> Response {
         let (from, to) = try timeRange(request)
@@ -95,12 +131,15 @@ extension Routes {
             try await writer.write(ByteBuffer(string: format.header(deviceName: device.name)))
             var after: Int64?
             var previous: Position?
+            // GPX starts a new track segment at every stored gap marker (read page by page alongside).
+            var markers = GapMarkerCursor(store: store, deviceID: device.id, from: from, to: to, enabled: format == .gpx)
             while true {
                 let page = try await store.positions(PositionQuery(deviceID: device.id, from: from, to: to,
                                                                    afterMillis: after, limit: Self.streamPage))
                 var chunk = ""
                 for p in page {
-                    chunk += format.row(p, previous: previous, gapSeconds: gap)
+                    let marked = try await markers.anyStart(before: p.fix.timestamp)
+                    chunk += format.row(p, previous: previous, gapSeconds: gap, gapMarked: marked)
                     previous = p
                 }
                 if !chunk.isEmpty { try await writer.write(ByteBuffer(string: chunk)) }
@@ -127,5 +166,45 @@ extension Routes {
             return date
         }
         return (try parse("from"), try parse("to"))
+    }
+}
+
+/// Walks a device's stored gap markers by start time while an export walks its positions.
+struct GapMarkerCursor {
+    let store: any Store
+    let deviceID: String
+    let from: Date?, to: Date?
+    let enabled: Bool
+    private var page: [PositionGap] = []
+    private var next = 0
+    private var exhausted = false
+    private var afterMillis: Int64?
+
+    init(store: any Store, deviceID: String, from: Date?, to: Date?, enabled: Bool) {
+        self.store = store
+        self.deviceID = deviceID
+        self.from = from
+        self.to = to
+        self.enabled = enabled
+        self.exhausted = !enabled
+    }
+
+    /// Whether a marker starts before `time` that no earlier call reported; consumes those markers.
+    mutating func anyStart(before time: Date) async throws -> Bool {
+        var found = false
+        while true {
+            if next == page.count {
+                guard !exhausted else { return found }
+                page = try await store.gaps(PositionQuery(deviceID: deviceID, from: from, to: to, afterMillis: afterMillis,
+                                                          limit: Routes.streamPage))
+                next = 0
+                exhausted = page.count < Routes.streamPage
+                afterMillis = page.last?.start.millisecondsSince1970
+                if page.isEmpty { return found }
+            }
+            guard page[next].start < time else { return found }
+            found = true
+            next += 1
+        }
     }
 }

@@ -102,6 +102,19 @@ extension PostgresStore {
             """,
             "CREATE INDEX outbox_due ON outbox (state, next_attempt_ms)",
         ]),
+        ("v4-gaps", [
+            """
+            CREATE TABLE gaps (
+                device_id text NOT NULL REFERENCES devices(id),
+                start_ms bigint NOT NULL,
+                end_ms bigint NOT NULL,
+                reason text NOT NULL,
+                ride_id text,
+                received_ms bigint NOT NULL,
+                PRIMARY KEY (device_id, start_ms, end_ms)
+            )
+            """,
+        ]),
     ]
 
     /// Creates or upgrades the schema; see ``Store/migrate()``.

@@ -57,8 +57,9 @@ extension PostgresStore {
                 try await saveFenceState(connection, deviceID: write.deviceID, state: state)
                 let records = try await insertEvents(connection, events, receivedMillis: received)
                 try await queueDeliveries(connection, records, nowMillis: received)
+                let gapsStored = try await insertGaps(connection, write.gaps, receivedMillis: received)
                 let outcome = IngestOutcome(stored: stored, duplicates: write.positions.count - stored, replayed: false,
-                                            events: records)
+                                            events: records, gapsStored: gapsStored)
                 if let key = write.idempotencyKey {
                     try await connection.query("""
                         UPDATE ingest_batches SET stored = \(outcome.stored), duplicates = \(outcome.duplicates)
@@ -67,6 +68,38 @@ extension PostgresStore {
                 }
                 return outcome
             }
+        }
+    }
+
+    /// Inserts gap markers in one statement, absorbing ones already stored (same device, start and end);
+    /// returns how many were new.
+    func insertGaps(_ connection: PostgresConnection, _ gaps: [PositionGap], receivedMillis: Int64) async throws -> Int {
+        guard !gaps.isEmpty else { return 0 }
+        let devices = gaps.map(\.deviceID), starts = gaps.map(\.start.millisecondsSince1970)
+        let ends = gaps.map(\.end.millisecondsSince1970), reasons = gaps.map(\.reason), rides = gaps.map { $0.rideID ?? "" }
+        return try await connection.query("""
+            INSERT INTO gaps (device_id, start_ms, end_ms, reason, ride_id, received_ms)
+            SELECT g.device_id, g.start_ms, g.end_ms, g.reason, nullif(g.ride_id, ''), \(receivedMillis)
+            FROM unnest(\(devices)::text[], \(starts)::int8[], \(ends)::int8[], \(reasons)::text[], \(rides)::text[])
+                 AS g(device_id, start_ms, end_ms, reason, ride_id)
+            ON CONFLICT (device_id, start_ms, end_ms) DO NOTHING
+            RETURNING 1
+            """, logger: logger).collect().count
+    }
+
+    /// Gap markers by start time; see ``Store/gaps(_:)``.
+    public func gaps(_ query: PositionQuery) async throws -> [PositionGap] {
+        try await storageErrors {
+            try await client.query("""
+                SELECT device_id, ride_id, start_ms, end_ms, reason FROM gaps
+                WHERE device_id = \(query.deviceID) AND start_ms > \(query.lowerExclusiveMillis)
+                  AND start_ms < \(query.upperExclusiveMillis)
+                ORDER BY start_ms LIMIT \(query.limit)
+                """, logger: logger).collect().map { row in
+                    let (device, ride, start, end, reason) = try row.decode((String, String?, Int64, Int64, String).self)
+                    return PositionGap(deviceID: device, rideID: ride, start: Date(millisecondsSince1970: start),
+                                       end: Date(millisecondsSince1970: end), reason: reason)
+                }
         }
     }
 

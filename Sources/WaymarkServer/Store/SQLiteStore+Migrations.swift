@@ -106,6 +106,19 @@ extension SQLiteStore {
                 CREATE INDEX outbox_due ON outbox (state, next_attempt_ms);
                 """)
         }
+        migrator.registerMigration("v4-gaps") { db in
+            try db.execute(sql: """
+                CREATE TABLE gaps (
+                    device_id TEXT NOT NULL REFERENCES devices(id),
+                    start_ms INTEGER NOT NULL,
+                    end_ms INTEGER NOT NULL,
+                    reason TEXT NOT NULL,
+                    ride_id TEXT,
+                    received_ms INTEGER NOT NULL,
+                    PRIMARY KEY (device_id, start_ms, end_ms)
+                ) WITHOUT ROWID;
+                """)
+        }
         return migrator
     }
 }

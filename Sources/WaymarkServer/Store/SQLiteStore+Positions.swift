@@ -25,8 +25,9 @@ extension SQLiteStore {
                 try Self.saveFenceState(db, deviceID: write.deviceID, state: state)
                 let records = try Self.insertEvents(db, events, receivedMillis: received)
                 try Self.queueDeliveries(db, records, nowMillis: received)
+                let gapsStored = try Self.insertGaps(db, write.gaps, receivedMillis: received)
                 let outcome = IngestOutcome(stored: stored, duplicates: write.positions.count - stored, replayed: false,
-                                            events: records)
+                                            events: records, gapsStored: gapsStored)
                 if let key = write.idempotencyKey {
                     try db.execute(sql: """
                         INSERT INTO ingest_batches (device_id, idem_key, received_ms, stored, duplicates)
@@ -89,6 +90,38 @@ extension SQLiteStore {
             sqlite3_reset(s)
         }
         return newlyStored
+    }
+
+    /// Inserts gap markers, absorbing ones already stored (same device, start and end); returns how many were new.
+    static func insertGaps(_ db: Database, _ gaps: [PositionGap], receivedMillis: Int64) throws -> Int {
+        guard !gaps.isEmpty else { return 0 }
+        let statement = try db.cachedStatement(sql: """
+            INSERT INTO gaps (device_id, start_ms, end_ms, reason, ride_id, received_ms) VALUES (?, ?, ?, ?, ?, ?)
+            ON CONFLICT (device_id, start_ms, end_ms) DO NOTHING
+            """)
+        var stored = 0
+        for gap in gaps {
+            try statement.execute(arguments: [gap.deviceID, gap.start.millisecondsSince1970, gap.end.millisecondsSince1970,
+                                              gap.reason, gap.rideID, receivedMillis])
+            stored += db.changesCount
+        }
+        return stored
+    }
+
+    /// Gap markers by start time; see ``Store/gaps(_:)``.
+    public func gaps(_ query: PositionQuery) async throws -> [PositionGap] {
+        try await storageErrors {
+            try await pool.read { db in
+                try Row.fetchAll(db, sql: """
+                    SELECT device_id, ride_id, start_ms, end_ms, reason FROM gaps
+                    WHERE device_id = ? AND start_ms > ? AND start_ms < ? ORDER BY start_ms LIMIT ?
+                    """, arguments: [query.deviceID, query.lowerExclusiveMillis, query.upperExclusiveMillis, query.limit])
+                    .map { row in
+                        PositionGap(deviceID: row[0], rideID: row[1], start: Date(millisecondsSince1970: row[2]),
+                                    end: Date(millisecondsSince1970: row[3]), reason: row[4])
+                    }
+            }
+        }
     }
 
     /// The device's latest position; see ``Store/lastPosition(deviceID:)``.
