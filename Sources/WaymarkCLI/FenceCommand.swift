@@ -54,14 +54,16 @@ struct FenceCommand: AsyncParsableCommand {
             guard (try? Coordinate(latitude: latitude, longitude: longitude)) != nil else {
                 throw ValidationError("--latitude must be in -90…90 and --longitude in -180…180")
             }
-            guard radius > 0, radius.isFinite else { throw ValidationError("--radius must be a positive number of metres") }
+            guard radius > 0, radius <= Fence.maximumRadiusMeters else {
+                throw ValidationError("--radius must be a number of metres in (0, \(Int(Fence.maximumRadiusMeters))]")
+            }
             if let dwell, !(dwell >= 0) { throw ValidationError("--dwell must be zero or more seconds") }
         }
 
         func run() async throws { writeLine(try await output(), terminator: "") }
 
         func output() async throws -> String {
-            let fence = Fence(id: "f_" + UUID().uuidString.prefix(8).lowercased(), name: name,
+            let fence = Fence(id: TokenHasher.makeIdentifier(prefix: "f"), name: name,
                               shape: .circle(center: Coordinate(uncheckedLatitude: latitude, longitude: longitude), radiusMeters: radius),
                               dwellSeconds: dwell)
             try await StoreFactory.withStore(at: database, logger: quietLogger) { store in

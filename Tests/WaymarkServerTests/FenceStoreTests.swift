@@ -75,6 +75,65 @@ struct FenceStoreTests {
         }
     }
 
+    @Test("a reader paging events by id while devices upload concurrently misses none", arguments: StoreKind.available)
+    func eventPagingUnderConcurrency(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            // A row of 10 circles; every device walks up and down through all of them (2 events per fence and walk).
+            let fences = (0..<10).map { i in
+                Fence(id: "row\(i)", name: "", shape: .circle(
+                    center: Coordinate(uncheckedLatitude: 46 + Double(i) * 0.01, longitude: 14.5), radiusMeters: 150))
+            }
+            try await store.upsertFences(fences, at: Self.t0)
+            var devices: [String] = []
+            for _ in 0..<6 { devices.append(try await StoreTests.registered(store).id) }
+            let done = DoneFlag()
+            let uploading = Task {
+                defer { Task { await done.set() } }
+                return try await withThrowingTaskGroup(of: Int.self) { group in
+                    for device in devices {
+                        group.addTask {
+                            var events = 0
+                            for walk in 0..<8 {
+                                let points = (0..<50).map { s -> Position in
+                                    let t = Double(s) / 49
+                                    return Self.at(device, Double(walk * 100 + s), 45.995 + (walk % 2 == 0 ? t : 1 - t) * 0.1)
+                                }
+                                for chunk in stride(from: 0, to: points.count, by: 10) {
+                                    events += try await Self.ingest(store, device, Array(points[chunk..<chunk + 10])).events.count
+                                }
+                            }
+                            return events
+                        }
+                    }
+                    return try await group.reduce(0, +)
+                }
+            }
+            // The reader pages by id, a few events at a time, while the uploads run and until nothing is left.
+            var seen: [Int64] = []
+            var after: Int64 = 0
+            while true {
+                let finishedBefore = await done.value
+                let page = try await store.fenceEvents(deviceID: nil, afterID: after, limit: 5)
+                seen += page.map(\.id)
+                if let last = page.last { after = last.id }
+                if page.isEmpty {
+                    if finishedBefore { break }
+                    await Task.yield()
+                }
+            }
+            let total = try await uploading.value
+            #expect(total == 6 * 8 * 10 * 2)
+            #expect(Set(seen).count == seen.count, "an event was read twice")
+            #expect(seen.count == total, "a reader paging by id missed \(total - seen.count) of \(total) events")
+        }
+    }
+
+    /// Set once the uploads are over.
+    actor DoneFlag {
+        private(set) var value = false
+        func set() { value = true }
+    }
+
     @Test("sorts an out-of-order batch by time and keeps the inside state between requests", arguments: StoreKind.available)
     func outOfOrder(kind: StoreKind) async throws {
         try await kind.withStore { store in

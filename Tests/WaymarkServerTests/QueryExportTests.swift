@@ -43,6 +43,15 @@ struct QueryExportTests {
                 .get, "/api/devices/\(server.device.id)/positions?from=2025-06-15T10:05:00Z&to=2025-06-15T10:08:00Z",
                 token: TestServer.adminToken).json()
             #expect((window["positions"] as? [[String: Any]])?.count == 3)
+            // The same window with UTC offsets: escaped (%2B), literal (+), and form-style + for a space.
+            for (from, to) in [("2025-06-15T12:05:00%2B02:00", "2025-06-15T12:08:00%2B02:00"),
+                               ("2025-06-15T12:05:00+02:00", "2025-06-15T07:08:00-03:00"),
+                               ("2025-06-15+10:05:00", "2025-06-15+10:08:00")] {
+                let offset = try await server.send(
+                    .get, "/api/devices/\(server.device.id)/positions?from=\(from)&to=\(to)", token: TestServer.adminToken)
+                #expect(offset.status == .ok, "\(from)")
+                #expect((try offset.json()["positions"] as? [[String: Any]])?.count == 3, "\(from)")
+            }
             let last = try await server.send(.get, "/api/devices/\(server.device.id)/last", token: server.deviceToken).json()
             #expect(last["timestamp"] as? String == TimestampParser.format(seeded[49].fix.timestamp))
             #expect(last["lat"] as? Double == seeded[49].fix.coordinate.latitude)
@@ -115,6 +124,38 @@ struct QueryExportTests {
             #expect(segments.map { $0.components(separatedBy: "<trkpt ").count - 1 } == [10, 10, 10, 20])
             let csv = try await server.send(.get, "/api/devices/\(server.device.id)/export?format=csv", token: server.deviceToken).text
             #expect(csv.split(separator: "\n").count == 51, "gap markers are not rows")
+            // `gap` overrides the ride gap for the export, as for /rides: 30 s splits every minute step.
+            let fine = try await server.send(.get, "/api/devices/\(server.device.id)/export?format=gpx&gap=30",
+                                             token: server.deviceToken).text
+            #expect(fine.components(separatedBy: "<trkseg>").count - 1 == 50)
+            let bad = try await server.send(.get, "/api/devices/\(server.device.id)/export?format=gpx&gap=-1",
+                                            token: server.deviceToken)
+            #expect(bad.status == .badRequest)
+        }
+    }
+
+    @Test("pages gap markers by (start, end), also when two share a start", arguments: StoreKind.available)
+    func gapPaging(kind: StoreKind) async throws {
+        try await TestServer.run(kind) { server in
+            // 7 markers; the 3rd, 4th and 5th share a start.
+            let starts = [0, 60, 120, 120, 120, 300, 600].map { Self.start.addingTimeInterval(Double($0)) }
+            let gaps = starts.enumerated().map { i, start in
+                PositionGap(deviceID: server.device.id, rideID: "R\(i)", start: start,
+                            end: start.addingTimeInterval(Double(10 + i)), reason: "signal lost")
+            }
+            _ = try await server.store.ingest(IngestWrite(deviceID: server.device.id, positions: [], receivedAt: Self.start,
+                                                          gaps: gaps.shuffled()))
+            var cursor: String?
+            var rides: [String] = []
+            repeat {
+                let uri = "/api/devices/\(server.device.id)/gaps?limit=2" + (cursor.map { "&cursor=\($0)" } ?? "")
+                let reply = try await server.send(.get, uri, token: server.deviceToken).json()
+                rides += (reply["gaps"] as? [[String: Any]] ?? []).compactMap { $0["ride_id"] as? String }
+                cursor = reply["next_cursor"] as? String
+            } while cursor != nil
+            #expect(rides == (0..<7).map { "R\($0)" })
+            let bad = try await server.send(.get, "/api/devices/\(server.device.id)/gaps?cursor=12", token: server.deviceToken)
+            #expect(bad.status == .badRequest)
         }
     }
 

@@ -89,12 +89,12 @@ final class DemoServer: Sendable {
     /// Gap markers the server stored for the demo device.
     func storedGapCount() async throws -> Int {
         var count = 0
-        var cursor: Int64?
+        var cursor: GapQuery.Cursor?
         while true {
-            let page = try await store.gaps(PositionQuery(deviceID: deviceID, afterMillis: cursor, limit: 1000))
+            let page = try await store.gaps(GapQuery(deviceID: deviceID, after: cursor, limit: 1000))
             count += page.count
             guard page.count == 1000, let last = page.last else { return count }
-            cursor = Int64((last.start.timeIntervalSince1970 * 1000).rounded())
+            cursor = GapQuery.Cursor(after: last)
         }
     }
 

@@ -36,6 +36,29 @@ public struct Fence: Hashable, Sendable {
         self.dwellSeconds = dwellSeconds
     }
 
+    /// The largest circle radius the server accepts: 20,000 km (half the Earth's circumference).
+    public static let maximumRadiusMeters = 20_000_000.0
+
+    /// What makes this fence unfit to store, or nil: an id of 0 or more than 200 bytes, a name over
+    /// 200 characters, a radius outside (0, ``maximumRadiusMeters``], a negative or non-finite dwell.
+    /// The stores refuse such a fence, so one bad fence can never stop fence loading (and ingest).
+    public var problem: String? {
+        if id.isEmpty || id.utf8.count > 200 { return "an id must have 1 to 200 bytes" }
+        if name.count > 200 { return "the name is longer than 200 characters" }
+        if case .circle(_, let r) = shape, !(r > 0 && r <= Self.maximumRadiusMeters) {
+            return "radiusMeters must be a number of metres in (0, \(Int(Self.maximumRadiusMeters))]"
+        }
+        if let dwellSeconds, !(dwellSeconds.isFinite && dwellSeconds >= 0) { return "dwellSeconds must be a non-negative number" }
+        return nil
+    }
+
+    /// Throws ``ServerError/Code/badRequest`` naming the first fence with a ``problem``.
+    static func checkAll(_ fences: [Fence]) throws {
+        for fence in fences {
+            if let problem = fence.problem { throw ServerError(.badRequest, "fence \(fence.id): \(problem)") }
+        }
+    }
+
     /// Whether `point` is inside (the boundary counts as inside for circles).
     public func contains(_ point: Coordinate) -> Bool {
         switch shape {

@@ -110,7 +110,7 @@ public enum FenceCodec {
         guard let center = try? Coordinate(latitude: lat, longitude: lon) else {
             throw ServerError(.malformedBody, "\(label): centre \(lat), \(lon) is out of range")
         }
-        guard let r = JSONBody.double(radius), r.isFinite, r > 0, r <= 20_000_000 else {
+        guard let r = JSONBody.double(radius), r.isFinite, r > 0, r <= Fence.maximumRadiusMeters else {
             throw ServerError(.malformedBody, "\(label): a circle needs radiusMeters, a number of metres in (0, 20000000]")
         }
         return .circle(center: center, radiusMeters: r)

@@ -165,6 +165,7 @@ struct NativeBatchScanner {
             case .batteryLevel: guard nullableNumber(&p.batteryLevel) else { return nil }
             case .batteryState: guard nullableString(&p.batteryState) else { return nil }
             case .activity: guard nullableString(&p.activity) else { return nil }
+            case .waymarkKind: return nil   // a gap marker (or another kind): the general decoder reads those
             case .motion:
                 guard consume(UInt8(ascii: "[")) else { return nil }
                 if !consume(UInt8(ascii: "]")) {
@@ -184,7 +185,7 @@ struct NativeBatchScanner {
 
     private enum Key: Int {
         case locations, geometry, properties, coordinates, timestamp, altitude, speed, course
-        case horizontalAccuracy, verticalAccuracy, batteryLevel, batteryState, motion, activity, other
+        case horizontalAccuracy, verticalAccuracy, batteryLevel, batteryState, motion, activity, waymarkKind, other
     }
 
     private static let keys: [(bytes: [UInt8], key: Key)] = {
@@ -193,6 +194,7 @@ struct NativeBatchScanner {
             ("timestamp", .timestamp), ("altitude", .altitude), ("speed", .speed), ("course", .course),
             ("horizontal_accuracy", .horizontalAccuracy), ("vertical_accuracy", .verticalAccuracy),
             ("battery_level", .batteryLevel), ("battery_state", .batteryState), ("motion", .motion), ("activity", .activity),
+            ("waymark_kind", .waymarkKind),
         ]
         return names.map { (Array($0.0.utf8), $0.1) }
     }()

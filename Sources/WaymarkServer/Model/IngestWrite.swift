@@ -36,6 +36,9 @@ public struct IngestOutcome: Hashable, Sendable {
     public var events: [FenceEventRecord]
     /// Gap markers newly stored by this request (0 for a replay).
     public var gapsStored: Int
+    /// The positions this request stored (not those absorbed as duplicates; empty for a replay), in
+    /// no particular order: what the live stream shows, sorted by time.
+    public var newPositions: [Position] = []
 
     /// Makes an outcome.
     public init(stored: Int, duplicates: Int, replayed: Bool, events: [FenceEventRecord] = [], gapsStored: Int = 0) {

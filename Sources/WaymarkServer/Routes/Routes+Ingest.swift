@@ -113,9 +113,10 @@ extension Routes {
         }
         let outcome = try await store.ingest(IngestWrite(deviceID: device.id, idempotencyKey: idempotencyKey,
                                                          positions: positions, receivedAt: now, gaps: gaps))
-        metrics.pointsStored(outcome.stored)
-        if outcome.stored > 0, feed.subscriberCount > 0 {
-            feed.publish(.positions(positions.sorted { $0.fix.timestamp < $1.fix.timestamp }))
+        // A replay stored nothing now: it is neither counted again nor streamed again.
+        metrics.pointsStored(outcome.newPositions.count)
+        if !outcome.newPositions.isEmpty, feed.subscriberCount > 0 {
+            feed.publish(.positions(outcome.newPositions.sorted { $0.fix.timestamp < $1.fix.timestamp }))
         }
         for record in outcome.events { feed.publish(.event(record)) }
         return (outcome, problems)

@@ -72,14 +72,16 @@ extension Routes {
             }
             return n
         } ?? 1000
-        let cursor = try q["cursor"].map { text -> Int64 in
-            guard let n = Int64(text) else { throw ServerError(.badRequest, "cursor '\(text)' is not one this server issued") }
-            return n
+        let cursor = try q["cursor"].map { text -> GapQuery.Cursor in
+            guard let cursor = GapQuery.Cursor(text) else {
+                throw ServerError(.badRequest, "cursor '\(text)' is not one this server issued")
+            }
+            return cursor
         }
         let (from, to) = try timeRange(request)
-        let page = try await store.gaps(PositionQuery(deviceID: device.id, from: from, to: to, afterMillis: cursor, limit: limit))
+        let page = try await store.gaps(GapQuery(deviceID: device.id, from: from, to: to, after: cursor, limit: limit))
         return JSONReply.response(encoding: GapPage(gaps: page, nextCursor: page.count == limit
-                                                        ? page.last.map { String($0.start.millisecondsSince1970) } : nil))
+                                                        ? page.last.map { GapQuery.Cursor(after: $0).text } : nil))
     }
 
     /// `{"gaps":[…],"next_cursor":"…"|null}`.
@@ -99,13 +101,7 @@ extension Routes {
     /// `?from&to&gap`: rides split at pauses longer than `gap` seconds.
     func rides(_ request: Request, device: DeviceRecord) async throws -> Response {
         let (from, to) = try timeRange(request)
-        var gap = configuration.rideGapSeconds
-        if let text = request.uri.queryParameters["gap"] {
-            guard let seconds = Double(text), seconds > 0, seconds.isFinite else {
-                throw ServerError(.badRequest, "gap '\(text)' is not a positive number of seconds")
-            }
-            gap = seconds
-        }
+        let gap = try rideGap(request)
         var splitter = RideSplitter(gapSeconds: gap)
         var after: Int64?
         while true {
@@ -122,11 +118,11 @@ extension Routes {
         return JSONReply.response(["rides": rides, "gap_s": gap])
     }
 
-    /// A streamed export, read from the store page by page while writing.
+    /// A streamed export (`?format&from&to&gap`), read from the store page by page while writing.
     func export(_ request: Request, device: DeviceRecord, format: ExportFormat) throws -> Response {
         let (from, to) = try timeRange(request)
         let store = self.store
-        let gap = configuration.rideGapSeconds
+        let gap = try rideGap(request)
         let body = ResponseBody { writer in
             try await writer.write(ByteBuffer(string: format.header(deviceName: device.name)))
             var after: Int64?
@@ -156,11 +152,23 @@ extension Routes {
         ], body: body)
     }
 
+    /// The `gap` query parameter (seconds of pause that end a ride), or the configured ride gap.
+    func rideGap(_ request: Request) throws -> TimeInterval {
+        guard let text = request.uri.queryParameters["gap"] else { return configuration.rideGapSeconds }
+        guard let seconds = Double(text), seconds > 0, seconds.isFinite else {
+            throw ServerError(.badRequest, "gap '\(text)' is not a positive number of seconds")
+        }
+        return seconds
+    }
+
     /// `from` and `to` query parameters (ISO-8601 or epoch seconds/milliseconds).
+    ///
+    /// Hummingbird has already percent-decoded the value, so `%2B02:00` and a literal `+02:00` both
+    /// arrive as an offset; form-style `+` for a space (`2025-06-15+10:00:00`) is tried second.
     func timeRange(_ request: Request) throws -> (Date?, Date?) {
         func parse(_ name: String) throws -> Date? {
             guard let text = request.uri.queryParameters[Substring(name)] else { return nil }
-            guard let date = TimestampParser.date(from: FormFields.decode(text)) else {
+            guard let date = TimestampParser.date(from: String(text)) ?? TimestampParser.date(from: FormFields.decode(text)) else {
                 throw ServerError(.badRequest, "\(name) '\(text)' is not an ISO-8601 date-time or epoch number")
             }
             return date
@@ -178,7 +186,7 @@ struct GapMarkerCursor {
     private var page: [PositionGap] = []
     private var next = 0
     private var exhausted = false
-    private var afterMillis: Int64?
+    private var after: GapQuery.Cursor?
 
     init(store: any Store, deviceID: String, from: Date?, to: Date?, enabled: Bool) {
         self.store = store
@@ -195,11 +203,10 @@ struct GapMarkerCursor {
         while true {
             if next == page.count {
                 guard !exhausted else { return found }
-                page = try await store.gaps(PositionQuery(deviceID: deviceID, from: from, to: to, afterMillis: afterMillis,
-                                                          limit: Routes.streamPage))
+                page = try await store.gaps(GapQuery(deviceID: deviceID, from: from, to: to, after: after, limit: Routes.streamPage))
                 next = 0
                 exhausted = page.count < Routes.streamPage
-                afterMillis = page.last?.start.millisecondsSince1970
+                after = page.last.map(GapQuery.Cursor.init(after:))
                 if page.isEmpty { return found }
             }
             guard page[next].start < time else { return found }

@@ -5,6 +5,7 @@ import WaymarkGeo
 extension PostgresStore {
     /// Adds or replaces fences; see ``Store/upsertFences(_:at:)``.
     public func upsertFences(_ fences: [Fence], at date: Date) async throws {
+        try Fence.checkAll(fences)
         let ids = fences.map(\.id), names = fences.map(\.name), geometries = fences.map { FenceCodec.geometryText($0.shape) }
         let radii = fences.map { fence -> Double in
             if case .circle(_, let r) = fence.shape { return r }
@@ -102,6 +103,21 @@ extension PostgresStore {
                 inside = \(state.insideText), dwelled = \(state.dwelledText)
             WHERE device_id = \(deviceID)
             """, logger: logger)
+    }
+
+    /// The advisory lock key that orders fence-event ids by commit ("WMFE" in ASCII).
+    static let eventOrderLock: Int64 = 0x574D_4645
+
+    /// ``insertEvents(_:_:receivedMillis:)`` under a transaction-scoped advisory lock, so that event
+    /// ids become visible in increasing order: a transaction draws its ids only after every earlier
+    /// event-writing transaction has committed (the lock is released at commit). Without it, a
+    /// client paging `/api/events?after=` could pass an id that a slower transaction commits later.
+    /// Call it as the transaction's last write: the lock serializes only that tail and the commit.
+    func insertEventsInCommitOrder(_ connection: PostgresConnection, _ events: [FenceEvent], receivedMillis: Int64)
+        async throws -> [FenceEventRecord] {
+        guard !events.isEmpty else { return [] }
+        try await connection.query("SELECT pg_advisory_xact_lock(\(Self.eventOrderLock))", logger: logger)
+        return try await insertEvents(connection, events, receivedMillis: receivedMillis)
     }
 
     /// Inserts the events in one statement (one round trip however many events a batch causes) and

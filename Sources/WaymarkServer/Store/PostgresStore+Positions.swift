@@ -55,17 +55,19 @@ extension PostgresStore {
                 let events = engine.evaluate(newlyStored, state: &state)
                 state.prune(to: engine)
                 try await saveFenceState(connection, deviceID: write.deviceID, state: state)
-                let records = try await insertEvents(connection, events, receivedMillis: received)
-                try await queueDeliveries(connection, records, nowMillis: received)
                 let gapsStored = try await insertGaps(connection, write.gaps, receivedMillis: received)
-                let outcome = IngestOutcome(stored: stored, duplicates: write.positions.count - stored, replayed: false,
-                                            events: records, gapsStored: gapsStored)
                 if let key = write.idempotencyKey {
                     try await connection.query("""
-                        UPDATE ingest_batches SET stored = \(outcome.stored), duplicates = \(outcome.duplicates)
+                        UPDATE ingest_batches SET stored = \(stored), duplicates = \(write.positions.count - stored)
                         WHERE device_id = \(write.deviceID) AND idem_key = \(key)
                         """, logger: logger)
                 }
+                // Last, so the lock inside is held only until the commit right after.
+                let records = try await insertEventsInCommitOrder(connection, events, receivedMillis: received)
+                try await queueDeliveries(connection, records, nowMillis: received)
+                var outcome = IngestOutcome(stored: stored, duplicates: write.positions.count - stored, replayed: false,
+                                            events: records, gapsStored: gapsStored)
+                outcome.newPositions = newlyStored
                 return outcome
             }
         }
@@ -88,13 +90,15 @@ extension PostgresStore {
     }
 
     /// Gap markers by start time; see ``Store/gaps(_:)``.
-    public func gaps(_ query: PositionQuery) async throws -> [PositionGap] {
-        try await storageErrors {
+    public func gaps(_ query: GapQuery) async throws -> [PositionGap] {
+        let after = query.after ?? GapQuery.Cursor(startMillis: Int64.min, endMillis: Int64.min)
+        return try await storageErrors {
             try await client.query("""
                 SELECT device_id, ride_id, start_ms, end_ms, reason FROM gaps
-                WHERE device_id = \(query.deviceID) AND start_ms > \(query.lowerExclusiveMillis)
-                  AND start_ms < \(query.upperExclusiveMillis)
-                ORDER BY start_ms LIMIT \(query.limit)
+                WHERE device_id = \(query.deviceID) AND start_ms > \(query.range.lowerExclusiveMillis)
+                  AND start_ms < \(query.range.upperExclusiveMillis)
+                  AND (start_ms, end_ms) > (\(after.startMillis), \(after.endMillis))
+                ORDER BY start_ms, end_ms LIMIT \(query.limit)
                 """, logger: logger).collect().map { row in
                     let (device, ride, start, end, reason) = try row.decode((String, String?, Int64, Int64, String).self)
                     return PositionGap(deviceID: device, rideID: ride, start: Date(millisecondsSince1970: start),

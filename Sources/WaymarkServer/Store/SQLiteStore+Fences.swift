@@ -5,6 +5,7 @@ import WaymarkGeo
 extension SQLiteStore {
     /// Adds or replaces fences; see ``Store/upsertFences(_:at:)``.
     public func upsertFences(_ fences: [Fence], at date: Date) async throws {
+        try Fence.checkAll(fences)
         try await storageErrors {
             try await pool.write { db in
                 let statement = try db.makeStatement(sql: """

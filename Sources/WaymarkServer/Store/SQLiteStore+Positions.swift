@@ -26,8 +26,9 @@ extension SQLiteStore {
                 let records = try Self.insertEvents(db, events, receivedMillis: received)
                 try Self.queueDeliveries(db, records, nowMillis: received)
                 let gapsStored = try Self.insertGaps(db, write.gaps, receivedMillis: received)
-                let outcome = IngestOutcome(stored: stored, duplicates: write.positions.count - stored, replayed: false,
+                var outcome = IngestOutcome(stored: stored, duplicates: write.positions.count - stored, replayed: false,
                                             events: records, gapsStored: gapsStored)
+                outcome.newPositions = newlyStored
                 if let key = write.idempotencyKey {
                     try db.execute(sql: """
                         INSERT INTO ingest_batches (device_id, idem_key, received_ms, stored, duplicates)
@@ -109,13 +110,16 @@ extension SQLiteStore {
     }
 
     /// Gap markers by start time; see ``Store/gaps(_:)``.
-    public func gaps(_ query: PositionQuery) async throws -> [PositionGap] {
-        try await storageErrors {
+    public func gaps(_ query: GapQuery) async throws -> [PositionGap] {
+        let after = query.after ?? GapQuery.Cursor(startMillis: Int64.min, endMillis: Int64.min)
+        return try await storageErrors {
             try await pool.read { db in
                 try Row.fetchAll(db, sql: """
                     SELECT device_id, ride_id, start_ms, end_ms, reason FROM gaps
-                    WHERE device_id = ? AND start_ms > ? AND start_ms < ? ORDER BY start_ms LIMIT ?
-                    """, arguments: [query.deviceID, query.lowerExclusiveMillis, query.upperExclusiveMillis, query.limit])
+                    WHERE device_id = ? AND start_ms > ? AND start_ms < ? AND (start_ms, end_ms) > (?, ?)
+                    ORDER BY start_ms, end_ms LIMIT ?
+                    """, arguments: [query.deviceID, query.range.lowerExclusiveMillis, query.range.upperExclusiveMillis,
+                                     after.startMillis, after.endMillis, query.limit])
                     .map { row in
                         PositionGap(deviceID: row[0], rideID: row[1], start: Date(millisecondsSince1970: row[2]),
                                     end: Date(millisecondsSince1970: row[3]), reason: row[4])

@@ -45,9 +45,8 @@ public protocol Store: Sendable {
     func lastPosition(deviceID: String) async throws -> Position?
     /// One page of a device's positions in ascending timestamp order.
     func positions(_ query: PositionQuery) async throws -> [Position]
-    /// The device's gap markers whose start lies in the query's range, by start time, at most `limit`
-    /// (the query's cursor, if any, is a start time in milliseconds).
-    func gaps(_ query: PositionQuery) async throws -> [PositionGap]
+    /// One page of the device's gap markers whose start lies in the query's range, in (start, end) order.
+    func gaps(_ query: GapQuery) async throws -> [PositionGap]
 
     /// Adds fences, replacing any with the same id, in one transaction; ingest sees them from the next request.
     func upsertFences(_ fences: [Fence], at date: Date) async throws
