@@ -115,6 +115,42 @@ struct WebhookTests {
         }
     }
 
+    @Test("an operator requeues a dead delivery once the receiver is fixed", arguments: StoreKind.available)
+    func requeueDead(kind: StoreKind) async throws {
+        try await WebhookReceiver.run(failures: 3) { receiver, url in
+            try await TestServer.run(kind) { server in
+                let hook = try await Self.subscribe(server, url)
+                _ = try await server.send(.post, "/api/fences", token: TestServer.adminToken, body: Self.fence)
+                _ = try await server.send(.post, "/api/ingest", token: server.deviceToken, body: Self.enterBatch(minute: 0))
+                var policy = WebhookPolicy()
+                policy.maxAttempts = 3
+                policy.baseBackoffSeconds = 1
+                let deliverer = WebhookDeliverer(store: server.store, policy: policy)
+                var t = TestServer.now
+                for _ in 0..<5 {
+                    try await deliverer.deliverDue(at: t)
+                    t = t.addingTimeInterval(3600)
+                }
+                let dead = try #require(try await server.store.deliveries(state: .dead, limit: 10).first)
+                let retry = "/api/webhooks/deliveries/retry"
+                #expect(try await server.send(.post, retry, token: server.deviceToken, body: "{}").status == .forbidden)
+                #expect(try await server.send(.post, retry, token: TestServer.adminToken, body: #"{"id":"x"}"#).status == .badRequest)
+                let other = try await server.send(.post, retry, token: TestServer.adminToken, body: #"{"webhook_id":"w_none"}"#)
+                #expect(try other.json()["requeued"] as? Int == 0)
+                let requeued = try await server.send(.post, retry, token: TestServer.adminToken, body: #"{"id":\#(dead.id)}"#)
+                #expect(try requeued.json()["requeued"] as? Int == 1)
+                let pending = try #require(try await server.store.deliveries(state: .pending, limit: 10).first)
+                #expect(pending.id == dead.id && pending.attempts == 0 && pending.lastError == nil && pending.webhookID == hook)
+                // The receiver now answers 200: the next round delivers it.
+                #expect(try await deliverer.deliverDue(at: t) == 1)
+                #expect(try await server.store.deliveries(state: .delivered, limit: 10).map(\.id) == [dead.id])
+                #expect(await receiver.received.count == 4)
+                let again = try await server.send(.post, retry, token: TestServer.adminToken, body: "")
+                #expect(try again.json()["requeued"] as? Int == 0, "nothing dead is left")
+            }
+        }
+    }
+
     @Test("a receiver that does not answer in time counts as a failure", arguments: [StoreKind.sqlite])
     func timeout(kind: StoreKind) async throws {
         try await WebhookReceiver.run(hang: true) { _, url in

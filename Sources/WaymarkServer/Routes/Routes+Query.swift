@@ -46,12 +46,7 @@ extension Routes {
     /// `?from&to&limit&cursor`: one page in time order and the cursor of the next page.
     func positions(_ request: Request, device: DeviceRecord) async throws -> Response {
         let q = request.uri.queryParameters
-        let limit = try q["limit"].map { text -> Int in
-            guard let n = Int(text), (1...10_000).contains(n) else {
-                throw ServerError(.badRequest, "limit '\(text)' is not a number in 1…10000")
-            }
-            return n
-        } ?? 1000
+        let limit = try pageLimit(request)
         let cursor = try q["cursor"].map { text -> Int64 in
             guard let n = Int64(text) else { throw ServerError(.badRequest, "cursor '\(text)' is not one this server issued") }
             return n
@@ -66,12 +61,7 @@ extension Routes {
     /// `?from&to&limit&cursor`: the device's gap markers by start time, and the cursor of the next page.
     func gaps(_ request: Request, device: DeviceRecord) async throws -> Response {
         let q = request.uri.queryParameters
-        let limit = try q["limit"].map { text -> Int in
-            guard let n = Int(text), (1...10_000).contains(n) else {
-                throw ServerError(.badRequest, "limit '\(text)' is not a number in 1…10000")
-            }
-            return n
-        } ?? 1000
+        let limit = try pageLimit(request)
         let cursor = try q["cursor"].map { text -> GapQuery.Cursor in
             guard let cursor = GapQuery.Cursor(text) else {
                 throw ServerError(.badRequest, "cursor '\(text)' is not one this server issued")
@@ -150,6 +140,15 @@ extension Routes {
             .contentType: format.contentType,
             .contentDisposition: "attachment; filename=\"\(filename)\"",
         ], body: body)
+    }
+
+    /// The `limit` query parameter of a paged listing: 1…10000, 1000 when absent.
+    func pageLimit(_ request: Request) throws -> Int {
+        guard let text = request.uri.queryParameters["limit"] else { return 1000 }
+        guard let n = Int(text), (1...10_000).contains(n) else {
+            throw ServerError(.badRequest, "limit '\(text)' is not a number in 1…10000")
+        }
+        return n
     }
 
     /// The `gap` query parameter (seconds of pause that end a ride), or the configured ride gap.

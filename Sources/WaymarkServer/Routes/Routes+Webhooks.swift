@@ -29,6 +29,37 @@ extension Routes {
             }
             return JSONReply.response(["deliveries": try await store.deliveries(state: state, limit: limit).map(\.jsonObject)])
         }
+        router.post("/api/webhooks/deliveries/retry") { request, _ in try await retryDeliveries(request) }
+    }
+
+    /// `POST /api/webhooks/deliveries/retry` (admin) with `{"id":N}`, `{"webhook_id":"w_…"}` or `{}` (every dead
+    /// delivery): dead deliveries go back in the queue with a fresh retry schedule; replies `{"requeued":n}`.
+    func retryDeliveries(_ request: Request) async throws -> Response {
+        try await auth.requireAdmin(request)
+        let buffer = try await body(of: request)
+        let object: [String: Any]
+        if buffer.readableBytes == 0 {
+            object = [:]
+        } else {
+            guard let parsed = try JSONBody.parse(buffer) as? [String: Any] else {
+                throw ServerError(.malformedBody, #"expected {"id":N}, {"webhook_id":"…"} or {}"#)
+            }
+            object = parsed
+        }
+        var id: Int64?
+        if let raw = object["id"] {
+            guard let number = JSONBody.double(raw), number == number.rounded(), number >= 1, number < 9e15 else {
+                throw ServerError(.badRequest, "'id' must be a delivery id (a positive integer)")
+            }
+            id = Int64(number)
+        }
+        var webhookID: String?
+        if let raw = object["webhook_id"] {
+            guard let text = raw as? String, !text.isEmpty else { throw ServerError(.badRequest, "'webhook_id' must be a webhook id") }
+            webhookID = text
+        }
+        let count = try await store.requeueDeadDeliveries(id: id, webhookID: webhookID, at: configuration.clock())
+        return JSONReply.response(["requeued": count])
     }
 
     /// `POST /api/webhooks {"url":…, "secret":…}` (admin): replies 201 with the webhook and its secret

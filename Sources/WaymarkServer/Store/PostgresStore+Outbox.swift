@@ -75,6 +75,18 @@ extension PostgresStore {
         }
     }
 
+    /// Dead deliveries back to pending; see ``Store/requeueDeadDeliveries(id:webhookID:at:)``.
+    public func requeueDeadDeliveries(id: Int64?, webhookID: String?, at now: Date) async throws -> Int {
+        try await storageErrors {
+            try await client.query("""
+                UPDATE outbox SET state = 'pending', attempts = 0, next_attempt_ms = \(now.millisecondsSince1970),
+                    last_error = NULL, updated_ms = \(now.millisecondsSince1970)
+                WHERE state = 'dead' AND (\(id)::int8 IS NULL OR id = \(id)) AND (\(webhookID)::text IS NULL OR webhook_id = \(webhookID))
+                RETURNING 1
+                """, logger: logger).collect().count
+        }
+    }
+
     /// Deliveries by state; see ``Store/deliveries(state:limit:)``.
     public func deliveries(state: OutboxDelivery.State?, limit: Int) async throws -> [OutboxDelivery] {
         try await storageErrors {

@@ -73,6 +73,19 @@ extension SQLiteStore {
         }
     }
 
+    /// Dead deliveries back to pending; see ``Store/requeueDeadDeliveries(id:webhookID:at:)``.
+    public func requeueDeadDeliveries(id: Int64?, webhookID: String?, at now: Date) async throws -> Int {
+        try await storageErrors {
+            try await pool.write { db in
+                try db.execute(sql: """
+                    UPDATE outbox SET state = 'pending', attempts = 0, next_attempt_ms = ?, last_error = NULL, updated_ms = ?
+                    WHERE state = 'dead' AND (? IS NULL OR id = ?) AND (? IS NULL OR webhook_id = ?)
+                    """, arguments: [now.millisecondsSince1970, now.millisecondsSince1970, id, id, webhookID, webhookID])
+                return db.changesCount
+            }
+        }
+    }
+
     /// Deliveries by state; see ``Store/deliveries(state:limit:)``.
     public func deliveries(state: OutboxDelivery.State?, limit: Int) async throws -> [OutboxDelivery] {
         try await storageErrors {

@@ -70,6 +70,9 @@ public protocol Store: Sendable {
     func settleDelivery(id: Int64, state: OutboxDelivery.State, nextAttemptAt: Date, error: String?, at now: Date) async throws
     /// Deliveries in `state` (or all), newest first.
     func deliveries(state: OutboxDelivery.State?, limit: Int) async throws -> [OutboxDelivery]
+    /// Puts dead deliveries back in the queue, due now with no attempts made: the one with `id`, or every
+    /// dead one of `webhookID`, or every dead one when both are nil. Returns how many were requeued.
+    func requeueDeadDeliveries(id: Int64?, webhookID: String?, at now: Date) async throws -> Int
     /// How many deliveries are pending and how many are dead.
     func outboxDepth() async throws -> (pending: Int, dead: Int)
 

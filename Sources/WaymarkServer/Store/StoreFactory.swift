@@ -32,8 +32,15 @@ public enum StoreFactory {
         }
         let store = try PostgresStore(url: location, logger: logger)
         return try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await store.run() }
+            // Wait until the pool's task is about to run it, so the first query does not race the pool's
+            // start (PostgresNIO would queue it, but warns "run() hasn't been called yet").
+            let (started, signal) = AsyncStream<Void>.makeStream()
+            group.addTask {
+                signal.finish()
+                await store.run()
+            }
             defer { group.cancelAll() }
+            for await _ in started {}
             try await store.migrate()
             return try await body(store)
         }
