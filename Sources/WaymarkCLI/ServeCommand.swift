@@ -35,10 +35,15 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("ride-gap"), help: "Seconds without points that split two rides.")
     var rideGap: Double = 600
 
+    @Option(name: .customLong("idempotency-days"),
+            help: "Days an Idempotency-Key is remembered (0: forever); later replays are absorbed as duplicates.")
+    var idempotencyDays: Double = 30
+
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be in 0…65535") }
         guard maxBodyBytes > 0 else { throw ValidationError("--max-body-bytes must be positive") }
         guard rideGap > 0 else { throw ValidationError("--ride-gap must be positive") }
+        guard idempotencyDays >= 0, idempotencyDays.isFinite else { throw ValidationError("--idempotency-days must be 0 or more") }
     }
 
     func run() async throws {
@@ -55,6 +60,7 @@ struct ServeCommand: AsyncParsableCommand {
             configuration.port = command.port
             configuration.maxBodyBytes = command.maxBodyBytes
             configuration.rideGapSeconds = command.rideGap
+            configuration.idempotencyRetentionSeconds = command.idempotencyDays > 0 ? command.idempotencyDays * 86_400 : nil
             let app = TrackingServer.makeApplication(configuration: configuration, store: store, logger: logger) { port in
                 emit("waymark serving on http://\(command.host):\(port) (database: \(DatabaseOption.redacted(command.database)))")
             }

@@ -91,6 +91,29 @@ struct StoreTests {
         }
     }
 
+    @Test("old idempotency keys are forgotten; a later replay is absorbed as duplicates", arguments: StoreKind.available)
+    func idempotencyRetention(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let device = try await Self.registered(store)
+            let batch = (0..<5).map { Self.point(device.id, second: Double($0)) }
+            _ = try await store.ingest(IngestWrite(deviceID: device.id, idempotencyKey: "old", positions: batch, receivedAt: Self.t0))
+            _ = try await store.ingest(IngestWrite(deviceID: device.id, idempotencyKey: "new", positions: [Self.point(device.id, second: 50)],
+                                                   receivedAt: Self.t0.addingTimeInterval(40 * 86_400)))
+            // 30 days' retention, pruned at day 41: only the first key goes.
+            let service = RetentionService(store: store, retentionSeconds: 30 * 86_400,
+                                           clock: { Self.t0.addingTimeInterval(41 * 86_400) })
+            #expect(try await service.pruneOnce() == 1)
+            #expect(try await service.pruneOnce() == 0)
+            let late = try await store.ingest(IngestWrite(deviceID: device.id, idempotencyKey: "old", positions: batch,
+                                                          receivedAt: Self.t0.addingTimeInterval(41 * 86_400)))
+            #expect(Self.counts(late) == (0, 5, false), "no longer a replay, but nothing is stored twice")
+            let recent = try await store.ingest(IngestWrite(deviceID: device.id, idempotencyKey: "new", positions: [],
+                                                            receivedAt: Self.t0.addingTimeInterval(41 * 86_400)))
+            #expect(recent.replayed, "a key inside the retention is still answered as a replay")
+            #expect(try await store.positions(PositionQuery(deviceID: device.id)).count == 6)
+        }
+    }
+
     @Test("stores concurrent uploads of the same points exactly once", arguments: StoreKind.available)
     func concurrentUploads(kind: StoreKind) async throws {
         try await kind.withStore { store in

@@ -24,6 +24,9 @@ public struct ServerConfiguration: Sendable {
     public var rideGapSeconds: TimeInterval = 600
     /// GPX reader for `POST /api/devices/{id}/gpx` (WaymarkGeo's `GPXDocument` by default); nil disables the route.
     public var gpxReader: GPXReader? = { data, name in try GPXDocument(data: data, name: name).tracks }
+    /// How long an `Idempotency-Key` is remembered (seconds; nil: forever). After that a replay of the
+    /// batch is no longer answered `replayed`, but its points are still absorbed as duplicates.
+    public var idempotencyRetentionSeconds: TimeInterval? = 30 * 86_400
     /// The server's clock, used for receive times and the future-timestamp check.
     public var clock: @Sendable () -> Date = { Date() }
 

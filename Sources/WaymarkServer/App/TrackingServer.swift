@@ -55,6 +55,9 @@ public enum TrackingServer {
             let clock = configuration.clock
             services.append(WebhookService(deliverer: WebhookDeliverer(store: store, policy: webhooks, metrics: metrics), clock: clock))
         }
+        if let retention = configuration.idempotencyRetentionSeconds {
+            services.append(RetentionService(store: store, retentionSeconds: retention, clock: configuration.clock, logger: logger))
+        }
         var application = Application(
             router: makeRouter(configuration: configuration, store: store, metrics: metrics),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "waymark"),

@@ -89,6 +89,14 @@ extension PostgresStore {
             """, logger: logger).collect().count
     }
 
+    /// Forgets old idempotency keys; see ``Store/pruneIdempotencyKeys(receivedBefore:)``.
+    public func pruneIdempotencyKeys(receivedBefore date: Date) async throws -> Int {
+        try await storageErrors {
+            try await client.query("DELETE FROM ingest_batches WHERE received_ms < \(date.millisecondsSince1970) RETURNING 1",
+                                   logger: logger).collect().count
+        }
+    }
+
     /// Gap markers by start time; see ``Store/gaps(_:)``.
     public func gaps(_ query: GapQuery) async throws -> [PositionGap] {
         let after = query.after ?? GapQuery.Cursor(startMillis: Int64.min, endMillis: Int64.min)

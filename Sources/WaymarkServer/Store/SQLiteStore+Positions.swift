@@ -109,6 +109,16 @@ extension SQLiteStore {
         return stored
     }
 
+    /// Forgets old idempotency keys; see ``Store/pruneIdempotencyKeys(receivedBefore:)``.
+    public func pruneIdempotencyKeys(receivedBefore date: Date) async throws -> Int {
+        try await storageErrors {
+            try await pool.write { db in
+                try db.execute(sql: "DELETE FROM ingest_batches WHERE received_ms < ?", arguments: [date.millisecondsSince1970])
+                return db.changesCount
+            }
+        }
+    }
+
     /// Gap markers by start time; see ``Store/gaps(_:)``.
     public func gaps(_ query: GapQuery) async throws -> [PositionGap] {
         let after = query.after ?? GapQuery.Cursor(startMillis: Int64.min, endMillis: Int64.min)

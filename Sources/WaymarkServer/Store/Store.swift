@@ -45,6 +45,8 @@ public protocol Store: Sendable {
     func lastPosition(deviceID: String) async throws -> Position?
     /// One page of a device's positions in ascending timestamp order.
     func positions(_ query: PositionQuery) async throws -> [Position]
+    /// Forgets `Idempotency-Key`s of requests received before `date`; returns how many were forgotten.
+    func pruneIdempotencyKeys(receivedBefore date: Date) async throws -> Int
     /// One page of the device's gap markers whose start lies in the query's range, in (start, end) order.
     func gaps(_ query: GapQuery) async throws -> [PositionGap]
 
