@@ -85,22 +85,30 @@ struct WebhookTests {
         }
     }
 
+    /// Subscribes `url`, causes one fence event and runs delivery rounds an hour apart, more than
+    /// `maxAttempts` of them; returns the webhook id, the deliverer and the time after the last round.
+    static func failUntilDead(_ server: TestServer, _ url: URL, maxAttempts: Int) async throws
+        -> (hook: String, deliverer: WebhookDeliverer, time: Date) {
+        let hook = try await subscribe(server, url)
+        _ = try await server.send(.post, "/api/fences", token: TestServer.adminToken, body: fence)
+        _ = try await server.send(.post, "/api/ingest", token: server.deviceToken, body: enterBatch(minute: 0))
+        var policy = WebhookPolicy()
+        policy.maxAttempts = maxAttempts
+        policy.baseBackoffSeconds = 1
+        let deliverer = WebhookDeliverer(store: server.store, policy: policy)
+        var t = TestServer.now
+        for _ in 0..<(maxAttempts + 2) {
+            try await deliverer.deliverDue(at: t)
+            t = t.addingTimeInterval(3600)
+        }
+        return (hook, deliverer, t)
+    }
+
     @Test("a delivery that keeps failing becomes dead and shows in the API", arguments: StoreKind.available)
     func deadLetter(kind: StoreKind) async throws {
         try await WebhookReceiver.run(failures: 1000) { receiver, url in
             try await TestServer.run(kind) { server in
-                let hook = try await Self.subscribe(server, url)
-                _ = try await server.send(.post, "/api/fences", token: TestServer.adminToken, body: Self.fence)
-                _ = try await server.send(.post, "/api/ingest", token: server.deviceToken, body: Self.enterBatch(minute: 0))
-                var policy = WebhookPolicy()
-                policy.maxAttempts = 4
-                policy.baseBackoffSeconds = 1
-                let deliverer = WebhookDeliverer(store: server.store, policy: policy)
-                var t = TestServer.now
-                for _ in 0..<10 {
-                    try await deliverer.deliverDue(at: t)
-                    t = t.addingTimeInterval(3600)
-                }
+                let (hook, _, _) = try await Self.failUntilDead(server, url, maxAttempts: 4)
                 #expect(await receiver.received.count == 4)
                 let reply = try await server.send(.get, "/api/webhooks/deliveries?state=dead", token: TestServer.adminToken).json()
                 let dead = try #require(reply["deliveries"] as? [[String: Any]])
@@ -119,18 +127,7 @@ struct WebhookTests {
     func requeueDead(kind: StoreKind) async throws {
         try await WebhookReceiver.run(failures: 3) { receiver, url in
             try await TestServer.run(kind) { server in
-                let hook = try await Self.subscribe(server, url)
-                _ = try await server.send(.post, "/api/fences", token: TestServer.adminToken, body: Self.fence)
-                _ = try await server.send(.post, "/api/ingest", token: server.deviceToken, body: Self.enterBatch(minute: 0))
-                var policy = WebhookPolicy()
-                policy.maxAttempts = 3
-                policy.baseBackoffSeconds = 1
-                let deliverer = WebhookDeliverer(store: server.store, policy: policy)
-                var t = TestServer.now
-                for _ in 0..<5 {
-                    try await deliverer.deliverDue(at: t)
-                    t = t.addingTimeInterval(3600)
-                }
+                let (hook, deliverer, t) = try await Self.failUntilDead(server, url, maxAttempts: 3)
                 let dead = try #require(try await server.store.deliveries(state: .dead, limit: 10).first)
                 let retry = "/api/webhooks/deliveries/retry"
                 #expect(try await server.send(.post, retry, token: server.deviceToken, body: "{}").status == .forbidden)
