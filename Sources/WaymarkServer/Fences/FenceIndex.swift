@@ -68,14 +68,8 @@ struct FenceIndex: Sendable {
         return min(0.05, max(0.002, sides[sides.count / 2]))
     }
 
-    /// Indices of the fences whose boxes may overlap the box around `a` and `b`, ascending, each once.
-    func candidates(_ a: Coordinate, _ b: Coordinate) -> [Int32] {
-        var result: [Int32] = []
-        candidates(a, b, into: &result)
-        return result
-    }
-
-    /// Replaces `result` with ``candidates(_:_:)`` without allocating when its capacity suffices.
+    /// Replaces `result` with the indices of the fences whose boxes may overlap the box around `a` and
+    /// `b`, ascending, each once; allocates nothing when `result`'s capacity suffices.
     func candidates(_ a: Coordinate, _ b: Coordinate, into result: inout [Int32]) {
         result.removeAll(keepingCapacity: true)
         let bLon = a.longitude + FenceGeometry.longitudeDifference(b.longitude, a.longitude)
