@@ -88,24 +88,8 @@ struct BatchTemplate: Sendable {
     /// Rewrites the timestamps for batch `k` and returns the body.
     mutating func body(batchIndex k: Int) -> [UInt8] {
         for (i, offset) in slots.enumerated() {
-            Self.writeISO8601(millis: workload.millis(k * workload.batch + i), into: &bytes, at: offset)
+            UTCMillisecondTimestamp.write(millis: workload.millis(k * workload.batch + i), into: &bytes, at: offset)
         }
         return bytes
-    }
-
-    /// Writes `YYYY-MM-DDTHH:MM:SS.mmmZ` (24 bytes, UTC) at `offset`.
-    static func writeISO8601(millis: Int64, into out: inout [UInt8], at offset: Int) {
-        let seconds = millis / 1000, ms = Int(millis % 1000)
-        let days = Int(seconds / 86_400), secondOfDay = Int(seconds % 86_400)
-        let (year, month, day) = CivilDate.date(days: days)
-        func put(_ value: Int, _ width: Int, _ at: Int) {
-            var v = value
-            for j in stride(from: width - 1, through: 0, by: -1) {
-                out[offset + at + j] = UInt8(48 + v % 10)
-                v /= 10
-            }
-        }
-        put(year, 4, 0); put(month, 2, 5); put(day, 2, 8)
-        put(secondOfDay / 3600, 2, 11); put(secondOfDay / 60 % 60, 2, 14); put(secondOfDay % 60, 2, 17); put(ms, 3, 20)
     }
 }

@@ -120,17 +120,16 @@ public enum FenceCodec {
         let dwellSeconds: Double?
         if dwell == nil || dwell is NSNull {
             dwellSeconds = nil
-        } else if let d = JSONBody.double(dwell), d.isFinite, d >= 0 {
-            dwellSeconds = d
+        } else if let d = JSONBody.double(dwell) {
+            dwellSeconds = d   // its range is one of the fence rules checked below
         } else {
             throw ServerError(.malformedBody, "\(label): dwellSeconds must be a non-negative number")
         }
-        if let id, id.isEmpty || id.utf8.count > 200 {
-            throw ServerError(.malformedBody, "\(label): an id must have 1 to 200 bytes")
-        }
-        let name = (name as? String) ?? ""
-        guard name.count <= 200 else { throw ServerError(.malformedBody, "\(label): the name is longer than 200 characters") }
-        return Fence(id: id ?? TokenHasher.makeIdentifier(prefix: "f"), name: name, shape: shape, dwellSeconds: dwellSeconds)
+        let fence = Fence(id: id ?? TokenHasher.makeIdentifier(prefix: "f"), name: (name as? String) ?? "", shape: shape,
+                          dwellSeconds: dwellSeconds)
+        // The rules every stored fence follows (id and name length, radius, dwell).
+        if let problem = fence.problem { throw ServerError(.malformedBody, "\(label): \(problem)") }
+        return fence
     }
 }
 

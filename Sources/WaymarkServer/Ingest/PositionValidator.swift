@@ -28,13 +28,7 @@ struct PositionValidator: Sendable {
             let longitude = check(candidate.longitude, name: names.longitude, range: -180...180, index: index, into: &found)
             if candidate.problems.isEmpty {
                 if let time = candidate.timestamp {
-                    if time < Self.earliest {
-                        found.append(PointProblem(index: index, field: names.timestamp,
-                                                  message: "\(iso(time)) is before 2000-01-01T00:00:00Z"))
-                    } else if time.timeIntervalSince(now) > Self.futureTolerance {
-                        found.append(PointProblem(index: index, field: names.timestamp,
-                                                  message: "\(iso(time)) is more than 24 h after the server time \(iso(now))"))
-                    }
+                    if let message = outOfRange(time) { found.append(PointProblem(index: index, field: names.timestamp, message: message)) }
                 } else {
                     found.append(PointProblem(index: index, field: names.timestamp, message: "missing; expected the time of the fix"))
                 }
@@ -95,12 +89,7 @@ struct PositionValidator: Sendable {
                     found.append(PointProblem(index: index, field: name, message: "missing; a gap marker needs its start and end times"))
                     continue
                 }
-                if time < Self.earliest {
-                    found.append(PointProblem(index: index, field: name, message: "\(iso(time)) is before 2000-01-01T00:00:00Z"))
-                } else if time.timeIntervalSince(now) > Self.futureTolerance {
-                    found.append(PointProblem(index: index, field: name,
-                                              message: "\(iso(time)) is more than 24 h after the server time \(iso(now))"))
-                }
+                if let message = outOfRange(time) { found.append(PointProblem(index: index, field: name, message: message)) }
             }
             if found.isEmpty, let start = gap.start, let end = gap.end, end < start {
                 found.append(PointProblem(index: index, field: "properties.end",
@@ -114,6 +103,15 @@ struct PositionValidator: Sendable {
                                     reason: activity(gap.reason) ?? "unknown"))
         }
         return (gaps, problems)
+    }
+
+    /// Why `time` is not accepted (before 2000, or more than 24 h after the server clock), or nil.
+    private func outOfRange(_ time: Date) -> String? {
+        if time < Self.earliest { return "\(iso(time)) is before 2000-01-01T00:00:00Z" }
+        if time.timeIntervalSince(now) > Self.futureTolerance {
+            return "\(iso(time)) is more than 24 h after the server time \(iso(now))"
+        }
+        return nil
     }
 
     /// Text the client sent (an activity, a gap's reason or ride id): no NUL characters, at most

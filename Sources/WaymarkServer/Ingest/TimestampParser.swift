@@ -25,32 +25,14 @@ enum TimestampParser {
         // Years beyond ±100 000 are not worth a calendar date (and would overflow the arithmetic).
         guard abs(date.timeIntervalSince1970) < 3e12 else { return "\(date.timeIntervalSince1970) s after 1970" }
         let ms = date.millisecondsSince1970
+        if let text = UTCMillisecondTimestamp.string(millis: ms) { return text }
+        // Years outside 0…9999 (no real fix has one).
         let days = Int64((Double(ms) / 86_400_000).rounded(.down))
         let msOfDay = ms - days * 86_400_000
         let (y, m, d) = CivilDate.date(days: Int(days))
         let s = msOfDay / 1000
-        guard (0...9999).contains(y) else {
-            return String(format: "%04lld-%02lld-%02lldT%02lld:%02lld:%02lld.%03lldZ",
-                          Int64(y), Int64(m), Int64(d), s / 3600, (s / 60) % 60, s % 60, msOfDay % 1000)
-        }
-        // Four-digit years (all real timestamps) without String(format:), which costs microseconds
-        // per call and is on every reply that lists positions or events.
-        return String(unsafeUninitializedCapacity: 24) { out in
-            func put(_ value: Int, _ width: Int, at offset: Int) {
-                var v = value
-                for j in stride(from: width - 1, through: 0, by: -1) {
-                    out[offset + j] = UInt8(ascii: "0") + UInt8(v % 10)
-                    v /= 10
-                }
-            }
-            put(y, 4, at: 0); put(m, 2, at: 5); put(d, 2, at: 8)
-            put(Int(s / 3600), 2, at: 11); put(Int(s / 60 % 60), 2, at: 14); put(Int(s % 60), 2, at: 17)
-            put(Int(msOfDay % 1000), 3, at: 20)
-            for (offset, byte) in [(4, "-"), (7, "-"), (10, "T"), (13, ":"), (16, ":"), (19, "."), (23, "Z")] as [(Int, Unicode.Scalar)] {
-                out[offset] = UInt8(ascii: byte)
-            }
-            return 24
-        }
+        return String(format: "%04lld-%02lld-%02lldT%02lld:%02lld:%02lld.%03lldZ",
+                      Int64(y), Int64(m), Int64(d), s / 3600, (s / 60) % 60, s % 60, msOfDay % 1000)
     }
 
     private static func dateTime(_ b: [UInt8]) -> Date? {
