@@ -39,11 +39,23 @@ struct ServeCommand: AsyncParsableCommand {
             help: "Days an Idempotency-Key is remembered (0: forever); later replays are absorbed as duplicates.")
     var idempotencyDays: Double = 30
 
+    @Option(name: .customLong("webhook-allow"),
+            help: ArgumentHelp("Internal range (CIDR), address or host name webhooks may reach anyway; repeatable or "
+                               + "comma-separated. Loopback, private, link-local and metadata addresses are refused otherwise.",
+                               valueName: "range-or-host"))
+    var webhookAllow: [String] = []
+
+    /// The `--webhook-allow` entries, read.
+    func allowedWebhookDestinations() throws -> [AllowedDestination] {
+        try webhookAllow.flatMap { try AllowedDestination.list($0) }
+    }
+
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be in 0…65535") }
         guard maxBodyBytes > 0 else { throw ValidationError("--max-body-bytes must be positive") }
         guard rideGap > 0 else { throw ValidationError("--ride-gap must be positive") }
         guard idempotencyDays >= 0, idempotencyDays.isFinite else { throw ValidationError("--idempotency-days must be 0 or more") }
+        do { _ = try allowedWebhookDestinations() } catch let error as ServerError { throw ValidationError("--webhook-allow: \(error.message)") }
     }
 
     func run() async throws {
@@ -61,7 +73,10 @@ struct ServeCommand: AsyncParsableCommand {
             configuration.maxBodyBytes = command.maxBodyBytes
             configuration.rideGapSeconds = command.rideGap
             configuration.idempotencyRetentionSeconds = command.idempotencyDays > 0 ? command.idempotencyDays * 86_400 : nil
-            let app = TrackingServer.makeApplication(configuration: configuration, store: store, logger: logger) { port in
+            var webhooks = WebhookPolicy()
+            webhooks.allowedDestinations = try command.allowedWebhookDestinations()
+            let app = TrackingServer.makeApplication(configuration: configuration, store: store, webhooks: webhooks,
+                                                     logger: logger) { port in
                 emit("waymark serving on http://\(command.host):\(port) (database: \(DatabaseOption.redacted(command.database)))")
             }
             try await app.runService()

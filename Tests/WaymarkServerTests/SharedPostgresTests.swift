@@ -59,7 +59,7 @@ struct SharedPostgresTests {
                 // 80 visits, each an enter and an exit (the last visit's exit comes with point 399).
                 #expect(events.count == 160)
                 // Two delivery workers, one per server, racing over the same outbox.
-                var policy = WebhookPolicy()
+                var policy = WebhookPolicy.localReceivers
                 policy.batchSize = 3
                 let workers = [WebhookDeliverer(store: storeA, policy: policy), WebhookDeliverer(store: storeB, policy: policy)]
                 let attempted = try await withThrowingTaskGroup(of: Int.self) { group in

@@ -21,9 +21,11 @@ public enum TrackingServer {
 
     /// The router with every route; exposed so tests and embedders can add their own.
     ///
-    /// `metrics` collects what `/metrics` shows; `feed` carries committed positions and events to `/api/stream`.
+    /// `metrics` collects what `/metrics` shows; `feed` carries committed positions and events to `/api/stream`;
+    /// `webhooks` decides which internal addresses `POST /api/webhooks` accepts (``WebhookPolicy/allowedDestinations``).
     public static func makeRouter(configuration: ServerConfiguration, store: any Store,
-                                  metrics: ServerMetrics = ServerMetrics(), feed: LiveFeed = LiveFeed()) -> Router<Context> {
+                                  metrics: ServerMetrics = ServerMetrics(), feed: LiveFeed = LiveFeed(),
+                                  webhooks: WebhookPolicy = WebhookPolicy()) -> Router<Context> {
         let router = Router(context: Context.self)
         router.add(middleware: MetricsMiddleware(metrics: metrics))
         let routes = Routes(configuration: configuration, store: store,
@@ -35,7 +37,7 @@ public enum TrackingServer {
         routes.addDeviceRoutes(to: router)
         routes.addQueryRoutes(to: router)
         routes.addFenceRoutes(to: router)
-        routes.addWebhookRoutes(to: router)
+        routes.addWebhookRoutes(to: router, policy: webhooks)
         return router
     }
 
@@ -59,7 +61,7 @@ public enum TrackingServer {
             services.append(RetentionService(store: store, retentionSeconds: retention, clock: configuration.clock, logger: logger))
         }
         var application = Application(
-            router: makeRouter(configuration: configuration, store: store, metrics: metrics),
+            router: makeRouter(configuration: configuration, store: store, metrics: metrics, webhooks: webhooks ?? WebhookPolicy()),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "waymark"),
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
             logger: logger)

@@ -2,8 +2,9 @@ import Foundation
 import Hummingbird
 
 extension Routes {
-    func addWebhookRoutes(to router: Router<TrackingServer.Context>) {
-        router.post("/api/webhooks") { request, _ in try await createWebhook(request) }
+    /// Adds the `/api/webhooks` routes; `policy` decides which literal addresses a new webhook may name.
+    func addWebhookRoutes(to router: Router<TrackingServer.Context>, policy: WebhookPolicy = WebhookPolicy()) {
+        router.post("/api/webhooks") { request, _ in try await createWebhook(request, policy: policy) }
         router.get("/api/webhooks") { request, _ in
             try await auth.requireAdmin(request)
             return JSONReply.response(["webhooks": try await store.listWebhooks().map(\.jsonObject)])
@@ -63,17 +64,15 @@ extension Routes {
     }
 
     /// `POST /api/webhooks {"url":…, "secret":…}` (admin): replies 201 with the webhook and its secret
-    /// (a random one when none was given), shown only now.
-    func createWebhook(_ request: Request) async throws -> Response {
+    /// (a random one when none was given), shown only now. The URL is checked by
+    /// ``WebhookPolicy/checkedWebhookURL(_:)``: size, scheme, port, no credentials, no internal literal address.
+    func createWebhook(_ request: Request, policy: WebhookPolicy) async throws -> Response {
         try await auth.requireAdmin(request)
         guard let object = try JSONBody.parse(try await body(of: request)) as? [String: Any],
               let text = object["url"] as? String else {
             throw ServerError(.malformedBody, #"expected {"url":"https://…","secret":"…"}"#)
         }
-        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
-              url.host?.isEmpty == false else {
-            throw ServerError(.badRequest, "the webhook url must be an absolute http or https URL, got '\(text)'")
-        }
+        let url = try policy.checkedWebhookURL(text)
         let secret = (object["secret"] as? String) ?? TokenHasher.makeToken(prefix: "whs")
         guard !secret.isEmpty, secret.utf8.count <= 500 else {
             throw ServerError(.badRequest, "a webhook secret must have 1 to 500 bytes")

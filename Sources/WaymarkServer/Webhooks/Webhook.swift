@@ -26,8 +26,18 @@ public struct Webhook: Hashable, Sendable {
         self.createdAt = createdAt
     }
 
-    /// `{"id","url","created"}`: the API shape (the secret is shown only when created).
+    /// `{"id","url","created"}`: the API shape (the secret is shown only when created). A password in
+    /// the URL (possible only in subscriptions made before such URLs were refused) is shown as `***`.
     var jsonObject: [String: Any] {
-        ["id": id, "url": url.absoluteString, "created": TimestampParser.format(createdAt)]
+        ["id": id, "url": redactedURL, "created": TimestampParser.format(createdAt)]
+    }
+
+    /// The URL with any password replaced by `***`.
+    var redactedURL: String {
+        guard url.password != nil, var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
+            return url.absoluteString
+        }
+        components.password = "***"
+        return components.string ?? "(a URL with a password)"
     }
 }

@@ -1,16 +1,19 @@
 import Foundation
 
-/// How webhook deliveries are retried: attempts, exponential backoff, timeout and batching.
+/// How webhook deliveries are retried (attempts, exponential backoff, timeout, batching) and where
+/// they may go.
 ///
 /// The n-th failed attempt waits `min(baseBackoff × 2^(n−1), maxBackoff)` seconds; after
 /// ``maxAttempts`` failures the delivery is dead. A claimed delivery is hidden from other
 /// workers for ``leaseSeconds`` (longer than the timeout), so two server processes never send
-/// the same delivery at once. A `Sendable` value type.
+/// the same delivery at once. Internal destinations (loopback, private, link-local, metadata, …) are
+/// refused unless ``allowedDestinations`` names them. A `Sendable` value type.
 ///
 /// ```swift
 /// var policy = WebhookPolicy()
 /// policy.maxAttempts = 5
 /// policy.timeoutSeconds = 5
+/// policy.allowedDestinations = try AllowedDestination.list("10.20.0.0/16")
 /// ```
 public struct WebhookPolicy: Hashable, Sendable {
     /// Attempts before a delivery is dead.
@@ -27,6 +30,9 @@ public struct WebhookPolicy: Hashable, Sendable {
     public var batchSize: Int = 32
     /// Pause between rounds when nothing was due, in seconds.
     public var pollSeconds: Double = 0.5
+    /// Internal ranges and host names webhooks may reach anyway (`waymark serve --webhook-allow`);
+    /// empty by default, so only public addresses receive deliveries.
+    public var allowedDestinations: [AllowedDestination] = []
 
     /// The default policy.
     public init() {}

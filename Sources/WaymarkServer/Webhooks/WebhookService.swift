@@ -10,7 +10,7 @@ import ServiceLifecycle
 /// Add it to the application's services (`waymark serve` does). `Sendable`.
 ///
 /// ```swift
-/// let service = WebhookService(deliverer: WebhookDeliverer(store: store, client: .shared))
+/// let service = WebhookService(deliverer: WebhookDeliverer(store: store))
 /// ```
 public struct WebhookService: Service {
     /// The deliverer it drives.

@@ -16,15 +16,17 @@ struct TestServer: Sendable {
     let device: DeviceRecord
     let deviceToken: String
 
-    /// Runs `body` against a server over a fresh store of `kind`.
+    /// Runs `body` against a server over a fresh store of `kind`. `webhooks` decides which internal addresses
+    /// `POST /api/webhooks` accepts: by default 127.0.0.1, where ``WebhookReceiver`` listens.
     static func run<T: Sendable>(_ kind: StoreKind, configure: @Sendable (inout ServerConfiguration) -> Void = { _ in },
+                                 webhooks: WebhookPolicy = .localReceivers,
                                  _ body: @Sendable (TestServer) async throws -> T) async throws -> T {
         try await kind.withStore { store in
             var configuration = ServerConfiguration(adminTokenDigest: TokenHasher.digest(adminToken))
             configuration.clock = { now }
             configure(&configuration)
             let (device, token) = try await DeviceRegistry.register(name: "phone", in: store, at: now)
-            let app = Application(router: TrackingServer.makeRouter(configuration: configuration, store: store))
+            let app = Application(router: TrackingServer.makeRouter(configuration: configuration, store: store, webhooks: webhooks))
             return try await app.test(.router) { client in
                 try await body(TestServer(store: store, client: client, device: device, deviceToken: token))
             }

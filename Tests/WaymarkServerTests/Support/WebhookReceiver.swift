@@ -5,7 +5,9 @@ import HummingbirdTesting
 @testable import WaymarkServer
 
 /// A real HTTP receiver on 127.0.0.1 for webhook tests: records every request and answers with a
-/// scripted status (500 for the first `failures` requests, then 200).
+/// scripted status (500 for the first `failures` requests, then 200; or a 302 to `redirect`).
+///
+/// Deliveries reach it only when the policy allows 127.0.0.1: use ``WebhookPolicy/localReceivers``.
 actor WebhookReceiver {
     struct Received: Sendable {
         var signature: String?
@@ -16,44 +18,61 @@ actor WebhookReceiver {
     private(set) var received: [Received] = []
     private var failures: Int
     private var hang: Bool
+    private let redirect: String?
 
-    init(failures: Int = 0, hang: Bool = false) {
+    init(failures: Int = 0, hang: Bool = false, redirect: String? = nil) {
         self.failures = failures
         self.hang = hang
+        self.redirect = redirect
     }
 
-    func record(_ request: Received) -> HTTPResponse.Status {
+    func record(_ request: Received) -> Response {
         received.append(request)
+        if let redirect {
+            return Response(status: .found, headers: [.location: redirect])
+        }
         if failures > 0 {
             failures -= 1
-            return .internalServerError
+            return Response(status: .internalServerError)
         }
-        return .ok
+        return Response(status: .ok)
     }
 
     var isHanging: Bool { hang }
 
     /// Runs `body` with the receiver listening; `url` is its webhook endpoint.
-    static func run<T: Sendable>(failures: Int = 0, hang: Bool = false,
+    static func run<T: Sendable>(failures: Int = 0, hang: Bool = false, redirect: String? = nil,
                                  _ body: @Sendable (WebhookReceiver, URL) async throws -> T) async throws -> T {
-        let receiver = WebhookReceiver(failures: failures, hang: hang)
+        let receiver = WebhookReceiver(failures: failures, hang: hang, redirect: redirect)
         let (release, releaser) = AsyncStream<Void>.makeStream()
         let router = Router()
-        router.post("/hook") { request, _ -> HTTPResponse.Status in
+        // GET too: a client that follows a 302 after a POST comes back with a GET.
+        let handle: @Sendable (Request, BasicRequestContext) async throws -> Response = { request, _ in
             let data = Data(try await request.body.collect(upTo: 1 << 20).readableBytesView)
-            let status = await receiver.record(Received(
+            let response = await receiver.record(Received(
                 signature: request.headers[HTTPField.Name(WebhookSignature.headerName)!],
                 eventID: request.headers[HTTPField.Name("X-Waymark-Event-ID")!], body: data))
             // A hanging receiver answers only when the test ends (the client's timeout fires first).
             if await receiver.isHanging { for await _ in release { break } }
-            return status
+            return response
         }
+        router.post("/hook", use: handle)
+        router.get("/hook", use: handle)
         let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
         return try await app.test(.live) { client in
             defer { releaser.finish() }
             let port = try require_port(client.port)
             return try await body(receiver, URL(string: "http://127.0.0.1:\(port)/hook")!)
         }
+    }
+}
+
+extension WebhookPolicy {
+    /// The default policy, except that 127.0.0.1 (where ``WebhookReceiver`` listens) may receive deliveries.
+    static var localReceivers: WebhookPolicy {
+        var policy = WebhookPolicy()
+        policy.allowedDestinations = try! AllowedDestination.list("127.0.0.1/32")  // a literal that reads
+        return policy
     }
 }
 
