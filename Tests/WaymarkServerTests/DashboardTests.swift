@@ -28,7 +28,57 @@ struct DashboardTests {
         }
     }
 
-    @Test("headless Chromium draws the latest ride, the fences and a scale bar", .enabled(if: chromium != nil, skipMessage))
+    @Test("the dashboard (at /dashboard and at /) carries a strict CSP and the other security headers")
+    func securityHeaders() async throws {
+        try await TestServer.run(.sqlite) { server in
+            for path in ["/dashboard", "/"] {
+                let page = try await server.send(.get, path)
+                #expect(page.status == .ok)
+                #expect(page.headers[.xContentTypeOptions] == "nosniff", "\(path)")
+                #expect(page.headers[HTTPField.Name("X-Frame-Options")!] == "DENY", "\(path)")
+                #expect(page.headers[HTTPField.Name("Referrer-Policy")!] == "no-referrer", "\(path)")
+                #expect(page.headers[.cacheControl] == "no-cache", "\(path)")
+                let csp = try #require(page.headers[.contentSecurityPolicy], "\(path) has no Content-Security-Policy")
+                let directives = Dictionary(csp.split(separator: ";").map { part -> (String, [String]) in
+                    let words = part.split(separator: " ").map(String.init)
+                    return (words[0], Array(words.dropFirst()))
+                }, uniquingKeysWith: { first, _ in first })
+                // The page's one inline script and one inline style, hashed again here from the served bytes.
+                let scripts = Self.inlineTexts("script", in: page.text), styles = Self.inlineTexts("style", in: page.text)
+                #expect(scripts.count == 1 && styles.count == 1)
+                #expect(directives["script-src"] == scripts.map(Self.hashSource), "\(csp)")
+                #expect(directives["style-src"] == styles.map(Self.hashSource), "\(csp)")
+                #expect(directives["default-src"] == ["'none'"])
+                #expect(directives["connect-src"] == ["'self'"])
+                #expect(directives["img-src"] == ["'none'"])
+                #expect(directives["base-uri"] == ["'none'"])
+                #expect(directives["form-action"] == ["'none'"])
+                #expect(directives["frame-ancestors"] == ["'none'"])
+                #expect(!csp.contains("unsafe"), "no 'unsafe-inline' or 'unsafe-eval'")
+                // Nothing the CSP would block: no inline event-handler or style attributes, no external URLs.
+                #expect(!page.text.contains(" style=\"") && !page.text.contains(" onclick=") && !page.text.contains(" onload="))
+            }
+            // JSON and OsmAnd replies at / are not the dashboard and carry no page policy.
+            let upload = try await server.send(.get, "/?id=\(server.deviceToken)&timestamp=1750000000&lat=46.05&lon=14.5")
+            #expect(upload.status == .ok && upload.headers[.contentSecurityPolicy] == nil)
+        }
+    }
+
+    /// The text of each attribute-less `<tag>…</tag>` in `html`.
+    static func inlineTexts(_ tag: String, in html: String) -> [String] {
+        html.components(separatedBy: "<\(tag)>").dropFirst().compactMap { $0.components(separatedBy: "</\(tag)>").first }
+    }
+
+    /// The CSP hash source of `text`: `'sha256-` + base64 of the SHA-256 of its UTF-8 bytes + `'`, computed
+    /// from ``TokenHasher/digest(_:)``'s hex (not the page's own hashing code).
+    static func hashSource(_ text: String) -> String {
+        let hex = Array(TokenHasher.digest(text).utf8)
+        let bytes = stride(from: 0, to: hex.count, by: 2).map { UInt8(String(decoding: hex[$0..<$0 + 2], as: UTF8.self), radix: 16)! }
+        return "'sha256-\(Data(bytes).base64EncodedString())'"
+    }
+
+    @Test("headless Chromium draws the latest ride, the fences (two pages of them) and a scale bar, with no CSP violation",
+          .enabled(if: chromium != nil, skipMessage))
     func drawsRide() async throws {
         let chromium = try #require(Self.chromium)
         try await LiveStreamTests.live(.sqlite) { server, port in
@@ -52,8 +102,18 @@ struct DashboardTests {
                                                body: #"{"locations":[\#(features.joined(separator: ","))]}"#)
             #expect(upload.status == .ok)
             _ = try await server.send(.post, "/api/fences", token: TestServer.adminToken, body: WebhookTests.fence)
-            let dom = try await Self.dumpDOM(chromium, url: "http://127.0.0.1:\(port)/#token=\(TestServer.adminToken)&live=0")
+            // 10,000 far-away fences whose ids sort before f_depot, so the page must follow `next` to draw it.
+            try await server.store.upsertFences((0..<10_000).map { n in
+                Fence(id: String(format: "a_%05d", n), name: "far \(n)",
+                      shape: .circle(center: Coordinate(uncheckedLatitude: -40 + Double(n % 100) * 0.1, longitude: Double(n / 100) * 0.1),
+                                     radiusMeters: 50),
+                      dwellSeconds: nil)
+            }, at: TestServer.now)
+            let (dom, console) = try await Self.dumpDOM(chromium, url: "http://127.0.0.1:\(port)/#token=\(TestServer.adminToken)&live=0")
             #expect(dom.contains(#"data-ready="1""#), "the page did not finish loading: \(dom.prefix(2000))")
+            // Chromium reports a blocked script, style, fetch or image as a console message naming the policy.
+            let violations = console.split(separator: "\n").filter { $0.contains("Content Security Policy") || $0.contains("Refused to") }
+            #expect(violations.isEmpty, "CSP violations: \(violations.joined(separator: "\n"))")
             let polyline = try #require(dom.range(of: #"<polyline id="track""#).map { dom[$0.lowerBound...].prefix { $0 != ">" } })
             let pointsAttribute = try #require(polyline.range(of: #"points=""#).map { polyline[$0.upperBound...].prefix { $0 != "\"" } })
             let drawn = pointsAttribute.split(separator: " ")
@@ -69,25 +129,41 @@ struct DashboardTests {
         }
     }
 
-    /// Runs headless Chromium on `url` and returns the DOM after scripts ran.
-    static func dumpDOM(_ chromium: String, url: String) async throws -> String {
+    @Test("Chromium's log shows a CSP violation, so the dashboard's check for none is not vacuous",
+          .enabled(if: chromium != nil, skipMessage))
+    func violationsAreLogged() async throws {
+        let chromium = try #require(Self.chromium)
+        let page = #"<meta http-equiv="Content-Security-Policy" content="script-src 'sha256-AAAA'"><script>document.title="ran"</script>"#
+        let (dom, console) = try await Self.dumpDOM(chromium, url: "data:text/html," + (page.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? page))
+        #expect(!dom.contains("<title>ran</title>"))
+        #expect(console.contains("Content Security Policy"), "\(console.suffix(2000))")
+    }
+
+    /// Runs headless Chromium on `url` and returns the DOM after scripts ran, and Chromium's log (its
+    /// stderr with `--enable-logging=stderr`, where the page's console messages and CSP violations appear
+    /// as `INFO:CONSOLE` lines).
+    static func dumpDOM(_ chromium: String, url: String) async throws -> (dom: String, console: String) {
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("waymark-dom-\(UUID().uuidString).html")
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("waymark-chromium-\(UUID().uuidString).log")
         let profile = FileManager.default.temporaryDirectory.appendingPathComponent("waymark-chromium-\(UUID().uuidString)")
         FileManager.default.createFile(atPath: output.path, contents: nil)
+        FileManager.default.createFile(atPath: log.path, contents: nil)
         defer {
             try? FileManager.default.removeItem(at: output)
+            try? FileManager.default.removeItem(at: log)
             try? FileManager.default.removeItem(at: profile)
         }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: chromium)
         process.arguments = ["--headless", "--disable-gpu", "--no-sandbox", "--no-first-run", "--disable-extensions",
-                             "--user-data-dir=\(profile.path)", "--virtual-time-budget=15000", "--dump-dom", url]
+                             "--user-data-dir=\(profile.path)", "--enable-logging=stderr", "--v=0",
+                             "--virtual-time-budget=15000", "--dump-dom", url]
         process.standardOutput = try FileHandle(forWritingTo: output)
-        process.standardError = FileHandle.nullDevice
+        process.standardError = try FileHandle(forWritingTo: log)
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             process.terminationHandler = { _ in continuation.resume() }
             do { try process.run() } catch { continuation.resume(throwing: error) }
         }
-        return try String(contentsOf: output, encoding: .utf8)
+        return (try String(contentsOf: output, encoding: .utf8), (try? String(contentsOf: log, encoding: .utf8)) ?? "")
     }
 }

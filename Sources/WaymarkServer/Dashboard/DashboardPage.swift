@@ -1,5 +1,8 @@
+import Crypto
+import Foundation
+
 /// The dashboard served at `GET /`: one self-contained HTML page (inline CSS, JavaScript and SVG,
-/// no external assets).
+/// no external assets), served under ``contentSecurityPolicy``.
 ///
 /// The operator types the admin token into the page (kept in `sessionStorage` for the tab; a
 /// `#token=…` fragment, which browsers never send to the server, is accepted too). The page lists
@@ -55,6 +58,15 @@ enum DashboardPage {
       const r = await fetch(path, { headers: { Authorization: "Bearer " + token() } });
       if (!r.ok) throw new Error(path + ": HTTP " + r.status);
       return r.json();
+    }
+    // GET /api/fences is paged: follow `next` (absent on the last page) until every fence is loaded.
+    async function allFences() {
+      const fences = []; let after = null;
+      do {
+        const page = await api("/api/fences?limit=10000" + (after === null ? "" : "&after=" + encodeURIComponent(after)));
+        fences.push(...page.features); after = typeof page.next === "string" ? page.next : null;
+      } while (after !== null);
+      return fences;
     }
     function el(tag, attrs, text) {
       const e = document.createElementNS(tag === "li" || tag === "button" ? "http://www.w3.org/1999/xhtml" : "http://www.w3.org/2000/svg", tag);
@@ -172,7 +184,7 @@ enum DashboardPage {
       try {
         $("status").textContent = "loading…";
         state.devices = (await api("/api/devices")).devices;
-        state.fences = (await api("/api/fences")).features;
+        state.fences = await allFences();
         state.events = (await api("/api/events?limit=1000")).events;
         renderDevices(); renderEvents();
         const wanted = params.get("device") || (state.devices[0] && state.devices[0].id);
@@ -187,4 +199,36 @@ enum DashboardPage {
     </script>
     </body></html>
     """
+}
+
+extension DashboardPage {
+    /// The Content-Security-Policy the page is served with: nothing may load or run but the page's own
+    /// inline `<style>` and `<script>`, allowed by their SHA-256 hashes (computed from ``html`` once, so
+    /// an edit of the page cannot leave a stale hash behind), and `fetch`/`EventSource` to this origin.
+    /// The map is inline SVG, so no image source is allowed (`img-src 'none'`); the login form is only
+    /// ever handled by the script, so it may submit nowhere (`form-action 'none'`); no page may frame the
+    /// dashboard (`frame-ancestors 'none'`) and no `<base>` may redirect its relative URLs (`base-uri 'none'`).
+    static let contentSecurityPolicy: String = {
+        let styles = inlineElements("style", in: html).map(hashSource).joined(separator: " ")
+        let scripts = inlineElements("script", in: html).map(hashSource).joined(separator: " ")
+        return ["default-src 'none'", "script-src \(scripts)", "style-src \(styles)", "connect-src 'self'",
+                "img-src 'none'", "base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'"].joined(separator: "; ")
+    }()
+
+    /// The exact text inside each attribute-less `<tag>…</tag>` element of `page`, in order: what a
+    /// browser hashes to check it against a CSP hash source.
+    static func inlineElements(_ tag: String, in page: String) -> [Substring] {
+        var texts: [Substring] = []
+        var rest = page[...]
+        while let open = rest.range(of: "<\(tag)>"), let close = rest[open.upperBound...].range(of: "</\(tag)>") {
+            texts.append(rest[open.upperBound..<close.lowerBound])
+            rest = rest[close.upperBound...]
+        }
+        return texts
+    }
+
+    /// `'sha256-…'`: the CSP hash source of the text's UTF-8 bytes.
+    static func hashSource(_ text: Substring) -> String {
+        "'sha256-\(Data(SHA256.hash(data: Data(text.utf8))).base64EncodedString())'"
+    }
 }

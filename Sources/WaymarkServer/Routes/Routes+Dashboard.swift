@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 
 extension Routes {
@@ -6,11 +7,22 @@ extension Routes {
         router.get("/dashboard") { _, _ in Self.dashboard() }
     }
 
-    /// The dashboard page (see ``DashboardPage``).
+    /// The dashboard page (see ``DashboardPage``) with ``dashboardHeaders``.
     static func dashboard() -> Response {
-        Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-cache"],
-                 body: ResponseBody(byteBuffer: ByteBuffer(string: DashboardPage.html)))
+        Response(status: .ok, headers: dashboardHeaders, body: ResponseBody(byteBuffer: ByteBuffer(string: DashboardPage.html)))
     }
+
+    /// The dashboard's headers: its type, no caching without revalidation, and defence in depth for the
+    /// page that holds the admin token: ``DashboardPage/contentSecurityPolicy``, no framing (also for
+    /// browsers without `frame-ancestors`), no MIME sniffing and no `Referer` sent from it.
+    static let dashboardHeaders: HTTPFields = [
+        .contentType: "text/html; charset=utf-8",
+        .cacheControl: "no-cache",
+        .contentSecurityPolicy: DashboardPage.contentSecurityPolicy,
+        HTTPField.Name("X-Frame-Options")!: "DENY",
+        .xContentTypeOptions: "nosniff",
+        HTTPField.Name("Referrer-Policy")!: "no-referrer",
+    ]
 
     /// Whether a `GET /` is a browser asking for the dashboard rather than an OsmAnd upload: no device id,
     /// token or position in the query.

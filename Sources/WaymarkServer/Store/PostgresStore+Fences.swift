@@ -35,6 +35,18 @@ extension PostgresStore {
         }
     }
 
+    /// One page of fences by id; see ``Store/fences(after:limit:)``.
+    public func fences(after afterID: String?, limit: Int) async throws -> [Fence] {
+        // Every id has at least one byte, so '' sorts before all of them; `id > $1 ORDER BY id LIMIT $2`
+        // is an index range scan of fences_pkey.
+        try await storageErrors {
+            try await client.query("""
+                SELECT id, name, geometry, radius_m, dwell_s FROM fences
+                WHERE id > \(afterID ?? "") ORDER BY id LIMIT \(max(1, limit))
+                """, logger: logger).collect().map(Self.fence(from:))
+        }
+    }
+
     /// Deletes a fence; see ``Store/deleteFence(id:)``.
     public func deleteFence(id: String) async throws -> Bool {
         try await storageErrors {
@@ -60,10 +72,13 @@ extension PostgresStore {
 
     func loadFences(_ connection: PostgresConnection) async throws -> [Fence] {
         try await connection.query("SELECT id, name, geometry, radius_m, dwell_s FROM fences ORDER BY id", logger: logger)
-            .collect().map { row in
-                let (id, name, geometry, radius, dwell) = try row.decode((String, String, String, Double?, Double?).self)
-                return try FenceCodec.fence(id: id, name: name, geometryText: geometry, radiusMeters: radius, dwellSeconds: dwell)
-            }
+            .collect().map(Self.fence(from:))
+    }
+
+    /// The fence in a row of `SELECT id, name, geometry, radius_m, dwell_s`.
+    static func fence(from row: PostgresRow) throws -> Fence {
+        let (id, name, geometry, radius, dwell) = try row.decode((String, String, String, Double?, Double?).self)
+        return try FenceCodec.fence(id: id, name: name, geometryText: geometry, radiusMeters: radius, dwellSeconds: dwell)
     }
 
     /// The engine for the fences committed now (rebuilt only when the generation moved).

@@ -29,6 +29,18 @@ extension SQLiteStore {
         try await storageErrors { try await pool.read { db in try Self.loadFences(db) } }
     }
 
+    /// One page of fences by id; see ``Store/fences(after:limit:)``.
+    public func fences(after afterID: String?, limit: Int) async throws -> [Fence] {
+        // Every id has at least one byte, so "" sorts before all of them; `id > ?` is a range
+        // scan of the primary key's index (SEARCH fences USING INDEX sqlite_autoindex_fences_1 (id>?)).
+        try await storageErrors {
+            try await pool.read { db in
+                try Self.fences(db, sql: "SELECT id, name, geometry, radius_m, dwell_s FROM fences WHERE id > ? ORDER BY id LIMIT ?",
+                                arguments: [afterID ?? "", max(1, limit)])
+            }
+        }
+    }
+
     /// Deletes a fence; see ``Store/deleteFence(id:)``.
     public func deleteFence(id: String) async throws -> Bool {
         try await storageErrors {
@@ -53,7 +65,12 @@ extension SQLiteStore {
     }
 
     static func loadFences(_ db: Database) throws -> [Fence] {
-        try Row.fetchAll(db, sql: "SELECT id, name, geometry, radius_m, dwell_s FROM fences ORDER BY id").map { row in
+        try fences(db, sql: "SELECT id, name, geometry, radius_m, dwell_s FROM fences ORDER BY id")
+    }
+
+    /// The fences a `SELECT id, name, geometry, radius_m, dwell_s` query returns, in its order.
+    static func fences(_ db: Database, sql: String, arguments: StatementArguments = StatementArguments()) throws -> [Fence] {
+        try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
             try FenceCodec.fence(id: row["id"], name: row["name"], geometryText: row["geometry"],
                                  radiusMeters: row["radius_m"], dwellSeconds: row["dwell_s"])
         }

@@ -54,6 +54,9 @@ public protocol Store: Sendable {
     func upsertFences(_ fences: [Fence], at date: Date) async throws
     /// Every fence, ordered by id.
     func listFences() async throws -> [Fence]
+    /// One page of ``listFences()``: up to `limit` fences whose id sorts after `afterID` (from the first
+    /// when nil), ordered by id, read through the primary key so a page costs `limit` rows, however many fences exist.
+    func fences(after afterID: String?, limit: Int) async throws -> [Fence]
     /// Deletes a fence (its past events stay); returns false when no such fence exists.
     func deleteFence(id: String) async throws -> Bool
     /// Stored fence events with a sequence number above `afterID`, oldest first; one device's or everyone's.
