@@ -31,6 +31,12 @@ public struct ServerError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let notFound = Code(rawValue: "notFound", status: 404)
         /// The body exceeds the configured limit (HTTP 413).
         public static let payloadTooLarge = Code(rawValue: "payloadTooLarge", status: 413)
+        /// The client took too long to send its request (HTTP 408).
+        public static let requestTimeout = Code(rawValue: "requestTimeout", status: 408)
+        /// The server is at a capacity limit (connections, queued decodes); retry later (HTTP 503).
+        public static let busy = Code(rawValue: "busy", status: 503)
+        /// The client went away before the request was answered (logged and counted; the client sees nothing).
+        public static let cancelled = Code(rawValue: "cancelled", status: 499)
         /// The body parsed but contains no valid point (HTTP 422); see ``ServerError/problems``.
         public static let noValidPoint = Code(rawValue: "noValidPoint", status: 422)
         /// The database failed or is misconfigured (HTTP 500).
@@ -44,18 +50,34 @@ public struct ServerError: Error, Hashable, Sendable, CustomStringConvertible {
     public var code: Code
     /// A sentence saying what is wrong and what was expected.
     public var message: String
-    /// Per-point problems of an ingest request (empty otherwise).
+    /// Per-point problems of an ingest request (empty otherwise): those of the first rejected entries only,
+    /// see ``rejectedCount``.
     public var problems: [PointProblem]
+    /// How many entries of an ingest request were rejected in all (may exceed the entries ``problems`` covers).
+    public var rejectedCount: Int
+    /// How many rejected entries each field was at fault in.
+    public var rejectedByField: [String: Int]
 
     /// Makes an error with a code, a message and optional per-point problems.
     public init(_ code: Code, _ message: String, problems: [PointProblem] = []) {
         self.code = code
         self.message = message
         self.problems = problems
+        self.rejectedCount = Set(problems.map(\.index)).count
+        self.rejectedByField = [:]
+    }
+
+    /// Makes an error about the rejected entries of an ingest request, from their bounded summary.
+    public init(_ code: Code, _ message: String, rejections: Rejections) {
+        self.init(code, message, problems: rejections.sample)
+        rejectedCount = rejections.count
+        rejectedByField = rejections.byField
     }
 
     public var description: String {
-        problems.isEmpty ? "\(code): \(message)" : "\(code): \(message) (\(problems.map(\.description).joined(separator: "; ")))"
+        guard !problems.isEmpty else { return "\(code): \(message)" }
+        let more = rejectedCount > Set(problems.map(\.index)).count ? "; … \(rejectedCount) rejected in all" : ""
+        return "\(code): \(message) (\(problems.prefix(20).map(\.description).joined(separator: "; "))\(more))"
     }
 }
 
@@ -66,8 +88,14 @@ extension ServerError: HTTPResponseError {
     /// Renders the error as a JSON reply.
     public func response(from request: Request, context: some RequestContext) throws -> Response {
         var error: [String: Any] = ["code": code.rawValue, "message": message]
-        if !problems.isEmpty { error["problems"] = problems.map(\.jsonObject) }
-        return JSONReply.response(["error": error], status: status)
+        if !problems.isEmpty {
+            error["problems"] = problems.map(\.jsonObject)
+            error["rejected_count"] = rejectedCount
+            if !rejectedByField.isEmpty { error["rejected_by_field"] = rejectedByField }
+        }
+        var response = JSONReply.response(["error": error], status: status)
+        if code == .busy { response.headers[.retryAfter] = "1" }
+        return response
     }
 }
 

@@ -57,7 +57,8 @@ struct LiveStreamTests {
     func adminStream(kind: StoreKind) async throws {
         try await Self.live(kind) { server, port in
             _ = try await server.send(.post, "/api/fences", token: TestServer.adminToken, body: WebhookTests.fence)
-            let text = try await Self.read(port: port, path: "/api/stream?token=\(TestServer.adminToken)", trigger: {
+            let ticket = try #require(try await server.send(.post, "/api/stream/ticket", token: TestServer.adminToken).json()["ticket"] as? String)
+            let text = try await Self.read(port: port, path: "/api/stream?ticket=\(ticket)", trigger: {
                 let r = try await server.send(.post, "/api/ingest", token: server.deviceToken, body: WebhookTests.enterBatch(minute: 0))
                 #expect(r.status == .ok)
             }, until: { $0.contains("event: fence") })

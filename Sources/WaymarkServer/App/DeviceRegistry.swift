@@ -7,12 +7,13 @@ public enum DeviceRegistry {
     /// ```swift
     /// let (device, token) = try await DeviceRegistry.register(name: "Ana's phone", in: store)
     /// ```
-    /// - throws: ``ServerError`` ``ServerError/Code/badRequest`` for an empty or overlong name.
+    /// - throws: ``ServerError`` ``ServerError/Code/badRequest`` for an empty name or one over 200 UTF-8 bytes.
     public static func register(name: String, in store: any Store, at date: Date = Date()) async throws
         -> (device: DeviceRecord, token: String) {
         let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !trimmed.isEmpty, trimmed.count <= 200 else {
-            throw ServerError(.badRequest, "a device name must have 1 to 200 characters")
+        // Bytes, not characters: one grapheme cluster can hold megabytes.
+        guard ClientText.fits(trimmed, maxBytes: 200) else {
+            throw ServerError(.badRequest, "a device name must have 1 to 200 bytes of UTF-8, got \(trimmed.utf8.count)")
         }
         let token = TokenHasher.makeToken(prefix: "wmd")
         let device = DeviceRecord(id: TokenHasher.makeIdentifier(prefix: "d"), name: trimmed,

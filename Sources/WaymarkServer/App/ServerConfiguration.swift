@@ -27,6 +27,43 @@ public struct ServerConfiguration: Sendable {
     /// How long an `Idempotency-Key` is remembered (seconds; nil: forever). After that a replay of the
     /// batch is no longer answered `replayed`, but its points are still absorbed as duplicates.
     public var idempotencyRetentionSeconds: TimeInterval? = 30 * 86_400
+    /// Most entries (points, gap markers, OwnTracks messages, GPX track points) one request may carry;
+    /// a request with more gets 413 before any entry is validated.
+    public var maxPointsPerRequest: Int = 200_000
+    /// Most JSON values (numbers, strings, objects, arrays…) a body read by the general JSON decoder may
+    /// hold, counted by a linear scan before the body is parsed; more gets 413. Parsing builds an object per
+    /// value (measured on Linux: about 80 bytes for a number, about 800 for a member of an object), so this
+    /// bounds one request's memory, to about 160 MB at the default (some 15,000 Overland features). Native
+    /// batches on the fast path build no objects and are bounded by ``maxPointsPerRequest`` only.
+    public var maxJSONValues: Int = 200_000
+    /// Largest body read from a request whose credentials are only in the body (OsmAnd's form `id`,
+    /// Traccar Client's `device_id`): such a body is read before anyone is authenticated, so it is kept small.
+    /// Credentials in a header or the query are checked before any body byte is read.
+    public var maxBodyBytesBeforeAuthentication: Int = 1 << 20
+    /// Rejected entries an ingest reply lists in full (every problem of each); further ones are only counted.
+    /// A phone's upload queue (500 points a batch by default) therefore always learns every rejected point.
+    public var rejectionSampleLimit: Int = 500
+    /// Bodies larger than this (bytes) are decoded one at a time per ``maxConcurrentDecodes`` slot, in a task
+    /// that is cancelled when the client disconnects; smaller ones are decoded at once.
+    public var heavyDecodeThresholdBytes: Int = 64 << 10
+    /// Large bodies decoded at the same time; the rest wait (see ``maxQueuedDecodes``). The default leaves one
+    /// core for every other request.
+    public var maxConcurrentDecodes: Int = max(1, ProcessInfo.processInfo.activeProcessorCount - 1)
+    /// Large bodies that may wait for a decode slot; past that a request gets 503 with `Retry-After`.
+    public var maxQueuedDecodes: Int = 16
+    /// Open connections accepted at once; past that a new connection gets 503 and is closed.
+    public var maxConnections: Int = 1_000
+    /// Seconds a connection may take to send a complete request head (from opening, or from the end of the
+    /// previous response: this is also the keep-alive idle time). Slower connections are closed (slowloris).
+    public var headerTimeoutSeconds: Double = 20
+    /// Seconds a request may take to send its whole body once its head has arrived; slower ones are closed.
+    public var bodyTimeoutSeconds: Double = 60
+    /// Live-stream positions a subscriber may have waiting; a subscriber further behind is disconnected
+    /// rather than buffered (it reconnects and reads what it missed from the query API).
+    public var liveStreamMaxPendingPositions: Int = 20_000
+    /// Seconds a stream ticket (`POST /api/stream/ticket`) stays valid; it is good for one connection.
+    public var streamTicketSeconds: Double = 60
+
     /// The server's clock, used for receive times and the future-timestamp check.
     public var clock: @Sendable () -> Date = { Date() }
 

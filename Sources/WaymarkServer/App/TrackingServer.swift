@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import HummingbirdCore
 import NIOCore
 import Logging
 import ServiceLifecycle
@@ -17,20 +18,23 @@ import ServiceLifecycle
 /// ```
 public enum TrackingServer {
     /// The request context of every route.
-    public typealias Context = BasicRequestContext
+    public typealias Context = ServerRequestContext
 
     /// The router with every route; exposed so tests and embedders can add their own.
     ///
     /// `metrics` collects what `/metrics` shows; `feed` carries committed positions and events to `/api/stream`;
     /// `webhooks` decides which internal addresses `POST /api/webhooks` accepts (``WebhookPolicy/allowedDestinations``).
     public static func makeRouter(configuration: ServerConfiguration, store: any Store,
-                                  metrics: ServerMetrics = ServerMetrics(), feed: LiveFeed = LiveFeed(),
+                                  metrics: ServerMetrics = ServerMetrics(), feed: LiveFeed? = nil,
                                   webhooks: WebhookPolicy = WebhookPolicy()) -> Router<Context> {
+        let feed = feed ?? LiveFeed(maxPendingPositions: configuration.liveStreamMaxPendingPositions)
         let router = Router(context: Context.self)
         router.add(middleware: MetricsMiddleware(metrics: metrics))
         let routes = Routes(configuration: configuration, store: store,
                             auth: Authenticator(store: store, adminTokenDigest: configuration.adminTokenDigest),
-                            metrics: metrics, feed: feed)
+                            metrics: metrics, feed: feed,
+                            decodeGate: DecodeGate(slots: configuration.maxConcurrentDecodes, queueLimit: configuration.maxQueuedDecodes),
+                            tickets: StreamTickets(lifetime: configuration.streamTicketSeconds, clock: configuration.clock))
         routes.addLiveRoutes(to: router)
         routes.addDashboardRoute(to: router)
         routes.addIngestRoutes(to: router)
@@ -62,11 +66,28 @@ public enum TrackingServer {
         }
         var application = Application(
             router: makeRouter(configuration: configuration, store: store, metrics: metrics, webhooks: webhooks ?? WebhookPolicy()),
+            server: httpServer(configuration: configuration, metrics: metrics),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "waymark"),
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
             logger: logger)
         application.addServices(services)
         return application
+    }
+}
+
+extension TrackingServer {
+    /// HTTP/1.1 with the server's connection protections (see ``ConnectionGuard``): at most
+    /// ``ServerConfiguration/maxConnections`` open connections (503 past it), and the header and body
+    /// timeouts. `limiter` is shared by every connection of one server.
+    public static func httpServer(configuration: ServerConfiguration, metrics: ServerMetrics = ServerMetrics(),
+                                  limiter: ConnectionLimiter? = nil) -> HTTPServerBuilder {
+        let limiter = limiter ?? ConnectionLimiter(limit: configuration.maxConnections)
+        let headerTimeout = TimeAmount.nanoseconds(Int64(configuration.headerTimeoutSeconds * 1e9))
+        let bodyTimeout = TimeAmount.nanoseconds(Int64(configuration.bodyTimeoutSeconds * 1e9))
+        return .http1(configuration: .init(additionalChannelHandlers: [
+            ConnectionGuard(limiter: limiter, headerTimeout: headerTimeout, bodyTimeout: bodyTimeout,
+                            onRefuse: { metrics.refused($0) }),
+        ]))
     }
 }
 
@@ -77,20 +98,27 @@ struct Routes: Sendable {
     let auth: Authenticator
     let metrics: ServerMetrics
     let feed: LiveFeed
+    let decodeGate: DecodeGate
+    let tickets: StreamTickets
 
-    /// Collects the body, mapping an oversized one to 413.
-    func body(of request: Request) async throws -> ByteBuffer {
-        if let length = request.headers[.contentLength].flatMap(Int.init), length > configuration.maxBodyBytes {
-            throw tooLarge()
+    /// Collects the body, mapping an oversized one to 413. `limit` lowers ``ServerConfiguration/maxBodyBytes``
+    /// (for bodies read before authentication).
+    func body(of request: Request, limit: Int? = nil) async throws -> ByteBuffer {
+        let limit = limit ?? configuration.maxBodyBytes
+        if let length = request.headers[.contentLength].flatMap(Int.init), length > limit {
+            throw tooLarge(limit)
         }
         do {
-            return try await request.body.collect(upTo: configuration.maxBodyBytes)
+            return try await request.body.collect(upTo: limit)
         } catch is NIOTooManyBytesError {
-            throw tooLarge()
+            throw tooLarge(limit)
         }
     }
 
-    private func tooLarge() -> ServerError {
-        ServerError(.payloadTooLarge, "the body exceeds the limit of \(configuration.maxBodyBytes) bytes; send smaller batches")
+    private func tooLarge(_ limit: Int) -> ServerError {
+        limit < configuration.maxBodyBytes
+            ? ServerError(.payloadTooLarge, "the body exceeds \(limit) bytes, the limit for a request whose credentials are "
+                          + "in its body; send the token in an Authorization header or the query to send more")
+            : ServerError(.payloadTooLarge, "the body exceeds the limit of \(limit) bytes; send smaller batches")
     }
 }

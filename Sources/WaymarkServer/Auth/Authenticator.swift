@@ -22,36 +22,50 @@ struct Authenticator: Sendable {
     }
 
     /// The token a request carries in its headers or query, if any.
-    static func token(in request: Request) -> String? {
+    static func token(in request: Request) -> String? { credential(in: request)?.token }
+
+    /// The token a request carries, and whether it came from the URL's query rather than a header.
+    static func credential(in request: Request) -> (token: String, inQuery: Bool)? {
         if let header = request.headers[.authorization] {
             let parts = header.split(separator: " ", maxSplits: 1)
             if parts.count == 2 {
                 let scheme = parts[0].lowercased(), value = String(parts[1]).trimmingCharacters(in: .whitespaces)
-                if scheme == "bearer" { return value }
+                if scheme == "bearer" { return (value, false) }
                 if scheme == "basic", let data = Data(base64Encoded: value),
                    let text = String(data: data, encoding: .utf8), let colon = text.firstIndex(of: ":") {
-                    return String(text[text.index(after: colon)...])
+                    return (String(text[text.index(after: colon)...]), false)
                 }
             }
         }
-        if let token = request.uri.queryParameters["token"] { return String(token) }
+        if let token = request.uri.queryParameters["token"] { return (String(token), true) }
         return nil
     }
 
     /// The principal of a request, or a 401 error.
+    ///
+    /// The admin token is refused in a URL (`?token=`): URLs end up in proxy logs and browser history.
+    /// Devices may use `?token=` (Overland's URL setting; EventSource clients).
     func require(_ request: Request) async throws -> Principal {
-        guard let token = Self.token(in: request) else {
+        guard let credential = Self.credential(in: request) else {
             throw ServerError(.unauthorized, "missing credentials; send 'Authorization: Bearer TOKEN'")
         }
-        guard let principal = try await principal(forToken: token) else {
+        guard let principal = try await principal(forToken: credential.token) else {
             throw ServerError(.unauthorized, "the token is unknown or revoked")
+        }
+        if principal == .admin, credential.inQuery {
+            throw ServerError(.unauthorized, "the admin token is not accepted in a URL, where proxies log it; send it in "
+                              + "'Authorization: Bearer …' (for a live stream, get a ticket from POST /api/stream/ticket)")
         }
         return principal
     }
 
     /// The authenticated device of an upload, or 401/403.
-    func requireDevice(_ request: Request, fallbackToken: String? = nil) async throws -> DeviceRecord {
-        let token = Self.token(in: request) ?? fallbackToken
+    func requireDevice(_ request: Request) async throws -> DeviceRecord {
+        try await requireDevice(token: Self.token(in: request))
+    }
+
+    /// The device `token` belongs to, or 401 (none, unknown, revoked) / 403 (the admin token).
+    func requireDevice(token: String?) async throws -> DeviceRecord {
         guard let token else {
             throw ServerError(.unauthorized, "missing device credentials; send 'Authorization: Bearer DEVICE_TOKEN'")
         }

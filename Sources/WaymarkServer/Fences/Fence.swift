@@ -40,11 +40,11 @@ public struct Fence: Hashable, Sendable {
     public static let maximumRadiusMeters = 20_000_000.0
 
     /// What makes this fence unfit to store, or nil: an id of 0 or more than 200 bytes, a name over
-    /// 200 characters, a radius outside (0, ``maximumRadiusMeters``], a negative or non-finite dwell.
+    /// 200 UTF-8 bytes, a radius outside (0, ``maximumRadiusMeters``], a negative or non-finite dwell.
     /// The stores refuse such a fence, so one bad fence can never stop fence loading (and ingest).
     public var problem: String? {
         if id.isEmpty || id.utf8.count > 200 { return "an id must have 1 to 200 bytes" }
-        if name.count > 200 { return "the name is longer than 200 characters" }
+        if name.utf8.count > 200 { return "the name is longer than 200 bytes of UTF-8" }
         if case .circle(_, let r) = shape, !(r > 0 && r <= Self.maximumRadiusMeters) {
             return "radiusMeters must be a number of metres in (0, \(Int(Self.maximumRadiusMeters))]"
         }

@@ -1,12 +1,21 @@
 /// Decodes `application/x-www-form-urlencoded` text (query strings and form bodies).
 ///
 /// `+` is a space and `%XX` a byte; invalid escapes are kept literally. Later values of a
-/// repeated name do not replace the first one.
+/// repeated name do not replace the first one. At most `maxFields` pairs are read: a longer text
+/// is marked ``isTruncated`` rather than decoded (OsmAnd sends about 15 fields).
 struct FormFields: Sendable {
     private(set) var values: [String: String] = [:]
+    /// Whether the text had more than `maxFields` pairs; the rest were not read.
+    private(set) var isTruncated = false
 
-    init(_ text: some StringProtocol) {
-        for pair in text.split(separator: "&", omittingEmptySubsequences: true) {
+    init(_ text: some StringProtocol, maxFields: Int = DecodeLimits().maxFormFields) {
+        var read = 0
+        for pair in text.split(separator: "&", maxSplits: maxFields, omittingEmptySubsequences: true) {
+            read += 1
+            guard read <= maxFields else {
+                isTruncated = true
+                break
+            }
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             let name = Self.decode(parts[0])
             let value = parts.count > 1 ? Self.decode(parts[1]) : ""
@@ -14,9 +23,19 @@ struct FormFields: Sendable {
         }
     }
 
+    /// Reads a form body or query string, refusing one with more than `limits.maxFormFields` fields.
+    /// - throws: ``ServerError`` ``ServerError/Code/payloadTooLarge``.
+    init(_ text: some StringProtocol, limits: DecodeLimits) throws {
+        self.init(text, maxFields: limits.maxFormFields)
+        if isTruncated {
+            throw ServerError(.payloadTooLarge, "the form has more than \(limits.maxFormFields) fields; OsmAnd sends one point per request")
+        }
+    }
+
     /// Adds the fields of `other` that this one lacks.
     mutating func merge(_ other: FormFields) {
         values.merge(other.values) { mine, _ in mine }
+        isTruncated = isTruncated || other.isTruncated
     }
 
     subscript(_ name: String) -> String? { values[name] }

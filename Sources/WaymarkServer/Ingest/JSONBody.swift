@@ -3,16 +3,46 @@ import NIOCore
 
 /// Parses JSON request bodies and reads loosely-typed values from them.
 enum JSONBody {
-    /// Parses `buffer` as JSON.
-    /// - throws: ``ServerError`` ``ServerError/Code/malformedBody`` naming where the parser stopped.
-    static func parse(_ buffer: ByteBuffer) throws -> Any {
+    /// Parses `buffer` as JSON, after checking with a linear scan that it holds at most
+    /// `limits.maxJSONValues` values (parsing builds an object per value, several hundred bytes each).
+    /// - throws: ``ServerError`` ``ServerError/Code/malformedBody`` naming where the parser stopped;
+    ///   ``ServerError/Code/payloadTooLarge`` for too many values.
+    static func parse(_ buffer: ByteBuffer, limits: DecodeLimits = DecodeLimits()) throws -> Any {
+        guard buffer.readableBytes > 0 else { throw ServerError(.malformedBody, "the body is empty; expected JSON") }
+        if let count = valueCount(buffer, exceeding: limits.maxJSONValues) {
+            throw ServerError(.payloadTooLarge, "the body holds more than \(limits.maxJSONValues) JSON values (\(count) seen "
+                              + "before the scan stopped); send smaller batches, or the native batch format")
+        }
         let data = Data(buffer.readableBytesView)
-        guard !data.isEmpty else { throw ServerError(.malformedBody, "the body is empty; expected JSON") }
         do {
             return try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
         } catch {
             let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "\(error)"
             throw ServerError(.malformedBody, "the body is not valid JSON\(errorPosition(detail, in: data)): \(detail)")
+        }
+    }
+
+    /// An upper bound of the number of JSON values in `buffer` (one per `,`, `[` and `{` outside strings,
+    /// plus one) when it exceeds `limit`, or nil when it does not. Linear, allocation-free, and it stops as
+    /// soon as the limit is passed; the text need not be valid JSON.
+    static func valueCount(_ buffer: ByteBuffer, exceeding limit: Int) -> Int? {
+        guard limit < buffer.readableBytes else { return nil }  // each value takes at least one byte
+        return buffer.withUnsafeReadableBytes { bytes -> Int? in
+            var count = 1, inString = false, escaped = false
+            for byte in bytes {
+                if inString {
+                    if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
+                    continue
+                }
+                switch byte {
+                case UInt8(ascii: "\""): inString = true
+                case UInt8(ascii: ","), UInt8(ascii: "["), UInt8(ascii: "{"):
+                    count += 1
+                    if count > limit { return count }
+                default: break
+                }
+            }
+            return nil
         }
     }
 

@@ -13,15 +13,21 @@ struct NativeBatchScanner {
     private let b: UnsafeRawBufferPointer
     private var i = 0
 
-    /// The candidates of a native batch body, or nil to use the general decoder.
-    static func decode(_ buffer: ByteBuffer) -> DecodedBody? {
+    /// The candidates of a native batch body, or nil to use the general decoder (also when the body has
+    /// more than `limits.maxEntries` features: the general path refuses it with its own message).
+    static func decode(_ buffer: ByteBuffer, limits: DecodeLimits = DecodeLimits()) -> DecodedBody? {
         buffer.withUnsafeReadableBytes { bytes in
-            var scanner = NativeBatchScanner(b: bytes)
+            var scanner = NativeBatchScanner(b: bytes, maxFeatures: limits.maxEntries)
             return scanner.root()
         }
     }
 
-    private init(b: UnsafeRawBufferPointer) { self.b = b }
+    private let maxFeatures: Int
+
+    private init(b: UnsafeRawBufferPointer, maxFeatures: Int) {
+        self.b = b
+        self.maxFeatures = maxFeatures
+    }
 
     // MARK: structure
 
@@ -51,7 +57,7 @@ struct NativeBatchScanner {
         features.reserveCapacity(min(b.count / 150, 100_000))
         if consume(UInt8(ascii: "]")) { return features }
         repeat {
-            guard let feature = feature() else { return nil }
+            guard features.count < maxFeatures, let feature = feature() else { return nil }
             features.append(feature)
         } while consume(UInt8(ascii: ","))
         return consume(UInt8(ascii: "]")) ? features : nil

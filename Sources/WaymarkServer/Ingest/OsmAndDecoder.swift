@@ -21,7 +21,7 @@ enum OsmAndDecoder {
                 c.latitude = Double(parts[0].trimmingCharacters(in: .whitespaces))
                 c.longitude = Double(parts[1].trimmingCharacters(in: .whitespaces))
             } else {
-                c.problems.append(("location", "'\(location)' is not 'latitude,longitude'"))
+                c.problems.append(("location", "\(ClientText.quoted(location)) is not 'latitude,longitude'"))
             }
         } else {
             c.latitude = number(fields["lat"])
@@ -30,7 +30,7 @@ enum OsmAndDecoder {
         if let raw = fields["timestamp"] {
             c.timestamp = TimestampParser.date(from: raw)
             if c.timestamp == nil {
-                c.problems.append(("timestamp", "'\(raw)' is not epoch seconds/milliseconds, ISO-8601 or yyyy-MM-dd HH:mm:ss"))
+                c.problems.append(("timestamp", "\(ClientText.quoted(raw)) is not epoch seconds/milliseconds, ISO-8601 or yyyy-MM-dd HH:mm:ss"))
             }
         } else {
             c.timestamp = receivedAt

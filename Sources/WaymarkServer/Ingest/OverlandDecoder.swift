@@ -9,10 +9,11 @@ import Foundation
 /// whose properties say `"waymark_kind":"gap"` is a gap marker from a Waymark device (no
 /// geometry; `start`, `end`, `reason`, `ride_id`): it is stored as a ``PositionGap``, not a point.
 enum OverlandDecoder {
-    static func decode(_ json: Any) throws -> DecodedBody {
+    static func decode(_ json: Any, limits: DecodeLimits = DecodeLimits()) throws -> DecodedBody {
         guard let root = json as? [String: Any], let locations = root["locations"] as? [Any] else {
             throw ServerError(.malformedBody, #"expected an object {"locations":[Feature…]}"#)
         }
+        guard locations.count <= limits.maxEntries else { throw limits.tooManyEntries(locations.count) }
         return DecodedBody(candidates: locations.map(candidate(from:)))
     }
 
@@ -48,7 +49,7 @@ enum OverlandDecoder {
         if let raw = p["timestamp"] {
             c.timestamp = JSONBody.date(raw)
             if c.timestamp == nil {
-                c.problems.append(("properties.timestamp", "'\(raw)' is not an ISO-8601 date-time or epoch number"))
+                c.problems.append(("properties.timestamp", "\(ClientText.quoted(raw)) is not an ISO-8601 date-time or epoch number"))
             }
         }
         c.altitude = JSONBody.double(p["altitude"]) ?? c.altitude

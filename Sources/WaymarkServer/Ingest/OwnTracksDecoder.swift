@@ -8,9 +8,10 @@ import Foundation
 /// `waypoints` and every other type are acknowledged without storing a position.
 enum OwnTracksDecoder {
     /// The result: candidates, and whether any message was of a positional type.
-    static func decode(_ json: Any) throws -> (body: DecodedBody, positional: Int) {
+    static func decode(_ json: Any, limits: DecodeLimits = DecodeLimits()) throws -> (body: DecodedBody, positional: Int) {
         let messages: [Any]
         if let array = json as? [Any] { messages = array } else { messages = [json] }
+        guard messages.count <= limits.maxEntries else { throw limits.tooManyEntries(messages.count) }
         var body = DecodedBody()
         var positional = 0
         for message in messages {
@@ -34,7 +35,7 @@ enum OwnTracksDecoder {
         c.longitude = JSONBody.double(o["lon"])
         if let raw = o["tst"] {
             c.timestamp = JSONBody.double(raw).map { Date(timeIntervalSince1970: $0) }
-            if c.timestamp == nil { c.problems.append(("tst", "'\(raw)' is not epoch seconds")) }
+            if c.timestamp == nil { c.problems.append(("tst", "\(ClientText.quoted(raw)) is not epoch seconds")) }
         }
         c.horizontalAccuracy = JSONBody.double(o["acc"])
         c.verticalAccuracy = JSONBody.double(o["vac"])

@@ -36,31 +36,35 @@ public enum PayloadCheck {
     /// Decodes and validates `body` as `format`, with `now` as the server clock.
     /// - throws: ``ServerError`` with a 4xx code (``ServerError/Code/malformedBody`` for an
     ///   unparsable body), as the route would answer.
-    public static func check(_ body: [UInt8], format: Format, now: Date) throws -> Result {
+    ///   `limits` are the server's per-request limits (its defaults unless given).
+    public static func check(_ body: [UInt8], format: Format, now: Date,
+                             limits: DecodeLimits = DecodeLimits()) throws -> Result {
         let decoded: DecodedBody
         switch format {
         case .native:
             let buffer = ByteBuffer(bytes: body)
-            decoded = try NativeBatchScanner.decode(buffer) ?? OverlandDecoder.decode(try JSONBody.parse(buffer))
-        case .ownTracks: decoded = try OwnTracksDecoder.decode(try JSONBody.parse(ByteBuffer(bytes: body))).body
-        case .traccarJSON: decoded = try TraccarJSONDecoder.decode(try JSONBody.parse(ByteBuffer(bytes: body)))
-        case .osmAnd: decoded = OsmAndDecoder.decode(FormFields(String(decoding: body, as: UTF8.self)), receivedAt: now)
+            decoded = try NativeBatchScanner.decode(buffer, limits: limits)
+                ?? OverlandDecoder.decode(try JSONBody.parse(buffer, limits: limits), limits: limits)
+        case .ownTracks:
+            decoded = try OwnTracksDecoder.decode(try JSONBody.parse(ByteBuffer(bytes: body), limits: limits), limits: limits).body
+        case .traccarJSON:
+            decoded = try TraccarJSONDecoder.decode(try JSONBody.parse(ByteBuffer(bytes: body), limits: limits), limits: limits)
+        case .osmAnd:
+            decoded = OsmAndDecoder.decode(try FormFields(String(decoding: body, as: UTF8.self), limits: limits), receivedAt: now)
         }
-        let validator = PositionValidator(now: now)
-        let (positions, problems) = validator.validate(decoded.candidates, deviceID: "check")
-        let (gaps, gapProblems) = validator.gaps(decoded.candidates, deviceID: "check")
-        return Result(valid: positions.count, problems: (problems + gapProblems).sorted { $0.index < $1.index },
-                      gaps: gaps.count)
+        let outcome = PositionValidator(now: now).validate(decoded.candidates, deviceID: "check")
+        return Result(valid: outcome.positions.count, problems: outcome.rejections.sample, gaps: outcome.gaps.count)
     }
 
     /// For fuzzing: where the native fast path accepts `body`, whether the general decoder reads
     /// exactly the same points; returns a description of the first difference, or nil.
     public static func nativeFastPathMismatch(_ body: [UInt8]) -> String? {
         let buffer = ByteBuffer(bytes: body)
-        guard let fast = NativeBatchScanner.decode(buffer) else { return nil }
+        let limits = DecodeLimits(maxEntries: .max, maxJSONValues: .max)
+        guard let fast = NativeBatchScanner.decode(buffer, limits: limits) else { return nil }
         let general: DecodedBody
         do {
-            general = try OverlandDecoder.decode(try JSONBody.parse(buffer))
+            general = try OverlandDecoder.decode(try JSONBody.parse(buffer, limits: limits), limits: limits)
         } catch {
             return "the fast path accepted a body the general decoder rejects: \(error)"
         }

@@ -7,7 +7,7 @@ import WaymarkGeo
 /// ([-180, 180]); a missing timestamp, one before 2000-01-01T00:00:00Z, or one more than
 /// 24 hours after the server's clock. Optional values that are not finite, or negative where
 /// iOS uses -1 for "unknown" (accuracy, speed, course), become nil instead of rejecting the point.
-/// An activity loses NUL characters and is cut to 200 characters.
+/// An activity loses NUL characters and is cut to 200 UTF-8 bytes.
 struct PositionValidator: Sendable {
     /// The server's clock reading for this request.
     var now: Date
@@ -16,93 +16,119 @@ struct PositionValidator: Sendable {
     /// How far into the future a timestamp may be, in seconds.
     static let futureTolerance: TimeInterval = 24 * 3600
 
-    /// Validates `candidates` for `deviceID`; returns the positions and the problems by index.
-    func validate(_ candidates: [PositionCandidate], deviceID: String) -> (positions: [Position], problems: [PointProblem]) {
+    /// What validation of one request produced.
+    struct Outcome: Sendable {
         var positions: [Position] = []
-        var problems: [PointProblem] = []
-        positions.reserveCapacity(candidates.count)
-        for (index, candidate) in candidates.enumerated() where candidate.gap == nil {
-            var found = candidate.problems.map { PointProblem(index: index, field: $0.field, message: $0.message) }
-            let names = candidate.names
-            let latitude = check(candidate.latitude, name: names.latitude, range: -90...90, index: index, into: &found)
-            let longitude = check(candidate.longitude, name: names.longitude, range: -180...180, index: index, into: &found)
-            if candidate.problems.isEmpty {
-                if let time = candidate.timestamp {
-                    if let message = outOfRange(time) { found.append(PointProblem(index: index, field: names.timestamp, message: message)) }
-                } else {
-                    found.append(PointProblem(index: index, field: names.timestamp, message: "missing; expected the time of the fix"))
+        var gaps: [PositionGap] = []
+        var rejections: Rejections
+    }
+
+    /// Validates `candidates` for `deviceID` in one pass: the valid points, the valid gap markers, and a
+    /// bounded summary of the rest (problems of the first `sampleLimit` rejected entries, counts for all).
+    func validate(_ candidates: [PositionCandidate], deviceID: String, sampleLimit: Int = .max) -> Outcome {
+        var outcome = Outcome(rejections: Rejections(sampleLimit: sampleLimit))
+        outcome.positions.reserveCapacity(candidates.count)
+        for (index, candidate) in candidates.enumerated() {
+            if let gap = candidate.gap {
+                if let valid = self.gap(gap, index: index, deviceID: deviceID, into: &outcome.rejections) {
+                    outcome.gaps.append(valid)
                 }
+            } else if let position = point(candidate, index: index, deviceID: deviceID, into: &outcome.rejections) {
+                outcome.positions.append(position)
             }
-            guard found.isEmpty, let latitude, let longitude, let timestamp = candidate.timestamp else {
-                problems.append(contentsOf: found)
-                continue
-            }
-            let fix = Fix(
-                coordinate: Coordinate(uncheckedLatitude: latitude, longitude: Coordinate.normalizedLongitude(longitude)),
-                altitude: finite(candidate.altitude),
-                horizontalAccuracy: nonNegative(candidate.horizontalAccuracy),
-                verticalAccuracy: nonNegative(candidate.verticalAccuracy),
-                speed: nonNegative(candidate.speed),
-                course: nonNegative(candidate.course).map { $0.truncatingRemainder(dividingBy: 360) },
-                timestamp: timestamp, source: candidate.source)
-            let battery = finite(candidate.batteryLevel).flatMap { (0...1).contains($0) ? $0 : nil }
-            positions.append(Position(deviceID: deviceID, fix: fix, batteryLevel: battery,
-                                      isCharging: candidate.isCharging, activity: activity(candidate.activity)))
         }
-        return (positions, problems)
+        return outcome
+    }
+
+    private func point(_ candidate: PositionCandidate, index: Int, deviceID: String,
+                       into rejections: inout Rejections) -> Position? {
+        var rejected = false
+        for problem in candidate.problems {
+            rejected = true
+            rejections.add(index: index, field: problem.field, message: problem.message)
+        }
+        let names = candidate.names
+        let latitude = check(candidate.latitude, name: names.latitude, range: -90...90, index: index,
+                             rejected: &rejected, into: &rejections)
+        let longitude = check(candidate.longitude, name: names.longitude, range: -180...180, index: index,
+                              rejected: &rejected, into: &rejections)
+        if candidate.problems.isEmpty {
+            if let time = candidate.timestamp {
+                if let message = outOfRange(time) {
+                    rejected = true
+                    rejections.add(index: index, field: names.timestamp, message: message)
+                }
+            } else {
+                rejected = true
+                rejections.add(index: index, field: names.timestamp, message: "missing; expected the time of the fix")
+            }
+        }
+        guard !rejected, let latitude, let longitude, let timestamp = candidate.timestamp else { return nil }
+        let fix = Fix(
+            coordinate: Coordinate(uncheckedLatitude: latitude, longitude: Coordinate.normalizedLongitude(longitude)),
+            altitude: finite(candidate.altitude),
+            horizontalAccuracy: nonNegative(candidate.horizontalAccuracy),
+            verticalAccuracy: nonNegative(candidate.verticalAccuracy),
+            speed: nonNegative(candidate.speed),
+            course: nonNegative(candidate.course).map { $0.truncatingRemainder(dividingBy: 360) },
+            timestamp: timestamp, source: candidate.source)
+        let battery = finite(candidate.batteryLevel).flatMap { (0...1).contains($0) ? $0 : nil }
+        return Position(deviceID: deviceID, fix: fix, batteryLevel: battery,
+                        isCharging: candidate.isCharging, activity: Self.clientText(candidate.activity))
     }
 
     private func check(_ value: Double?, name: String, range: ClosedRange<Double>, index: Int,
-                       into problems: inout [PointProblem]) -> Double? {
+                       rejected: inout Bool, into rejections: inout Rejections) -> Double? {
         guard let value else {
-            problems.append(PointProblem(index: index, field: name, message: "missing; expected degrees in \(bounds(range))"))
+            rejected = true
+            rejections.add(index: index, field: name, message: "missing; expected degrees in \(bounds(range))")
             return nil
         }
         guard value.isFinite else {
-            problems.append(PointProblem(index: index, field: name, message: "\(value) is not a finite number"))
+            rejected = true
+            rejections.add(index: index, field: name, message: "\(value) is not a finite number")
             return nil
         }
         guard range.contains(value) else {
-            problems.append(PointProblem(index: index, field: name, message: "\(value) is outside \(bounds(range))"))
+            rejected = true
+            rejections.add(index: index, field: name, message: "\(value) is outside \(bounds(range))")
             return nil
         }
         return value
     }
 
-    /// The activity without NUL characters (PostgreSQL text cannot hold them), at most 200 characters; nil if empty.
-    /// The gap markers among `candidates` for `deviceID`, and the problems of the invalid ones by index.
+    /// A gap marker for `deviceID`, or nil after recording its problems.
     ///
     /// A gap needs `start` and `end` times within the same bounds as a point's, `start` not after
-    /// `end`. The reason and ride id lose NUL characters and are cut to 200 characters; a missing
-    /// reason is stored as `unknown`.
-    func gaps(_ candidates: [PositionCandidate], deviceID: String) -> (gaps: [PositionGap], problems: [PointProblem]) {
-        var gaps: [PositionGap] = []
-        var problems: [PointProblem] = []
-        for (index, candidate) in candidates.enumerated() {
-            guard let gap = candidate.gap else { continue }
-            var found = gap.unreadable.map {
-                PointProblem(index: index, field: $0.field, message: "'\($0.text)' is not an ISO-8601 date-time or epoch number")
-            }
-            for (name, time) in [("properties.start", gap.start), ("properties.end", gap.end)]
-            where !gap.unreadable.contains(where: { $0.field == name }) {
-                guard let time else {
-                    found.append(PointProblem(index: index, field: name, message: "missing; a gap marker needs its start and end times"))
-                    continue
-                }
-                if let message = outOfRange(time) { found.append(PointProblem(index: index, field: name, message: message)) }
-            }
-            if found.isEmpty, let start = gap.start, let end = gap.end, end < start {
-                found.append(PointProblem(index: index, field: "properties.end",
-                                          message: "\(iso(end)) is before the gap's start \(iso(start))"))
-            }
-            guard found.isEmpty, let start = gap.start, let end = gap.end else {
-                problems += found
+    /// `end`. The reason and ride id are client text (see ``clientText(_:)``); a missing reason is
+    /// stored as `unknown`.
+    private func gap(_ gap: PositionCandidate.GapFields, index: Int, deviceID: String,
+                     into rejections: inout Rejections) -> PositionGap? {
+        var rejected = false
+        for unreadable in gap.unreadable {
+            rejected = true
+            rejections.add(index: index, field: unreadable.field,
+                           message: "\(ClientText.quoted(unreadable.text)) is not an ISO-8601 date-time or epoch number")
+        }
+        for (name, time) in [("properties.start", gap.start), ("properties.end", gap.end)]
+        where !gap.unreadable.contains(where: { $0.field == name }) {
+            guard let time else {
+                rejected = true
+                rejections.add(index: index, field: name, message: "missing; a gap marker needs its start and end times")
                 continue
             }
-            gaps.append(PositionGap(deviceID: deviceID, rideID: activity(gap.rideID), start: start, end: end,
-                                    reason: activity(gap.reason) ?? "unknown"))
+            if let message = outOfRange(time) {
+                rejected = true
+                rejections.add(index: index, field: name, message: message)
+            }
         }
-        return (gaps, problems)
+        if !rejected, let start = gap.start, let end = gap.end, end < start {
+            rejected = true
+            rejections.add(index: index, field: "properties.end", message: "\(iso(end)) is before the gap's start \(iso(start))")
+        }
+        guard !rejected, let start = gap.start, let end = gap.end else { return nil }
+        return PositionGap(deviceID: deviceID, rideID: Self.clientText(gap.rideID), start: start, end: end,
+                           reason: Self.clientText(gap.reason) ?? "unknown")
     }
 
     /// Why `time` is not accepted (before 2000, or more than 24 h after the server clock), or nil.
@@ -114,13 +140,17 @@ struct PositionValidator: Sendable {
         return nil
     }
 
-    /// Text the client sent (an activity, a gap's reason or ride id): no NUL characters, at most
-    /// 200 characters, nil when empty.
-    private func activity(_ text: String?) -> String? {
-        guard var text else { return nil }
-        if text.utf8.contains(0) { text.removeAll { $0 == "\u{0}" } }
-        if text.count > 200 { text = String(text.prefix(200)) }
-        return text.isEmpty ? nil : text
+    /// Most UTF-8 bytes kept of client text (an activity, a gap's reason or ride id).
+    static let maxTextBytes = 200
+
+    /// Text the client sent (an activity, a gap's reason or ride id): at most ``maxTextBytes`` UTF-8
+    /// bytes (cut at a scalar boundary, so one huge grapheme cluster cannot pass), no NUL characters
+    /// (PostgreSQL text cannot hold them), nil when empty. Costs O(``maxTextBytes``), whatever was sent.
+    static func clientText(_ text: String?) -> String? {
+        guard let text else { return nil }
+        var kept = ClientText.truncated(text, maxBytes: maxTextBytes)
+        if kept.utf8.contains(0) { kept.removeAll { $0 == "\u{0}" } }
+        return kept.isEmpty ? nil : kept
     }
 
     private func bounds(_ range: ClosedRange<Double>) -> String { "[\(Int(range.lowerBound)), \(Int(range.upperBound))]" }

@@ -7,11 +7,12 @@ import Foundation
 /// `location` may also be a list. `speed` is m/s; -1 means unknown for speed, heading,
 /// accuracy and battery level.
 enum TraccarJSONDecoder {
-    static func decode(_ json: Any) throws -> DecodedBody {
+    static func decode(_ json: Any, limits: DecodeLimits = DecodeLimits()) throws -> DecodedBody {
         guard let root = json as? [String: Any], let location = root["location"] else {
             throw ServerError(.malformedBody, #"expected an object {"location":{…},"device_id":…}"#)
         }
         let items = location as? [Any] ?? [location]
+        guard items.count <= limits.maxEntries else { throw limits.tooManyEntries(items.count) }
         return DecodedBody(candidates: items.map(candidate(from:)), bodyToken: JSONBody.string(root["device_id"]))
     }
 
@@ -25,7 +26,7 @@ enum TraccarJSONDecoder {
         }
         if let raw = l["timestamp"] {
             c.timestamp = JSONBody.date(raw)
-            if c.timestamp == nil { c.problems.append(("location.timestamp", "'\(raw)' is not an ISO-8601 date-time")) }
+            if c.timestamp == nil { c.problems.append(("location.timestamp", "\(ClientText.quoted(raw)) is not an ISO-8601 date-time")) }
         }
         let coords = l["coords"] as? [String: Any] ?? [:]
         c.latitude = JSONBody.double(coords["latitude"])

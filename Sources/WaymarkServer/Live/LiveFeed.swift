@@ -3,13 +3,15 @@ import NIOConcurrencyHelpers
 
 /// Fans committed positions and fence events out to live subscribers (the SSE stream, the dashboard).
 ///
-/// In-process only: each server process streams what it committed itself. Slow subscribers
-/// lose the oldest messages beyond ``bufferLimit`` rather than slowing ingest.
-/// Thread-safe (a lock around the subscriber table); `Sendable`.
+/// In-process only: each server process streams what it committed itself. Each subscriber has a
+/// filter, applied when a message is published, so it never holds what it may not see; and a bound,
+/// counted in positions (a fence event counts one): a subscriber further behind than
+/// ``maxPendingPositions`` is disconnected, never buffered without end, and never slows ingest. Large
+/// batches are published in messages of at most ``chunkSize`` positions. Thread-safe; `Sendable`.
 ///
 /// ```swift
 /// let feed = LiveFeed()
-/// for await message in feed.subscribe() { … }
+/// for await message in feed.subscribe(filter: { $0 == deviceID }) { … }
 /// ```
 public final class LiveFeed: Sendable {
     /// One live update.
@@ -26,40 +28,131 @@ public final class LiveFeed: Sendable {
             case .event(let record): record.event.deviceID
             }
         }
+
+        /// What the message counts against a subscriber's bound: its positions, or 1.
+        var weight: Int {
+            switch self {
+            case .positions(let list): max(1, list.count)
+            case .event: 1
+            }
+        }
     }
 
-    /// Messages kept per subscriber before the oldest are dropped.
-    public let bufferLimit: Int
-    private let subscribers = NIOLockedValueBox<[UInt64: AsyncStream<Message>.Continuation]>([:])
+    /// Positions a subscriber may have waiting before it is disconnected.
+    public let maxPendingPositions: Int
+    /// Most positions in one message.
+    public static let chunkSize = 500
+    private let subscribers = NIOLockedValueBox<[UInt64: Subscriber]>([:])
     private let nextID = NIOLockedValueBox<UInt64>(0)
 
-    /// Makes a feed.
-    public init(bufferLimit: Int = 10_000) {
-        self.bufferLimit = bufferLimit
+    /// Makes a feed whose subscribers may fall `maxPendingPositions` positions behind.
+    public init(maxPendingPositions: Int = 20_000) {
+        self.maxPendingPositions = max(Self.chunkSize, maxPendingPositions)
     }
 
-    /// A stream of every message published from now on; it ends when the consumer stops iterating.
-    public func subscribe() -> AsyncStream<Message> { subscription().stream }
-
-    /// A stream of every message published from now on, and a function that ends it (e.g. at shutdown).
-    public func subscription() -> (stream: AsyncStream<Message>, finish: @Sendable () -> Void) {
-        let (stream, continuation) = AsyncStream<Message>.makeStream(bufferingPolicy: .bufferingNewest(bufferLimit))
+    /// Messages about the devices `filter` admits, published from now on. The sequence ends when the
+    /// subscriber falls too far behind (then ``Subscription/wasDropped`` is true), or is finished.
+    public func subscribe(filter: @escaping @Sendable (_ deviceID: String) -> Bool = { _ in true }) -> Subscription {
+        let (stream, continuation) = AsyncStream<Message>.makeStream(bufferingPolicy: .unbounded)
         let id = nextID.withLockedValue { value -> UInt64 in
             value += 1
             return value
         }
-        subscribers.withLockedValue { $0[id] = continuation }
+        let subscriber = Subscriber(continuation: continuation, filter: filter)
+        subscribers.withLockedValue { $0[id] = subscriber }
         continuation.onTermination = { [weak self] _ in
             _ = self?.subscribers.withLockedValue { $0.removeValue(forKey: id) }
         }
-        return (stream, { continuation.finish() })
+        return Subscription(stream: stream, subscriber: subscriber)
     }
 
     /// How many subscribers are listening.
     public var subscriberCount: Int { subscribers.withLockedValue { $0.count } }
 
-    /// Sends `message` to every subscriber.
+    /// Sends `positions` (one device's, in time order) in messages of at most ``chunkSize``.
+    public func publish(positions: [Position]) {
+        guard !positions.isEmpty else { return }
+        if positions.count <= Self.chunkSize {
+            publish(.positions(positions))
+            return
+        }
+        for start in stride(from: 0, to: positions.count, by: Self.chunkSize) {
+            publish(.positions(Array(positions[start..<min(start + Self.chunkSize, positions.count)])))
+        }
+    }
+
+    /// Sends `message` to every subscriber whose filter admits its device; disconnects those too far behind.
     public func publish(_ message: Message) {
-        for continuation in subscribers.withLockedValue({ Array($0.values) }) { continuation.yield(message) }
+        guard let deviceID = message.deviceID else { return }
+        let weight = message.weight
+        for subscriber in subscribers.withLockedValue({ Array($0.values) }) where subscriber.filter(deviceID) {
+            if subscriber.admit(weight, limit: maxPendingPositions) {
+                subscriber.continuation.yield(message)
+            } else {
+                subscriber.drop()
+            }
+        }
+    }
+
+    /// One subscriber's state: its filter, and the positions published to it and not yet taken.
+    final class Subscriber: Sendable {
+        let continuation: AsyncStream<Message>.Continuation
+        let filter: @Sendable (String) -> Bool
+        private let pending = NIOLockedValueBox(0)
+        private let dropped = NIOLockedValueBox(false)
+
+        init(continuation: AsyncStream<Message>.Continuation, filter: @escaping @Sendable (String) -> Bool) {
+            self.continuation = continuation
+            self.filter = filter
+        }
+
+        func admit(_ weight: Int, limit: Int) -> Bool {
+            pending.withLockedValue { count in
+                guard count + weight <= limit else { return false }
+                count += weight
+                return true
+            }
+        }
+
+        func taken(_ weight: Int) { pending.withLockedValue { $0 -= weight } }
+
+        func drop() {
+            dropped.withLockedValue { $0 = true }
+            continuation.finish()
+        }
+
+        var wasDropped: Bool { dropped.withLockedValue { $0 } }
+        var pendingWeight: Int { pending.withLockedValue { $0 } }
+    }
+
+    /// The messages of one subscriber. Iterate it once.
+    public struct Subscription: AsyncSequence, Sendable {
+        public typealias Element = Message
+        let stream: AsyncStream<Message>
+        let subscriber: Subscriber
+
+        /// Ends the subscription (e.g. at shutdown); iteration then finishes.
+        public func finish() { subscriber.continuation.finish() }
+
+        /// Whether the feed disconnected this subscriber for falling too far behind.
+        public var wasDropped: Bool { subscriber.wasDropped }
+
+        /// Positions published to this subscriber and not yet taken from the sequence.
+        public var pendingPositions: Int { subscriber.pendingWeight }
+
+        public func makeAsyncIterator() -> Iterator {
+            Iterator(base: stream.makeAsyncIterator(), subscriber: subscriber)
+        }
+
+        public struct Iterator: AsyncIteratorProtocol {
+            var base: AsyncStream<Message>.Iterator
+            let subscriber: Subscriber
+
+            public mutating func next() async -> Message? {
+                guard let message = await base.next() else { return nil }
+                subscriber.taken(message.weight)
+                return message
+            }
+        }
     }
 }

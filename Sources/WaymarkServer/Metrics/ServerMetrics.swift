@@ -9,6 +9,9 @@ import Prometheus
 /// - `waymark_outbox_depth`: webhook deliveries pending.
 /// - `waymark_outbox_dead`: webhook deliveries dead.
 /// - `waymark_webhook_failures_total`: failed webhook attempts.
+/// - `waymark_refused_total{reason}`: work the server refused or abandoned to protect itself: `cancelled`
+///   (the client left during a decode), `busy` (decode queue full), `connections` (connection cap),
+///   `timeout` (header or body too slow), `stream_lagging` (a live-stream subscriber too far behind).
 ///
 /// One instance per server process (or per test); thread-safe, `Sendable`.
 ///
@@ -40,6 +43,11 @@ public struct ServerMetrics: Sendable {
 
     /// Counts `count` newly stored positions.
     public func pointsStored(_ count: Int) { if count > 0 { ingestPoints.increment(by: Int64(count)) } }
+
+    /// Counts one request or connection refused or abandoned for `reason` (see the type's list).
+    public func refused(_ reason: String) {
+        CoreMetrics.Counter(label: "waymark_refused_total", dimensions: [("reason", reason)], factory: factory).increment()
+    }
 
     /// Counts one failed webhook attempt.
     public func webhookFailed() { webhookFailures.increment() }

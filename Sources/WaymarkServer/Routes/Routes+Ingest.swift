@@ -6,61 +6,97 @@ import WaymarkGeo
 
 extension Routes {
     func addIngestRoutes(to router: Router<TrackingServer.Context>) {
-        router.post("/api/ingest") { request, _ in try await overland(request) }
-        router.post("/pub") { request, _ in try await ownTracks(request) }
-        router.get("/") { request, _ in Self.wantsDashboard(request) ? Self.dashboard() : try await osmAnd(request) }
-        router.get("/osmand") { request, _ in try await osmAnd(request) }
+        router.post("/api/ingest") { request, context in try await overland(request, context: context) }
+        router.post("/pub") { request, context in try await ownTracks(request, context: context) }
+        router.get("/") { request, context in
+            Self.wantsDashboard(request) ? Self.dashboard() : try await osmAnd(request, context: context)
+        }
+        router.get("/osmand") { request, context in try await osmAnd(request, context: context) }
         for path in ["/", "/osmand"] {
-            router.post(RouterPath(path)) { request, _ in try await osmAnd(request) }
+            router.post(RouterPath(path)) { request, context in try await osmAnd(request, context: context) }
         }
         router.post("/api/devices/:id/gpx") { request, context in try await gpxUpload(request, context: context) }
     }
 
     /// `POST /api/ingest`: Overland-compatible GeoJSON batch; replies `{"result":"ok",…}`.
-    func overland(_ request: Request) async throws -> Response {
+    func overland(_ request: Request, context: TrackingServer.Context) async throws -> Response {
         let device = try await auth.requireDevice(request)
         let key = try idempotencyKey(request)
         let buffer = try await body(of: request)
-        let decoded = try NativeBatchScanner.decode(buffer) ?? OverlandDecoder.decode(try JSONBody.parse(buffer))
-        let (outcome, problems) = try await commit(decoded, device: device, idempotencyKey: key)
-        return okReply(outcome, problems)
+        let limits = configuration.decodeLimits
+        let checked = try await decode(buffer, device: device, context: context) {
+            try NativeBatchScanner.decode($0, limits: limits) ?? OverlandDecoder.decode(try JSONBody.parse($0, limits: limits), limits: limits)
+        }
+        let outcome = try await commit(checked, device: device, idempotencyKey: key)
+        return okReply(outcome, checked.rejections)
     }
 
-    /// `POST /pub`: OwnTracks HTTP mode; replies `[]`.
-    func ownTracks(_ request: Request) async throws -> Response {
+    /// `POST /pub`: OwnTracks HTTP mode; replies `[]`. Rejected points are summarised in the
+    /// `X-Waymark-Rejected` header (at most 1 KiB).
+    func ownTracks(_ request: Request, context: TrackingServer.Context) async throws -> Response {
         let device = try await auth.requireDevice(request)
-        let (decoded, positional) = try OwnTracksDecoder.decode(try JSONBody.parse(try await body(of: request)))
+        let buffer = try await body(of: request)
+        let limits = configuration.decodeLimits
+        let checked = try await decode(buffer, device: device, context: context) {
+            try OwnTracksDecoder.decode(try JSONBody.parse($0, limits: limits), limits: limits).body
+        }
         var headers: HTTPFields = [.contentType: "application/json"]
-        if positional > 0 {
-            let (_, problems) = try await commit(decoded, device: device, idempotencyKey: nil)
-            if !problems.isEmpty, let name = HTTPField.Name("X-Waymark-Rejected") {
-                headers[name] = problems.map(\.description).joined(separator: "; ")
+        // Each positional message (location, transition) is one candidate: none means nothing to store.
+        if !checked.positions.isEmpty || checked.rejections.count > 0 {
+            _ = try await commit(checked, device: device, idempotencyKey: nil)
+            if checked.rejections.count > 0, let name = HTTPField.Name("X-Waymark-Rejected") {
+                headers[name] = checked.rejections.headerSummary()
             }
         }
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: "[]")))
     }
 
     /// `GET|POST /` and `/osmand`: OsmAnd query/form protocol or Traccar Client JSON.
-    func osmAnd(_ request: Request) async throws -> Response {
+    ///
+    /// Credentials are checked before any body byte is read when the request carries them in a header,
+    /// in `?token=`, or in the query's `id`/`deviceid` (also for a Traccar JSON body). Only when the
+    /// credentials are in the body (form `id`, JSON `device_id`) is the body read first, up to
+    /// ``ServerConfiguration/maxBodyBytesBeforeAuthentication`` bytes, and only the credential is looked
+    /// up before the device is known.
+    func osmAnd(_ request: Request, context: TrackingServer.Context) async throws -> Response {
         let received = configuration.clock()
-        var fields = FormFields(request.uri.query ?? "")
-        let decoded: DecodedBody
+        let limits = configuration.decodeLimits
+        var fields = try FormFields(request.uri.query ?? "", limits: limits)
+        var device: DeviceRecord?
+        if let token = Authenticator.token(in: request) ?? fields.first("id", "deviceid")?.value {
+            device = try await auth.requireDevice(token: token)
+        }
+        let bodyLimit = device == nil ? min(configuration.maxBodyBytesBeforeAuthentication, configuration.maxBodyBytes) : nil
         let contentType = request.headers[.contentType]?.lowercased() ?? ""
         if request.method == .post, contentType.hasPrefix("application/json") {
-            decoded = try TraccarJSONDecoder.decode(try JSONBody.parse(try await body(of: request)))
-        } else {
-            if request.method == .post {
-                let buffer = try await body(of: request)
-                fields.merge(FormFields(String(buffer: buffer)))
+            let buffer = try await body(of: request, limit: bodyLimit)
+            let sender: DeviceRecord
+            if let device {
+                sender = device
+            } else {
+                sender = try await auth.requireDevice(token: JSONKeyScanner.topLevelText(forKey: "device_id", in: buffer))
             }
-            guard fields.first("id", "deviceid") != nil || Authenticator.token(in: request) != nil else {
+            let checked = try await decode(buffer, device: sender, context: context, receivedAt: received) {
+                try TraccarJSONDecoder.decode(try JSONBody.parse($0, limits: limits), limits: limits)
+            }
+            let outcome = try await commit(checked, device: sender, idempotencyKey: nil)
+            return okReply(outcome, checked.rejections)
+        }
+        if request.method == .post {
+            let buffer = try await body(of: request, limit: bodyLimit)
+            fields.merge(try FormFields(String(buffer: buffer), limits: limits))
+        }
+        if device == nil {
+            guard let token = fields.first("id", "deviceid")?.value else {
                 throw ServerError(.badRequest, "missing 'id': the OsmAnd protocol identifies the device by its token in 'id'")
             }
-            decoded = OsmAndDecoder.decode(fields, receivedAt: received)
+            device = try await auth.requireDevice(token: token)
         }
-        let device = try await auth.requireDevice(request, fallbackToken: decoded.bodyToken)
-        let (outcome, problems) = try await commit(decoded, device: device, idempotencyKey: nil, receivedAt: received)
-        return okReply(outcome, problems)
+        guard let device else { throw ServerError(.unauthorized, "the device token is unknown or revoked") }
+        let decoded = OsmAndDecoder.decode(fields, receivedAt: received)
+        let checked = validate(decoded, device: device, receivedAt: received)
+        let outcome = try await commit(checked, device: device, idempotencyKey: nil)
+        return okReply(outcome, checked.rejections)
     }
 
     /// `POST /api/devices/{id}/gpx`: every timed track point of a GPX file.
@@ -71,55 +107,91 @@ extension Routes {
         guard let reader = configuration.gpxReader else {
             throw ServerError(.notFound, "GPX upload is not enabled on this server")
         }
-        let data = Data(try await body(of: request).readableBytesView)
-        let name = request.uri.queryParameters["name"].map(String.init) ?? "upload.gpx"
-        let tracks: [Track]
-        do {
-            tracks = try reader(data, name)
-        } catch let error as GeoError {
-            throw ServerError(.malformedBody, "the GPX file is invalid: \(error)")
+        let key = try idempotencyKey(request)
+        let buffer = try await body(of: request)
+        // The name only labels error messages; a long one is cut rather than repeated.
+        let name = ClientText.truncated(request.uri.queryParameters["name"].map(String.init) ?? "upload.gpx", maxBytes: 100)
+        let maxEntries = configuration.maxPointsPerRequest
+        let checked = try await decode(buffer, device: device, context: context) { buffer in
+            let tracks: [Track]
+            do {
+                tracks = try reader(Data(buffer.readableBytesView), name)
+            } catch let error as GeoError {
+                throw ServerError(.malformedBody, "the GPX file is invalid: \(error)")
+            }
+            let count = tracks.reduce(0) { $0 + $1.points.count }
+            guard count <= maxEntries else {
+                throw ServerError(.payloadTooLarge, "the GPX file has \(count) track points; at most \(maxEntries) are accepted per request")
+            }
+            var decoded = DecodedBody()
+            decoded.candidates.reserveCapacity(count)
+            for point in tracks.lazy.flatMap(\.points) {
+                var c = PositionCandidate()
+                c.names = .init(latitude: "trkpt@lat", longitude: "trkpt@lon", timestamp: "trkpt/time")
+                c.latitude = point.coordinate.latitude
+                c.longitude = point.coordinate.longitude
+                c.timestamp = point.time
+                c.altitude = point.elevation
+                c.speed = point.speed
+                c.course = point.course
+                c.source = .file
+                decoded.candidates.append(c)
+            }
+            return decoded
         }
-        var decoded = DecodedBody()
-        for point in tracks.flatMap(\.points) {
-            var c = PositionCandidate()
-            c.names = .init(latitude: "trkpt@lat", longitude: "trkpt@lon", timestamp: "trkpt/time")
-            c.latitude = point.coordinate.latitude
-            c.longitude = point.coordinate.longitude
-            c.timestamp = point.time
-            c.altitude = point.elevation
-            c.speed = point.speed
-            c.course = point.course
-            c.source = .file
-            decoded.candidates.append(c)
-        }
-        let (outcome, problems) = try await commit(decoded, device: device, idempotencyKey: try idempotencyKey(request))
-        return okReply(outcome, problems)
+        let outcome = try await commit(checked, device: device, idempotencyKey: key)
+        return okReply(outcome, checked.rejections)
     }
 
-    /// Validates and commits; throws 422 when nothing in the request is valid (a request of gap
-    /// markers only has no point but succeeds when a marker is valid).
-    func commit(_ decoded: DecodedBody, device: DeviceRecord, idempotencyKey: String?,
-                receivedAt: Date? = nil) async throws -> (IngestOutcome, [PointProblem]) {
+    /// Decodes `buffer` with `decoder` and validates the result for `device`. A body larger than
+    /// ``ServerConfiguration/heavyDecodeThresholdBytes`` goes through the ``DecodeGate``: a bounded number at
+    /// once, in a task cancelled when the client disconnects.
+    func decode(_ buffer: ByteBuffer, device: DeviceRecord, context: TrackingServer.Context, receivedAt: Date? = nil,
+                _ decoder: @escaping @Sendable (ByteBuffer) throws -> DecodedBody) async throws -> PositionValidator.Outcome {
         let now = receivedAt ?? configuration.clock()
-        let validator = PositionValidator(now: now)
-        var (positions, problems) = validator.validate(decoded.candidates, deviceID: device.id)
-        let (gaps, gapProblems) = validator.gaps(decoded.candidates, deviceID: device.id)
-        if !gapProblems.isEmpty {
-            problems = (problems + gapProblems).sorted { $0.index < $1.index }
+        let sampleLimit = configuration.rejectionSampleLimit
+        let work: @Sendable () throws -> PositionValidator.Outcome = {
+            let decoded = try decoder(buffer)
+            try Task.checkCancellation()
+            return PositionValidator(now: now).validate(decoded.candidates, deviceID: device.id, sampleLimit: sampleLimit)
         }
-        guard !positions.isEmpty || !gaps.isEmpty else {
-            let message = decoded.candidates.isEmpty ? "the request contains no points" : "no point in the request is valid"
-            throw ServerError(.noValidPoint, message, problems: problems)
+        guard buffer.readableBytes > configuration.heavyDecodeThresholdBytes else { return try work() }
+        do {
+            return try await decodeGate.run(closeFuture: context.closeFuture, work)
+        } catch let error as ServerError where error.code == .cancelled || error.code == .busy {
+            metrics.refused(error.code == .busy ? "busy" : "cancelled")
+            throw error
+        } catch is CancellationError {
+            metrics.refused("cancelled")
+            throw ServerError(.cancelled, "the client closed the connection; the request was abandoned")
+        }
+    }
+
+    /// Validates a small decoded body in place (no gate).
+    func validate(_ decoded: DecodedBody, device: DeviceRecord, receivedAt: Date) -> PositionValidator.Outcome {
+        PositionValidator(now: receivedAt).validate(decoded.candidates, deviceID: device.id,
+                                                    sampleLimit: configuration.rejectionSampleLimit)
+    }
+
+    /// Commits what validation accepted; throws 422 when nothing in the request is valid (a request of gap
+    /// markers only has no point but succeeds when a marker is valid). The error lists the problems of the
+    /// first ``ServerConfiguration/rejectionSampleLimit`` rejected entries and counts the rest.
+    func commit(_ checked: PositionValidator.Outcome, device: DeviceRecord, idempotencyKey: String?,
+                receivedAt: Date? = nil) async throws -> IngestOutcome {
+        let now = receivedAt ?? configuration.clock()
+        guard !checked.positions.isEmpty || !checked.gaps.isEmpty else {
+            let message = checked.rejections.count == 0 ? "the request contains no points" : "no point in the request is valid"
+            throw ServerError(.noValidPoint, message, rejections: checked.rejections)
         }
         let outcome = try await store.ingest(IngestWrite(deviceID: device.id, idempotencyKey: idempotencyKey,
-                                                         positions: positions, receivedAt: now, gaps: gaps))
+                                                         positions: checked.positions, receivedAt: now, gaps: checked.gaps))
         // A replay stored nothing now: it is neither counted again nor streamed again.
         metrics.pointsStored(outcome.newPositions.count)
         if !outcome.newPositions.isEmpty, feed.subscriberCount > 0 {
-            feed.publish(.positions(outcome.newPositions.sorted { $0.fix.timestamp < $1.fix.timestamp }))
+            feed.publish(positions: outcome.newPositions.sorted { $0.fix.timestamp < $1.fix.timestamp })
         }
         for record in outcome.events { feed.publish(.event(record)) }
-        return (outcome, problems)
+        return outcome
     }
 
     func idempotencyKey(_ request: Request) throws -> String? {
@@ -130,19 +202,30 @@ extension Routes {
         return key
     }
 
-    func okReply(_ outcome: IngestOutcome, _ problems: [PointProblem]) -> Response {
+    func okReply(_ outcome: IngestOutcome, _ rejections: Rejections) -> Response {
         JSONReply.response(encoding: IngestReply(stored: outcome.stored, duplicates: outcome.duplicates,
-                                                 replayed: outcome.replayed, gaps: outcome.gapsStored, rejected: problems,
-                                                 events: outcome.events))
+                                                 replayed: outcome.replayed, gaps: outcome.gapsStored,
+                                                 rejected: rejections.sample, rejectedCount: rejections.count,
+                                                 rejectedByField: rejections.byField, events: outcome.events))
     }
 
-    /// `{"result":"ok","stored","duplicates","replayed","gaps","rejected","events"}`.
+    /// `{"result":"ok","stored","duplicates","replayed","gaps","rejected","rejected_count","rejected_by_field","events"}`.
     struct IngestReply: Encodable {
         var result = "ok"
         var stored: Int, duplicates: Int, replayed: Bool
         /// Gap markers newly stored.
         var gaps: Int
+        /// Every problem of the first ``ServerConfiguration/rejectionSampleLimit`` rejected entries.
         var rejected: [PointProblem]
+        /// Rejected entries in all.
+        var rejectedCount: Int
+        /// Rejected entries by the field at fault.
+        var rejectedByField: [String: Int]
         var events: [FenceEventRecord]
+
+        enum CodingKeys: String, CodingKey {
+            case result, stored, duplicates, replayed, gaps, rejected, events
+            case rejectedCount = "rejected_count", rejectedByField = "rejected_by_field"
+        }
     }
 }

@@ -1,0 +1,155 @@
+import HTTPTypes
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTPTypes
+
+/// Counts the server's open connections against a cap shared by every ``ConnectionGuard``.
+public final class ConnectionLimiter: Sendable {
+    /// Connections accepted at once.
+    public let limit: Int
+    private let open = NIOLockedValueBox(0)
+
+    /// A limiter admitting `limit` connections at once.
+    public init(limit: Int) { self.limit = max(1, limit) }
+
+    /// Connections open now.
+    public var current: Int { open.withLockedValue { $0 } }
+
+    /// Takes a place; false (and nothing taken) when every place is taken.
+    func enter() -> Bool {
+        open.withLockedValue { count in
+            guard count < limit else { return false }
+            count += 1
+            return true
+        }
+    }
+
+    func leave() { open.withLockedValue { $0 -= 1 } }
+}
+
+/// Protects the server from connections that hold resources without sending requests.
+///
+/// One per connection, placed after HTTP decoding (it sees request heads, bodies and ends):
+/// - **Connection cap.** Past ``ConnectionLimiter/limit`` open connections a new one is answered
+///   `503 Service Unavailable` with `Retry-After` and closed at once.
+/// - **Header timeout.** A connection must deliver a complete request head within `headerTimeout` of opening
+///   or of the end of the previous response (so an idle keep-alive connection is closed after that long
+///   too); otherwise it gets `408 Request Timeout` and is closed. Trickling header lines (slowloris) or
+///   never sending anything no longer holds a connection forever.
+/// - **Body timeout.** Once a head has arrived, its whole body must arrive within `bodyTimeout`; otherwise
+///   the connection is closed (the route's body read then fails and nothing is stored).
+final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPRequestPart
+    typealias InboundOut = HTTPRequestPart
+    typealias OutboundIn = HTTPResponsePart
+    typealias OutboundOut = HTTPResponsePart
+
+    private let limiter: ConnectionLimiter
+    private let headerTimeout: TimeAmount
+    private let bodyTimeout: TimeAmount
+    private let onRefuse: @Sendable (String) -> Void
+    private var counted = false
+    private var started = false
+    private var requestOpen = false
+    private var timer: Scheduled<Void>?
+
+    /// `onRefuse` hears `"connections"` or `"timeout"` each time a connection is refused or closed (for metrics).
+    init(limiter: ConnectionLimiter, headerTimeout: TimeAmount, bodyTimeout: TimeAmount,
+         onRefuse: @escaping @Sendable (String) -> Void = { _ in }) {
+        self.limiter = limiter
+        self.headerTimeout = headerTimeout
+        self.bodyTimeout = bodyTimeout
+        self.onRefuse = onRefuse
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        if context.channel.isActive { start(context) }
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        start(context)
+        context.fireChannelActive()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        stop()
+        context.fireChannelInactive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        stop()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head:
+            requestOpen = true
+            schedule(context, after: bodyTimeout, status: nil)
+        case .body: break
+        case .end:
+            timer?.cancel()
+            timer = nil
+        }
+        context.fireChannelRead(data)
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        if case .end = unwrapOutboundIn(data) {
+            requestOpen = false
+            // The response is complete: the connection now waits (keep-alive) for the next head.
+            schedule(context, after: headerTimeout, status: .requestTimeout)
+        }
+        context.write(data, promise: promise)
+    }
+
+    private func start(_ context: ChannelHandlerContext) {
+        guard !started else { return }
+        started = true
+        guard limiter.enter() else {
+            onRefuse("connections")
+            respond(context, status: .serviceUnavailable,
+                    message: "the server has \(limiter.limit) open connections, its limit; retry shortly")
+            return
+        }
+        counted = true
+        schedule(context, after: headerTimeout, status: .requestTimeout)
+    }
+
+    private func stop() {
+        timer?.cancel()
+        timer = nil
+        if counted {
+            counted = false
+            limiter.leave()
+        }
+    }
+
+    /// Arms the one timer: when it fires, `status` (if any, and no request is being answered) is sent and
+    /// the connection closed.
+    private func schedule(_ context: ChannelHandlerContext, after delay: TimeAmount, status: HTTPResponse.Status?) {
+        timer?.cancel()
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        timer = context.eventLoop.scheduleTask(in: delay) {
+            let (handler, context) = loopBound.value
+            handler.timer = nil
+            handler.onRefuse("timeout")
+            if let status, !handler.requestOpen {
+                handler.respond(context, status: status, message: "the request was not received in time")
+            } else {
+                context.close(promise: nil)
+            }
+        }
+    }
+
+    /// Writes a small JSON error response with `Connection: close`, then closes.
+    private func respond(_ context: ChannelHandlerContext, status: HTTPResponse.Status, message: String) {
+        let code = status == .serviceUnavailable ? "busy" : "requestTimeout"
+        let body = ByteBuffer(string: #"{"error":{"code":"\#(code)","message":"\#(message)"}}"#)
+        var headers: HTTPFields = [.contentType: "application/json; charset=utf-8", .connection: "close",
+                                   .contentLength: String(body.readableBytes)]
+        if status == .serviceUnavailable { headers[.retryAfter] = "1" }
+        context.write(wrapOutboundOut(.head(HTTPResponse(status: status, headerFields: headers))), promise: nil)
+        context.write(wrapOutboundOut(.body(body)), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A plain TCP connection to 127.0.0.1 for tests that must misbehave below HTTP: send half a header,
+/// never send a body, or just hold the connection. Blocking calls run on a thread of their own, so the
+/// server under test (in this process) keeps its cooperative threads.
+final class RawConnection: @unchecked Sendable {
+    private let fd: Int32
+
+    /// Connects to `port` on 127.0.0.1.
+    init(port: Int) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw POSIXError(.EIO) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard result == 0 else {
+            close(fd)
+            throw POSIXError(.ECONNREFUSED)
+        }
+    }
+
+    deinit { close(fd) }
+
+    /// Sends `text`; false if the server already closed the connection.
+    @discardableResult
+    func send(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        return bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } == bytes.count
+    }
+
+    /// Reads until the server closes the connection or `seconds` pass; returns what arrived, whether the
+    /// server closed, and how long it took.
+    func readUntilClosed(seconds: Double, orUntil marker: String? = nil) async -> (text: String, closed: Bool, elapsed: Double) {
+        let fd = fd
+        return await withCheckedContinuation { continuation in
+            Thread {
+                var timeout = timeval(tv_sec: 0, tv_usec: 100_000)
+                setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+                let start = Date()
+                var data = [UInt8]()
+                var buffer = [UInt8](repeating: 0, count: 65_536)
+                var closed = false
+                while Date().timeIntervalSince(start) < seconds {
+                    let n = recv(fd, &buffer, buffer.count, 0)
+                    if n > 0 {
+                        data += buffer[0..<n]
+                        if let marker, String(decoding: data, as: UTF8.self).contains(marker) { break }
+                        continue
+                    }
+                    if n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) { closed = true; break }
+                }
+                continuation.resume(returning: (String(decoding: data, as: UTF8.self), closed, Date().timeIntervalSince(start)))
+            }.start()
+        }
+    }
+}
