@@ -1,5 +1,8 @@
 import ArgumentParser
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Logging
 import WaymarkServer
 
@@ -39,6 +42,21 @@ struct ServeCommand: AsyncParsableCommand {
             help: "Days an Idempotency-Key is remembered (0: forever); later replays are absorbed as duplicates.")
     var idempotencyDays: Double = 30
 
+    @Option(name: .customLong("max-points-per-request"),
+            help: "Most entries (points, gap markers, messages, GPX track points) in one request (more gets 413).")
+    var maxPointsPerRequest: Int = 200_000
+
+    @Option(name: .customLong("max-connections"),
+            help: "Open connections accepted at once (more get 503); default: 1000, or less under a lower file-descriptor limit.")
+    var maxConnections: Int?
+
+    @Option(name: .customLong("header-timeout"),
+            help: "Seconds a connection may take to send a request head, also the keep-alive idle time (then 408, closed).")
+    var headerTimeout: Double = 20
+
+    @Option(name: .customLong("body-timeout"), help: "Seconds a request may take to send its body (then the connection is closed).")
+    var bodyTimeout: Double = 60
+
     @Option(name: .customLong("webhook-allow"),
             help: ArgumentHelp("Internal range (CIDR), address or host name webhooks may reach anyway; repeatable or "
                                + "comma-separated. Loopback, private, link-local and metadata addresses are refused otherwise.",
@@ -55,6 +73,10 @@ struct ServeCommand: AsyncParsableCommand {
         guard maxBodyBytes > 0 else { throw ValidationError("--max-body-bytes must be positive") }
         guard rideGap > 0 else { throw ValidationError("--ride-gap must be positive") }
         guard idempotencyDays >= 0, idempotencyDays.isFinite else { throw ValidationError("--idempotency-days must be 0 or more") }
+        guard maxPointsPerRequest > 0 else { throw ValidationError("--max-points-per-request must be positive") }
+        guard (maxConnections ?? 1) > 0 else { throw ValidationError("--max-connections must be positive") }
+        guard headerTimeout > 0, headerTimeout.isFinite else { throw ValidationError("--header-timeout must be a positive number of seconds") }
+        guard bodyTimeout > 0, bodyTimeout.isFinite else { throw ValidationError("--body-timeout must be a positive number of seconds") }
         do { _ = try allowedWebhookDestinations() } catch let error as ServerError { throw ValidationError("--webhook-allow: \(error.message)") }
     }
 
@@ -73,6 +95,10 @@ struct ServeCommand: AsyncParsableCommand {
             configuration.maxBodyBytes = command.maxBodyBytes
             configuration.rideGapSeconds = command.rideGap
             configuration.idempotencyRetentionSeconds = command.idempotencyDays > 0 ? command.idempotencyDays * 86_400 : nil
+            configuration.maxPointsPerRequest = command.maxPointsPerRequest
+            configuration.maxConnections = command.maxConnections ?? Self.defaultMaxConnections()
+            configuration.headerTimeoutSeconds = command.headerTimeout
+            configuration.bodyTimeoutSeconds = command.bodyTimeout
             var webhooks = WebhookPolicy()
             webhooks.allowedDestinations = try command.allowedWebhookDestinations()
             let app = TrackingServer.makeApplication(configuration: configuration, store: store, webhooks: webhooks,
@@ -81,6 +107,16 @@ struct ServeCommand: AsyncParsableCommand {
             }
             try await app.runService()
         }
+    }
+}
+
+extension ServeCommand {
+    /// 1000 connections, or fewer when the process may not open that many files: the soft
+    /// `RLIMIT_NOFILE` less 64 descriptors for the database, logs and webhooks.
+    static func defaultMaxConnections() -> Int {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max else { return 1_000 }
+        return max(16, min(1_000, Int(clamping: limit.rlim_cur) - 64))
     }
 }
 

@@ -168,9 +168,18 @@ enum DashboardPage {
       $("ride-info").textContent = `${state.track.length} points from ${ride.start} to ${ride.end}`;
       draw();
     }
-    function follow() {
+    // The stream URL carries a single-use ticket, never the token (URLs end up in logs and history). When
+    // the stream ends (the server dropped a lagging listener, or restarted), fetch a new ticket and reconnect.
+    async function follow() {
       if (state.live) state.live.close();
-      state.live = new EventSource("/api/stream?token=" + encodeURIComponent(token()));
+      let ticket;
+      try {
+        const r = await fetch("/api/stream/ticket", { method: "POST", headers: { Authorization: "Bearer " + token() } });
+        if (!r.ok) throw new Error("stream ticket: HTTP " + r.status);
+        ticket = (await r.json()).ticket;
+      } catch (e) { $("status").textContent = String(e.message || e); setTimeout(follow, 5000); return; }
+      state.live = new EventSource("/api/stream?ticket=" + encodeURIComponent(ticket));
+      state.live.onerror = () => { $("status").textContent = "reconnecting…"; state.live.close(); state.live = null; setTimeout(follow, 2000); };
       state.live.addEventListener("position", (m) => {
         const list = JSON.parse(m.data).positions; if (!list.length) return;
         const d = state.devices.find(d => d.id === list[0].device_id);
