@@ -9,8 +9,9 @@ import WaymarkGeo
 /// configuration.maxBodyBytes = 5 << 20
 /// ```
 public struct ServerConfiguration: Sendable {
-    /// Reads GPX bytes (with a name for error messages) into tracks; nil disables GPX upload.
-    public typealias GPXReader = @Sendable (_ data: Data, _ name: String) throws -> [Track]
+    /// Reads GPX bytes (with a name for error messages) into tracks, refusing a file of more than
+    /// `maxPoints` points; nil disables GPX upload.
+    public typealias GPXReader = @Sendable (_ data: Data, _ name: String, _ maxPoints: Int) throws -> [Track]
 
     /// Interface to listen on, e.g. `"127.0.0.1"` or `"0.0.0.0"`.
     public var host: String = "127.0.0.1"
@@ -23,7 +24,11 @@ public struct ServerConfiguration: Sendable {
     /// A pause longer than this (seconds) between consecutive points starts a new ride.
     public var rideGapSeconds: TimeInterval = 600
     /// GPX reader for `POST /api/devices/{id}/gpx` (WaymarkGeo's `GPXDocument` by default); nil disables the route.
-    public var gpxReader: GPXReader? = { data, name in try GPXDocument(data: data, name: name).tracks }
+    /// The default bounds the work one upload can cost (see `GPXReadOptions`): 256 attributes per element,
+    /// 256 levels, `maxPoints` points; it also stops when the client goes away (the task is cancelled).
+    public var gpxReader: GPXReader? = { data, name, maxPoints in
+        try GPXDocument(data: data, name: name, options: GPXReadOptions(maxPoints: maxPoints)).tracks
+    }
     /// How long an `Idempotency-Key` is remembered (seconds; nil: forever). After that a replay of the
     /// batch is no longer answered `replayed`, but its points are still absorbed as duplicates.
     public var idempotencyRetentionSeconds: TimeInterval? = 30 * 86_400

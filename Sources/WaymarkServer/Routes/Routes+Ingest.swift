@@ -115,7 +115,9 @@ extension Routes {
         let checked = try await decode(buffer, device: device, context: context) { buffer in
             let tracks: [Track]
             do {
-                tracks = try reader(Data(buffer.readableBytesView), name)
+                tracks = try reader(Data(buffer.readableBytesView), name, maxEntries)
+            } catch let error as GeoError where error.code == .cancelled {
+                throw CancellationError()
             } catch let error as GeoError {
                 throw ServerError(.malformedBody, "the GPX file is invalid: \(error)")
             }

@@ -1,0 +1,306 @@
+#!/usr/bin/env python3
+"""Re-runs the security probe's reproductions (shared/research/security-probe.md) against a `waymark`
+binary and prints, per finding, the status, reply size, time and the server's memory; then, with
+--soak SECONDS, runs a mixed abusive load while a well-behaved client uploads one point every 100 ms,
+and reports that client's latency and whether every acknowledged point was stored.
+
+    python3 Scripts/probe_hardening.py .build/release/waymark            # reproductions
+    python3 Scripts/probe_hardening.py .build/release/waymark --soak 60  # and the soak
+
+Everything listens on 127.0.0.1; databases live in a temporary directory that is removed afterwards.
+"""
+import argparse, http.client, json, os, socket, statistics, subprocess, sys, tempfile, threading, time, uuid
+
+ADMIN = "wma_probe-" + uuid.uuid4().hex  # long enough for the admin-token minimum
+
+
+def free_port():
+    s = socket.socket(); s.bind(("127.0.0.1", 0)); port = s.getsockname()[1]; s.close(); return port
+
+
+class Server:
+    def __init__(self, binary, directory, extra=()):
+        self.port = free_port()
+        self.db = os.path.join(directory, f"probe-{self.port}.sqlite")
+        env = dict(os.environ, WAYMARK_ADMIN_TOKEN=ADMIN)
+        self.proc = subprocess.Popen([binary, "serve", "--port", str(self.port), "--database", self.db, *extra],
+                                     env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        for line in self.proc.stdout:
+            if "serving on" in line: break
+        threading.Thread(target=lambda: [None for _ in self.proc.stdout], daemon=True).start()
+
+    def rss_mb(self, field="VmRSS"):
+        try:
+            with open(f"/proc/{self.proc.pid}/status") as f:
+                for line in f:
+                    if line.startswith(field): return int(line.split()[1]) / 1024
+        except FileNotFoundError:
+            return float("nan")
+        return float("nan")
+
+    def alive(self): return self.proc.poll() is None
+
+    def stop(self):
+        self.proc.terminate()
+        try: self.proc.wait(10)
+        except subprocess.TimeoutExpired: self.proc.kill()
+
+    def request(self, method, path, body=None, token=None, headers=None, timeout=600):
+        c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
+        h = dict(headers or {})
+        if token: h["Authorization"] = "Bearer " + token
+        if isinstance(body, str): body = body.encode()
+        start = time.time()
+        try:
+            c.request(method, path, body, h)
+            r = c.getresponse(); data = r.read()
+            return r.status, data, time.time() - start, r.getheaders()
+        except Exception as e:  # connection reset, timeout: reported as status 0
+            return 0, str(e).encode(), time.time() - start, []
+        finally:
+            c.close()
+
+    def device(self, name):
+        status, data, _, _ = self.request("POST", "/api/devices", json.dumps({"name": name}), ADMIN)
+        reply = json.loads(data); return reply["id"], reply["token"]
+
+
+class Peak:
+    """Samples the server's RSS every 50 ms while a block runs; `.peak` is the highest seen, in MB."""
+    def __init__(self, server): self.server, self.peak, self.running = server, 0.0, True
+    def __enter__(self):
+        self.before = self.server.rss_mb()
+        def run():
+            while self.running:
+                self.peak = max(self.peak, self.server.rss_mb() or 0); time.sleep(0.05)
+        self.thread = threading.Thread(target=run, daemon=True); self.thread.start(); return self
+    def __exit__(self, *a):
+        self.running = False; self.thread.join(); self.after = self.server.rss_mb()
+
+
+def now_s(): return int(time.time())
+
+
+def reproductions(binary, directory):
+    rows = []
+    s = Server(binary, directory)
+    ida, ta = s.device("alpha")
+    def row(name, before, status, size, seconds, peak, after, note=""):
+        rows.append((name, before, f"{status}", f"{size:,} B", f"{seconds:.2f} s", f"{peak:.0f} MB", f"{after:.0f} MB", note))
+        print(f"{name:<44} {status!s:>4} {size:>12,} B {seconds:8.2f} s  peak {peak:6.0f} MB  after {after:6.0f} MB  {note}", flush=True)
+
+    def one(name, before, method, path, body, token=ta, headers=None, note=""):
+        with Peak(s) as p:
+            status, data, seconds, _ = s.request(method, path, body, token, headers)
+        row(name, before, status, len(data), seconds, p.peak, p.after, note or data[:90].decode("utf-8", "replace").replace("\n", " "))
+        return status, data
+
+    json_h = {"Content-Type": "application/json"}
+    one("H1 1M zeros to /api/ingest (2 MB)", "422, 287 MB reply, 123 s, RSS 3.6 GB",
+        "POST", "/api/ingest", '{"locations":[' + ",".join(["0"] * 1_000_000) + "]}", headers=json_h)
+    one("H1 5.24M zeros to /api/ingest (10 MiB)", "server crashed (SIGSEGV) after 70 s",
+        "POST", "/api/ingest", '{"locations":[' + ",".join(["0"] * 5_240_000) + "]}", headers=json_h)
+    one("H1 1M {} to /api/ingest (3 MB)", "318 MB reply, 132 s, RSS 3.7 GB",
+        "POST", "/api/ingest", '{"locations":[' + ",".join(["{}"] * 1_000_000) + "]}", headers=json_h)
+    one("H1 /pub 200k position-less (4.2 MB)", "422, 49 MB reply, RSS 873 MB",
+        "POST", "/pub", "[" + ",".join(['{"_type":"location"}'] * 200_000) + "]", headers=json_h)
+    gpx = ('<gpx version="1.1" creator="x" xmlns="http://www.topografix.com/GPX/1/1"><trk><trkseg>'
+           + '<trkpt lat="0" lon="0"/>' * 400_000 + "</trkseg></trk></gpx>")
+    one("H1 GPX 400k trkpt without time (9.6 MB)", "422, 17.8 s, RSS 594 MB", "POST", f"/api/devices/{ida}/gpx", gpx)
+
+    # H2: four anonymous 10 MiB bodies at once, while a probe times /last.
+    n = (10485760 - 20) // 2
+    anon = ('{"location":[' + ",".join(["0"] * n) + "]}").encode()
+    results, probes = [], []
+    s.request("POST", "/api/ingest", json.dumps({"locations": [{"type": "Feature", "geometry": {"type": "Point", "coordinates": [14, 46]},
+                                                               "properties": {"timestamp": now_s() - 10}}]}), ta)
+    with Peak(s) as p:
+        threads = [threading.Thread(target=lambda: results.append(s.request("POST", "/", anon, None, json_h))) for _ in range(4)]
+        for t in threads: t.start()
+        while any(t.is_alive() for t in threads):
+            probes.append(s.request("GET", f"/api/devices/{ida}/last", None, ADMIN, timeout=10)[2]); time.sleep(0.2)
+        for t in threads: t.join()
+    row("H2 4 × anonymous 10 MiB to / at once", "401 after 12–24 s, RSS 3.4 GB, /last >10 s",
+        ",".join(str(r[0]) for r in results), max(len(r[1]) for r in results), max(r[2] for r in results), p.peak, p.after,
+        f"/last probe max {max(probes) * 1000:.0f} ms over {len(probes)}")
+
+    for count, before in ((40_000, "28 s"), (500_000, ">12 min, hung other requests")):
+        attrs = " ".join(f'a{i}="1"' for i in range(count))
+        body = ('<gpx version="1.1" creator="x" xmlns="http://www.topografix.com/GPX/1/1"><trk><trkseg>'
+                f'<trkpt lat="46" lon="14" {attrs}><time>2026-11-23T10:00:00Z</time></trkpt></trkseg></trk></gpx>')
+        one(f"H3 GPX point with {count:,} attributes ({len(body) / 1e6:.1f} MB)", before, "POST", f"/api/devices/{ida}/gpx", body)
+
+    act = "a" + "\u0301" * 4_000_000
+    status, _ = one("M1 activity: one 8 MB grapheme cluster", "stored 8,000,001 bytes", "POST", "/api/ingest",
+                    json.dumps({"locations": [{"type": "Feature", "geometry": {"type": "Point", "coordinates": [14, 46]},
+                                               "properties": {"timestamp": now_s() - 60, "activity": act}}]}, ensure_ascii=False), headers=json_h)
+    _, data, _, _ = s.request("GET", f"/api/devices/{ida}/last", None, ADMIN)
+    stored = len((json.loads(data).get("activity") or "").encode())
+    rows.append(("M1 activity bytes stored", "8,000,001", f"{stored}", "", "", "", "", ""))
+    print(f"M1 activity bytes stored: {stored}")
+    for what, path, body in (("device name", "/api/devices", {"name": "a" + "\u0301" * 4_000_000}),
+                             ("fence name", "/api/fences", {"id": "f_g", "name": "a" + "\u0301" * 4_000_000, "lat": 46, "lon": 14, "radius": 100})):
+        one(f"M1 {what}: one 8 MB grapheme cluster", "201 (stored at full size)", "POST", path, json.dumps(body, ensure_ascii=False), ADMIN)
+
+    for i, a in enumerate(("@SUM(1+1)", "+SUM(1,2)", "-2+3+cmd|' /C calc'!A0", '=HYPERLINK("http://x","y")')):
+        s.request("POST", "/api/ingest", json.dumps({"locations": [{"type": "Feature", "geometry": {"type": "Point", "coordinates": [15, 47]},
+                                                                   "properties": {"timestamp": now_s() - 50 + i, "activity": a}}]}), ta)
+    _, csv, _, _ = s.request("GET", f"/api/devices/{ida}/export?format=csv", None, ADMIN)
+    cells = [line.rsplit(",", 1)[-1] for line in csv.decode().splitlines()[-4:]]
+    rows.append(("M2 CSV cells of formula activities", "@SUM(1+1) unquoted", " ".join(cells), "", "", "", "", ""))
+    print("M2 CSV activity cells:", cells)
+
+    for u in ("http://169.254.169.254/latest/meta-data/iam/", "http://metadata.google.internal/computeMetadata/v1/",
+              "http://0x7f000001/", "http://2130706433/", "http://0/", "http://[::1]:1/", "http://127.0.0.1:99999/",
+              "http://user:pass@127.0.0.1:1/", "http://127.0.0.1:1/" + "a" * 9_000_000):
+        st, data, _, _ = s.request("POST", "/api/webhooks", json.dumps({"url": u}), ADMIN)
+        rows.append((f"M3/L8 webhook {u[:48]}", "201", str(st), "", "", "", "", ""))
+        print(f"M3/L8 webhook {u[:60]}: {st}")
+
+    # M4: 200 connections trickling headers; count those the server closed within 40 s.
+    socks = []
+    for _ in range(200):
+        c = socket.create_connection(("127.0.0.1", s.port)); c.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n"); socks.append(c)
+    start, closed = time.time(), 0
+    for c in socks: c.settimeout(max(0.1, 40 - (time.time() - start)))
+    for c in socks:
+        try:
+            while c.recv(4096): pass
+            closed += 1
+        except (socket.timeout, ConnectionResetError):
+            closed += 0 if isinstance(sys.exc_info()[1], socket.timeout) else 1
+        c.close()
+    rows.append(("M4 200 trickled-header connections closed", "0 of 200 (60 s)", f"{closed} of 200", "", f"{time.time() - start:.1f} s", "", "", ""))
+    print(f"M4 closed {closed} of 200 slow connections in {time.time() - start:.1f} s")
+
+    # M5: a stalled stream, then 20 batches of 130k of the device's own points.
+    st, data, _, _ = s.request("POST", "/api/stream/ticket", None, ta)
+    ticket = json.loads(data)["ticket"]
+    stalled = socket.socket(); stalled.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096); stalled.connect(("127.0.0.1", s.port))
+    stalled.sendall(f"GET /api/stream?ticket={ticket} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+    base = int(time.time() * 1000) - 400 * 86400000
+    with Peak(s) as p:
+        for b in range(20):
+            body = '{"locations":[' + ",".join('{"geometry":{"coordinates":[14,46]},"properties":{"timestamp":%d}}' % (base + b * 130000 + i)
+                                              for i in range(130000)) + "]}"
+            s.request("POST", "/api/ingest", body, ta, json_h)
+    rows.append(("M5 stalled stream + 20 × 130k own points", "RSS 155 MB → 1,548 MB", "", "", "", f"{p.peak:.0f} MB", f"{p.after:.0f} MB",
+                 f"from {p.before:.0f} MB"))
+    print(f"M5 RSS {p.before:.0f} → peak {p.peak:.0f} → {p.after:.0f} MB")
+    stalled.close()
+
+    tst = now_s() - 100
+    body = json.dumps([{"_type": "location", "lat": 46, "lon": 14, "tst": tst}] + [{"_type": "location", "lat": 46, "lon": 14, "tst": "x" * 1_000_000}] * 9)
+    st, data, _, headers = s.request("POST", "/pub", body, ta, json_h)
+    header = sum(len(k) + len(v) + 4 for k, v in headers)
+    rows.append(("L1 /pub response headers", "9,000,491 B", f"{header:,} B", "", "", "", "", ""))
+    print(f"L1 response headers {header} B")
+
+    for i in range(10):
+        fences = {"type": "FeatureCollection", "features": [
+            {"type": "Feature", "id": f"f{i}_{j}", "properties": {"name": "x", "radiusMeters": 50},
+             "geometry": {"type": "Point", "coordinates": [14 + j * 1e-4, 46 + i * 1e-3]}} for j in range(10_000)]}
+        s.request("POST", "/api/fences", json.dumps(fences), ADMIN)
+    one("L2 GET /api/fences with 100k fences", "25.5 MB, 14.7 s", "GET", "/api/fences", None, ta)
+    mode = oct(os.stat(s.db).st_mode & 0o777)
+    rows.append(("L3 database file mode", "0o644", mode, "", "", "", "", "")); print("L3", mode)
+    st, _, _, headers = s.request("GET", "/dashboard")
+    names = {k.lower() for k, _ in headers}
+    sec = [h for h in ("content-security-policy", "x-frame-options", "x-content-type-options", "referrer-policy") if h in names]
+    rows.append(("L7 dashboard security headers", "none", ", ".join(sec), "", "", "", "", "")); print("L7", sec)
+    st, _, _, _ = s.request("GET", f"/api/devices?token={ADMIN}")
+    rows.append(("L5 admin token in ?token=", "200", str(st), "", "", "", "", "")); print("L5", st)
+    alive = s.alive(); s.stop()
+    weak = subprocess.run([binary, "serve", "--port", str(free_port()), "--database", os.path.join(directory, "weak.sqlite")],
+                          env=dict(os.environ, WAYMARK_ADMIN_TOKEN="x"), capture_output=True, text=True, timeout=30)
+    rows.append(("L4 WAYMARK_ADMIN_TOKEN=x", "accepted", f"exit {weak.returncode}", "", "", "", "", (weak.stdout + weak.stderr).strip()[:80]))
+    print("L4", weak.returncode, (weak.stdout + weak.stderr).strip()[:100])
+    print(f"server alive after every reproduction: {alive}")
+    return rows
+
+
+def soak(binary, directory, seconds):
+    s = Server(binary, directory)
+    ida, ta = s.device("good"); idb, tb = s.device("abuser")
+    stop = threading.Event(); counts = {}
+    def count(kind): counts[kind] = counts.get(kind, 0) + 1
+    def loop(kind, fn):
+        while not stop.is_set():
+            try: fn()
+            except Exception: pass
+            count(kind)
+    zeros = '{"locations":[' + ",".join(["0"] * 1_000_000) + "]}"
+    anon = '{"location":[' + ",".join(["0"] * 500_000) + "]}"
+    attrs = ('<gpx version="1.1" creator="x" xmlns="http://www.topografix.com/GPX/1/1"><trk><trkseg><trkpt lat="46" lon="14" '
+             + " ".join(f'a{i}="1"' for i in range(500_000)) + "><time>2026-11-23T10:00:00Z</time></trkpt></trkseg></trk></gpx>")
+    invalid = '{"locations":[' + ",".join(['{"geometry":{"coordinates":[14,95]},"properties":{"timestamp":1}}'] * 100_000) + "]}"
+    def slowloris():
+        socks = []
+        for _ in range(50):
+            try:
+                c = socket.create_connection(("127.0.0.1", s.port)); c.sendall(b"GET /metrics HTTP/1.1\r\n"); socks.append(c)
+            except OSError: pass
+        for _ in range(10):
+            if stop.is_set(): break
+            for c in socks:
+                try: c.sendall(b"X-a: b\r\n")
+                except OSError: pass
+            time.sleep(1)
+        for c in socks: c.close()
+    def stalled_stream():
+        c = socket.socket(); c.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096); c.connect(("127.0.0.1", s.port))
+        c.sendall(f"GET /api/stream?token={tb} HTTP/1.1\r\nHost: x\r\n\r\n".encode()); stop.wait(10); c.close()
+    abusers = [
+        ("H1 million zeros", lambda: s.request("POST", "/api/ingest", zeros, tb)),
+        ("H1 100k invalid points", lambda: s.request("POST", "/api/ingest", invalid, tb)),
+        ("H2 anonymous 1 MB", lambda: s.request("POST", "/", anon, None, {"Content-Type": "application/json"})),
+        ("H3 500k-attribute GPX", lambda: s.request("POST", f"/api/devices/{idb}/gpx", attrs, tb)),
+        ("M4 50 slowloris connections", slowloris),
+        ("M5 stalled stream", stalled_stream),
+        ("M5 own uploads", lambda: s.request("POST", "/api/ingest", '{"locations":[' + ",".join(
+            '{"geometry":{"coordinates":[14,46]},"properties":{"timestamp":%d}}' % (int(time.time() * 1000) - 86400000 - i) for i in range(5000)) + "]}", tb)),
+    ]
+    threads = [threading.Thread(target=loop, args=a, daemon=True) for a in abusers]
+    latencies, acked, failures = [], [], 0
+    with Peak(s) as p:
+        for t in threads: t.start()
+        end = time.time() + seconds; i = 0
+        while time.time() < end:
+            ts = int(time.time() * 1000) - 5000
+            body = json.dumps({"locations": [{"type": "Feature", "geometry": {"type": "Point", "coordinates": [14.5, 46.05]},
+                                              "properties": {"timestamp": ts / 1000}}]})
+            st, data, secs, _ = s.request("POST", "/api/ingest", body, ta, {"Idempotency-Key": f"good-{i}"}, timeout=30)
+            if st == 200: latencies.append(secs); acked.append(ts)
+            else: failures += 1
+            i += 1; time.sleep(max(0, 0.1 - secs))
+        stop.set()
+    for t in threads: t.join(30)
+    st, data, _, _ = s.request("GET", f"/api/devices/{ida}/positions?limit=10000", None, ADMIN)
+    stored = {round(p_["timestamp_ms"]) if "timestamp_ms" in p_ else p_["timestamp"] for p_ in json.loads(data)["positions"]}
+    stored_count = len(json.loads(data)["positions"])
+    latencies.sort()
+    p99 = latencies[int(len(latencies) * 0.99) - 1] if latencies else float("nan")
+    print(f"\nsoak {seconds} s: well-behaved uploads {len(acked)} acknowledged, {failures} failed; "
+          f"p50 {statistics.median(latencies) * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms, max {latencies[-1] * 1000:.1f} ms; "
+          f"stored {stored_count} of {len(acked)} acknowledged; server RSS {p.before:.0f} → peak {p.peak:.0f} MB; alive {s.alive()}")
+    print("abusive requests sent:", ", ".join(f"{k}: {v}" for k, v in counts.items()))
+    s.stop()
+    return stored_count >= len(acked) and p99 < 0.1
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("binary"); parser.add_argument("--soak", type=int, default=0)
+    parser.add_argument("--skip-reproductions", action="store_true")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as directory:
+        ok = True
+        if not args.skip_reproductions:
+            reproductions(args.binary, directory)
+        if args.soak:
+            ok = soak(args.binary, directory, args.soak)
+    sys.exit(0 if ok else 1)
+
+
+if __name__ == "__main__":
+    main()
