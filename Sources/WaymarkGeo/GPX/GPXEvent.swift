@@ -63,11 +63,28 @@ public struct GPXIssue: Hashable, Sendable, CustomStringConvertible {
 
 /// Options for ``GPXReader`` and the whole-document readers.
 ///
+/// The limits bound the work and memory one input can cost, for input from
+/// strangers (an upload to a server). Exceeding one throws a ``GeoError`` with code
+/// `.malformedXML` (also in lenient mode) naming the limit, the element and
+/// `file:line:column`. The defaults accept any real GPX file: `maxAttributes` (256)
+/// is far above what GPX uses (fewer than 10), and there is no default cap on
+/// elements or points, so a 1 GB track reads as before. A server should set
+/// ``maxPoints`` to what it accepts per request:
+///
+/// ```swift
+/// let options = GPXReadOptions(maxPoints: 100_000)
+/// let doc = try GPXDocument(data: body, name: "upload.gpx", options: options)
+/// ```
+///
 /// `GPXReadOptions` is a `Sendable` value type.
 public struct GPXReadOptions: Hashable, Sendable {
+    /// The default ``maxAttributes``: 256 attributes on one element.
+    public static let defaultMaxAttributes = 256
+
     /// Skip invalid points (bad or missing coordinates, unparsable numbers or times) and
     /// report each as a ``GPXEvent/issue(_:)`` instead of throwing. XML that is not well
-    /// formed still throws, after every event before the fault has been delivered.
+    /// formed still throws, after every event before the fault has been delivered; so does
+    /// exceeding a limit.
     public var lenient: Bool
     /// Bytes read from the file at a time; the reader's buffer starts at this size. Default 512 KiB.
     public var chunkSize: Int
@@ -76,13 +93,33 @@ public struct GPXReadOptions: Hashable, Sendable {
     public var maxTokenBytes: Int
     /// The deepest element nesting accepted. Default 256.
     public var maxDepth: Int
+    /// The most attributes one element may have. Default ``defaultMaxAttributes`` (256);
+    /// GPX elements have fewer than 10. Duplicate attributes are found in time linear in
+    /// the number of attributes whatever this is set to.
+    public var maxAttributes: Int
+    /// The most elements (start tags, empty elements included) one document may have;
+    /// nil (the default) for no limit.
+    public var maxElements: Int?
+    /// The most points (`<wpt>`, `<rtept>` and `<trkpt>` together, skipped ones included)
+    /// one document may have; nil (the default) for no limit.
+    public var maxPoints: Int?
 
     /// Makes options; the defaults suit any file.
     public init(lenient: Bool = false, chunkSize: Int = 512 * 1024, maxTokenBytes: Int = 16 * 1024 * 1024,
-                maxDepth: Int = 256) {
+                maxDepth: Int = 256, maxAttributes: Int = GPXReadOptions.defaultMaxAttributes,
+                maxElements: Int? = nil, maxPoints: Int? = nil) {
         self.lenient = lenient
         self.chunkSize = chunkSize
         self.maxTokenBytes = maxTokenBytes
         self.maxDepth = maxDepth
+        self.maxAttributes = maxAttributes
+        self.maxElements = maxElements
+        self.maxPoints = maxPoints
     }
+}
+
+extension GeoError.Code {
+    /// Reading stopped because the current task was cancelled (``GPXReader`` checks every
+    /// few thousand tokens, so a server can stop parsing an upload whose client went away).
+    public static let cancelled = GeoError.Code(rawValue: "cancelled")
 }

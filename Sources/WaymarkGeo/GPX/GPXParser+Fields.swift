@@ -4,7 +4,7 @@ extension GPXParser {
     /// Reads the `<gpx>` root: checks its name, takes version and creator, emits `.document`.
     func startDocument() throws(GeoError) {
         guard GPXTag.match(tok.buf, tok.nameStart, tok.nameEnd) == .gpx else {
-            throw GeoError(.invalidGPX, "root element is <\(tok.string(tok.nameStart, tok.nameEnd))>; expected <gpx>",
+            throw GeoError(.invalidGPX, "root element is <\(tok.excerpt(tok.nameStart, tok.nameEnd))>; expected <gpx>",
                            at: tok.location(at: tok.tokenStart))
         }
         var declared: String?
@@ -50,13 +50,19 @@ extension GPXParser {
 
     /// Starts a `<wpt>`, `<rtept>` or `<trkpt>` from its `lat` and `lon` attributes.
     func beginPoint(_ kind: Context) throws(GeoError) {
+        pointCount += 1
+        if let maxPoints, pointCount > maxPoints {
+            throw GeoError(.malformedXML, "<\(kind)> is point \(pointCount); the document may have at most \(maxPoints) "
+                           + "(<wpt>, <rtept> and <trkpt> together; the limit, GPXReadOptions.maxPoints)",
+                           at: tok.location(at: tok.tokenStart))
+        }
         inPoint = true
         pointIssue = nil
         var lat = 0.0, lon = 0.0
         if let (a, value) = numberAttribute("lat") {
             if let value, value >= -90, value <= 90 { lat = value } else {
                 try invalid(GeoError(.invalidCoordinate,
-                                     "invalid latitude \"\(tok.string(a.valueStart, a.valueEnd))\" on <\(kind)>; expected a number in [-90, 90]",
+                                     "invalid latitude \"\(tok.excerpt(a.valueStart, a.valueEnd))\" on <\(kind)>; expected a number in [-90, 90]",
                                      at: tok.location(at: a.valueStart)), skipping: "<\(kind)>")
             }
         } else {
@@ -66,7 +72,7 @@ extension GPXParser {
         if let (a, value) = numberAttribute("lon") {
             if let value, value >= -180, value <= 180 { lon = Coordinate.normalizedLongitude(value) } else {
                 try invalid(GeoError(.invalidCoordinate,
-                                     "invalid longitude \"\(tok.string(a.valueStart, a.valueEnd))\" on <\(kind)>; expected a number in [-180, 180]",
+                                     "invalid longitude \"\(tok.excerpt(a.valueStart, a.valueEnd))\" on <\(kind)>; expected a number in [-180, 180]",
                                      at: tok.location(at: a.valueStart)), skipping: "<\(kind)>")
             }
         } else {
@@ -104,6 +110,9 @@ extension GPXParser {
 
     private var leafText: String { String(decoding: leafBytes, as: UTF8.self) }
 
+    /// The leaf's text for an error message, cut to ``XMLTokenizer/maxEchoedBytes``.
+    private var leafExcerpt: String { XMLTokenizer.excerpt(leafBytes) }
+
     private func isBlank() -> Bool { leafBytes.allSatisfy(XMLTokenizer.isSpace) }
 
     private func owner(_ parent: Context) -> String {
@@ -117,7 +126,7 @@ extension GPXParser {
     private func number(in parent: Context) throws(GeoError) -> Double? {
         let value = leafBytes.isEmpty ? nil : GPXNumberParsing.parseDouble(leafBytes.baseAddress!, leafBytes.count)
         if value == nil && !isBlank() {
-            try invalid(GeoError(.invalidValue, "invalid <\(leafName)> \"\(leafText)\" in <\(owner(parent))>; expected a number",
+            try invalid(GeoError(.invalidValue, "invalid <\(leafName)> \"\(leafExcerpt)\" in <\(owner(parent))>; expected a number",
                                  at: tok.location(absolute: leafValueOffset)), skipping: "<\(leafName)>")
         }
         return value
@@ -127,7 +136,7 @@ extension GPXParser {
         guard let v = try number(in: parent) else { return nil }
         guard v == v.rounded(), abs(v) < 1e15, range.contains(Int(v)) else {
             let expected = range == Int.min...Int.max ? "an integer" : "an integer in \(range.lowerBound)...\(range.upperBound)"
-            try invalid(GeoError(.invalidValue, "invalid <\(leafName)> \"\(leafText)\" in <\(owner(parent))>; expected \(expected)",
+            try invalid(GeoError(.invalidValue, "invalid <\(leafName)> \"\(leafExcerpt)\" in <\(owner(parent))>; expected \(expected)",
                                  at: tok.location(absolute: leafValueOffset)), skipping: "<\(leafName)>")
             return nil
         }
@@ -138,7 +147,7 @@ extension GPXParser {
         if isBlank() { return nil }
         let value = GPXTime.parse(leafBytes.baseAddress!, leafBytes.count)
         if value == nil {
-            try invalid(GeoError(.invalidValue, "invalid <time> \"\(leafText)\" in <\(owner(parent))>; expected an ISO-8601 time such as 2024-05-01T10:00:00Z",
+            try invalid(GeoError(.invalidValue, "invalid <time> \"\(leafExcerpt)\" in <\(owner(parent))>; expected an ISO-8601 time such as 2024-05-01T10:00:00Z",
                                  at: tok.location(absolute: leafValueOffset)), skipping: "<time>")
         }
         return value
@@ -229,7 +238,7 @@ extension GPXParser {
             if isBlank() { break }
             let value = leafText.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
             if let fix = GPXFixType(rawValue: value) { point.fix = fix } else {
-                try invalid(GeoError(.invalidValue, "invalid <fix> \"\(value)\" in <\(parent)>; expected none, 2d, 3d, dgps or pps",
+                try invalid(GeoError(.invalidValue, "invalid <fix> \"\(XMLTokenizer.excerpt(value))\" in <\(parent)>; expected none, 2d, 3d, dgps or pps",
                                      at: tok.location(absolute: leafValueOffset)), skipping: "<fix>")
             }
         case .sat: point.satellites = try integer(in: parent, range: 0...Int.max)

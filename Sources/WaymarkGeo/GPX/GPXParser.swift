@@ -16,6 +16,10 @@ final class GPXParser {
     let tok: XMLTokenizer
     let lenient: Bool
     let maxRawBytes: Int
+    /// The most points the document may have (nil: no limit); see ``GPXReadOptions/maxPoints``.
+    let maxPoints: Int?
+    /// `<wpt>`, `<rtept>` and `<trkpt>` elements started so far.
+    @exclusivity(unchecked) var pointCount = 0
     @exclusivity(unchecked) var contexts: [Context] = []
     @exclusivity(unchecked) var first: GPXEvent?
     /// Set when a step produced exactly one point, returned straight from ``point`` without queueing.
@@ -63,8 +67,10 @@ final class GPXParser {
 
     init(input: GPXInput, options: GPXReadOptions) {
         tok = XMLTokenizer(input: input, chunkSize: options.chunkSize, maxTokenBytes: options.maxTokenBytes,
-                           maxDepth: options.maxDepth)
+                           maxDepth: options.maxDepth, maxAttributes: options.maxAttributes,
+                           maxElements: options.maxElements)
         lenient = options.lenient
+        maxPoints = options.maxPoints
         maxRawBytes = options.maxTokenBytes
         contexts.reserveCapacity(16)
         events.reserveCapacity(8)

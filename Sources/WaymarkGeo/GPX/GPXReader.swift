@@ -21,10 +21,18 @@ import Foundation
 /// what was expected: `.malformedXML` for XML that is not well formed,
 /// `.invalidGPX` for a wrong root element or a missing `lat`/`lon`,
 /// `.invalidCoordinate` and `.invalidValue` for values that do not parse or are out
-/// of range, `.encoding` and `.io`. With ``GPXReadOptions/lenient`` invalid points
+/// of range, `.encoding` and `.io`. Names and values repeated in a message are cut to
+/// 64 bytes (then "…"). With ``GPXReadOptions/lenient`` invalid points
 /// are skipped and reported as ``GPXEvent/issue(_:)``; XML that is not well formed
 /// still throws once every event before the fault has been returned. After a throw,
 /// every further call throws the same error.
+///
+/// Hostile input: the work is linear in the input size, and the limits of
+/// ``GPXReadOptions`` (`maxTokenBytes`, `maxDepth`, `maxAttributes`, and the optional
+/// `maxElements` and `maxPoints`) throw `.malformedXML` naming the limit, the element and
+/// the location. Every few thousand tokens the reader checks whether the current task
+/// is cancelled and, if so, throws a ``GeoError`` with code `.cancelled`; run a parse of
+/// untrusted bytes in a task you cancel when its client goes away.
 ///
 /// Thread safety: a reader is a single-owner cursor; use it from one task at a time.
 /// It is a reference to its buffer, so a copy of a reader advances the same stream.

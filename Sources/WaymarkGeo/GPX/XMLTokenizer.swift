@@ -8,7 +8,11 @@ import Foundation
 /// buffer, valid until the next call to ``next()``; nothing is allocated per
 /// element once the buffers have warmed up. Memory is bounded by
 /// `maxTokenBytes` (the longest single tag, text run or comment) and
-/// `maxDepth`.
+/// `maxDepth`; work is linear in the input: duplicate attributes are found by
+/// a short scan up to ``hashedDuplicateCheckThreshold`` attributes and through
+/// a reused hash table above it, and an element may have at most
+/// `maxAttributes` of them. Every ``cancellationCheckInterval`` tokens the
+/// current task's cancellation is checked (a `.cancelled` ``GeoError``).
 final class XMLTokenizer {
     enum Token: Equatable { case startTag, endTag, text, end }
 
@@ -22,6 +26,10 @@ final class XMLTokenizer {
     @exclusivity(unchecked) private var capacity: Int
     private let maxCapacity: Int
     let maxDepth: Int
+    /// The most attributes one element may have.
+    let maxAttributes: Int
+    /// The most start tags one document may have (`Int.max`: no limit).
+    let maxElements: Int
     @exclusivity(unchecked) var pos = 0
     @exclusivity(unchecked) var end = 0
     @exclusivity(unchecked) private var eof = false
@@ -40,6 +48,19 @@ final class XMLTokenizer {
     @exclusivity(unchecked) private var attributeStorage: UnsafeMutablePointer<Attribute>
     @exclusivity(unchecked) private var attributeCapacity = 8
     @exclusivity(unchecked) private var attributeCount = 0
+    /// Open-addressing hash table over the current element's attributes (index + 1; 0 is
+    /// empty), used from ``hashedDuplicateCheckThreshold`` attributes on. Its first
+    /// `slotMask + 1` slots are in use; the allocation is kept for later elements.
+    @exclusivity(unchecked) private var slots: UnsafeMutablePointer<Int>?
+    @exclusivity(unchecked) private var slotCapacity = 0
+    @exclusivity(unchecked) private var slotMask = 0
+    /// Earlier attributes (or hash slots) looked at by the duplicate check so far, for tests
+    /// showing the check is linear.
+    @exclusivity(unchecked) private(set) var duplicateCheckProbes = 0
+    /// Start tags read so far.
+    @exclusivity(unchecked) private(set) var elementCount = 0
+    /// Loop turns of ``next()`` left before the next cancellation check.
+    @exclusivity(unchecked) private var untilCancellationCheck = 0
     @exclusivity(unchecked) var isEmptyElement = false
     /// Whether the current start tag has an attribute whose name starts with `xmlns`.
     @exclusivity(unchecked) private(set) var hasNamespaceDeclaration = false
@@ -60,11 +81,22 @@ final class XMLTokenizer {
     @exclusivity(unchecked) var pinned = -1
     @exclusivity(unchecked) private var sawRoot = false
 
-    init(input: GPXInput, chunkSize: Int, maxTokenBytes: Int, maxDepth: Int) {
+    /// Below this many attributes on an element duplicates are found by comparing with each
+    /// earlier one (no allocation, the common case); from it on, through the hash table.
+    static let hashedDuplicateCheckThreshold = 16
+    /// Tokens (turns of the ``next()`` loop) between two checks of `Task.isCancelled`.
+    static let cancellationCheckInterval = 4096
+    /// The longest excerpt of a name or value an error message repeats, in bytes (then "…").
+    static let maxEchoedBytes = 64
+
+    init(input: GPXInput, chunkSize: Int, maxTokenBytes: Int, maxDepth: Int,
+         maxAttributes: Int = GPXReadOptions.defaultMaxAttributes, maxElements: Int? = nil) {
         self.input = input
         capacity = max(chunkSize, 4096)
         maxCapacity = max(maxTokenBytes, capacity)
         self.maxDepth = maxDepth
+        self.maxAttributes = max(maxAttributes, 1)
+        self.maxElements = maxElements ?? Int.max
         buf = .allocate(capacity: capacity)
         attributeStorage = .allocate(capacity: attributeCapacity)
         stackBytes = .allocate(capacity: stackCapacity)
@@ -76,12 +108,13 @@ final class XMLTokenizer {
         attributeStorage.deallocate()
         stackBytes.deallocate()
         stackStarts.deallocate()
+        slots?.deallocate()
     }
 
     /// The name of the innermost open element.
     private var openName: String {
         let start = stackStarts[openCount - 1]
-        return String(decoding: UnsafeBufferPointer(start: stackBytes + start, count: stackCount - start), as: UTF8.self)
+        return XMLTokenizer.excerpt(UnsafeBufferPointer(start: stackBytes + start, count: stackCount - start))
     }
 
     /// Number of currently open elements.
@@ -94,6 +127,8 @@ final class XMLTokenizer {
             return .endTag
         }
         while true {
+            untilCancellationCheck &-= 1
+            if untilCancellationCheck < 0 { try checkCancellation() }
             tokenStart = pos
             if pos == end {
                 if try refill() { continue }
@@ -111,14 +146,29 @@ final class XMLTokenizer {
                 (complete, token) = try scanMarkup()
             }
             if !complete {
+                let scanned = end - tokenStart
                 pos = tokenStart
                 if try refill() == false {
                     if buf[tokenStart] != UInt8(ascii: "<") { continue }   // trailing text at the end of input
                     throw malformed("unexpected end of input inside markup", at: tokenStart)
                 }
+                // The token is scanned again from its start: read until at least twice what was
+                // scanned is buffered, so the rescans of a token longer than a chunk add up to
+                // O(its length) instead of O(length² / chunk size).
+                let target = min(tokenStart + 2 * scanned, maxCapacity - 16)
+                while end < target, try refill() {}
                 continue
             }
             if let token { return token }
+        }
+    }
+
+    /// Throws a `.cancelled` error when the current task is cancelled; schedules the next check.
+    private func checkCancellation() throws(GeoError) {
+        untilCancellationCheck = XMLTokenizer.cancellationCheckInterval
+        if Task.isCancelled {
+            throw GeoError(.cancelled, "reading was cancelled (the task reading the GPX was cancelled)",
+                           at: location(at: pos))
         }
     }
 
@@ -282,22 +332,26 @@ final class XMLTokenizer {
                 empty = true
                 break
             }
-            guard i > wsStart else { throw malformed("expected whitespace, '>' or '/>' in <\(string(ns, ne))>", at: i) }
-            guard XMLTokenizer.isNameStart(c) else { throw malformed("expected an attribute name in <\(string(ns, ne))>", at: i) }
+            guard i > wsStart else { throw malformed("expected whitespace, '>' or '/>' in <\(excerpt(ns, ne))>", at: i) }
+            guard XMLTokenizer.isNameStart(c) else { throw malformed("expected an attribute name in <\(excerpt(ns, ne))>", at: i) }
             let an = i
             while i < end && XMLTokenizer.isNameChar(p[i]) { i += 1 }
             let ane = i
+            guard attributeCount < maxAttributes else {
+                throw malformed("<\(excerpt(ns, ne))> has more than \(maxAttributes) attributes "
+                                + "(the limit, GPXReadOptions.maxAttributes)", at: an)
+            }
             while i < end && XMLTokenizer.isSpace(p[i]) { i += 1 }
             if i == end { return false }
             guard p[i] == UInt8(ascii: "=") else {
-                throw malformed("expected '=' after attribute \(string(an, ane)) in <\(string(ns, ne))>", at: i)
+                throw malformed("expected '=' after attribute \(excerpt(an, ane)) in <\(excerpt(ns, ne))>", at: i)
             }
             i += 1
             while i < end && XMLTokenizer.isSpace(p[i]) { i += 1 }
             if i == end { return false }
             let q = p[i]
             guard q == 0x22 || q == 0x27 else {
-                throw malformed("expected a quoted value for attribute \(string(an, ane)) in <\(string(ns, ne))>", at: i)
+                throw malformed("expected a quoted value for attribute \(excerpt(an, ane)) in <\(excerpt(ns, ne))>", at: i)
             }
             i += 1
             // One pass finds the closing quote and checks for '<' and '&'.
@@ -312,14 +366,19 @@ final class XMLTokenizer {
             }
             if k == end { return false }
             let ve = k
-            for a in attributes where a.nameEnd - a.nameStart == ane - an && XMLTokenizer.bytesEqual(p + a.nameStart, p + an, ane - an) {
-                throw malformed("duplicate attribute \(string(an, ane)) in <\(string(ns, ne))>", at: an)
+            if isDuplicateAttribute(an, ane) {
+                throw malformed("duplicate attribute \(excerpt(an, ane)) in <\(excerpt(ns, ne))>", at: an)
             }
             if ane - an >= 5 && p[an] == UInt8(ascii: "x") && p[an + 1] == UInt8(ascii: "m") && p[an + 4] == UInt8(ascii: "s") { declaresNamespace = true }
             appendAttribute(Attribute(nameStart: an, nameEnd: ane, valueStart: i, valueEnd: ve, hasEntity: amp))
             i = ve + 1
         }
-        if openCount == 0 && sawRoot { throw malformed("a second root element <\(string(ns, ne))>", at: pos) }
+        if openCount == 0 && sawRoot { throw malformed("a second root element <\(excerpt(ns, ne))>", at: pos) }
+        guard elementCount < maxElements else {
+            throw malformed("<\(excerpt(ns, ne))> is element \(elementCount + 1); the document may have at most "
+                            + "\(maxElements) (the limit, GPXReadOptions.maxElements)", at: pos)
+        }
+        elementCount += 1
         nameStart = ns
         nameEnd = ne
         isEmptyElement = empty
@@ -358,14 +417,14 @@ final class XMLTokenizer {
         let ne = i
         while i < end && XMLTokenizer.isSpace(p[i]) { i += 1 }
         if i == end { return false }
-        guard p[i] == UInt8(ascii: ">") else { throw malformed("expected '>' to close </\(string(ns, ne))>", at: i) }
+        guard p[i] == UInt8(ascii: ">") else { throw malformed("expected '>' to close </\(excerpt(ns, ne))>", at: i) }
         guard openCount > 0 else {
-            throw malformed("end tag </\(string(ns, ne))> without a matching start tag", at: pos)
+            throw malformed("end tag </\(excerpt(ns, ne))> without a matching start tag", at: pos)
         }
         let top = stackStarts[openCount - 1]
         let len = stackCount - top
         guard len == ne - ns && XMLTokenizer.bytesEqual(stackBytes + top, p + ns, len) else {
-            throw malformed("found </\(string(ns, ne))>; expected </\(openName)>", at: pos)
+            throw malformed("found </\(excerpt(ns, ne))>; expected </\(openName)>", at: pos)
         }
         stackCount = top
         openCount -= 1
@@ -374,6 +433,81 @@ final class XMLTokenizer {
         nameEnd = ne
         pos = i + 1
         return true
+    }
+
+    // MARK: duplicate attributes
+
+    /// Whether the attribute name at `[an, ane)` equals the name of an earlier attribute of
+    /// the current start tag. Call once per attribute, in order, before appending it.
+    ///
+    /// Up to ``hashedDuplicateCheckThreshold`` attributes it compares with each earlier one;
+    /// from there on it looks the name up in (and adds it to) a hash table with a per-process
+    /// random seed, so an element with n attributes costs O(n), not O(n²), even for names
+    /// chosen to collide.
+    @inline(__always)
+    private func isDuplicateAttribute(_ an: Int, _ ane: Int) -> Bool {
+        let len = ane - an
+        if attributeCount < XMLTokenizer.hashedDuplicateCheckThreshold {
+            let p = buf
+            var k = 0
+            while k < attributeCount {
+                let a = attributeStorage[k]
+                duplicateCheckProbes &+= 1
+                if a.nameEnd - a.nameStart == len && XMLTokenizer.bytesEqual(p + a.nameStart, p + an, len) { return true }
+                k += 1
+            }
+            return false
+        }
+        return hashedDuplicate(an, len)
+    }
+
+    private func hashedDuplicate(_ an: Int, _ len: Int) -> Bool {
+        // Build the table when the threshold is reached; double it when it would pass half full.
+        if attributeCount == XMLTokenizer.hashedDuplicateCheckThreshold || (attributeCount + 1) * 2 > slotMask + 1 {
+            var size = 64
+            while size < (attributeCount + 1) * 2 { size *= 2 }
+            rebuildSlots(size: size)
+        }
+        let p = buf
+        let table = slots!
+        var i = nameHash(an, len) & slotMask
+        while true {
+            let slot = table[i]
+            if slot == 0 {
+                table[i] = attributeCount + 1
+                return false
+            }
+            duplicateCheckProbes &+= 1
+            let a = attributeStorage[slot - 1]
+            if a.nameEnd - a.nameStart == len && XMLTokenizer.bytesEqual(p + a.nameStart, p + an, len) { return true }
+            i = (i + 1) & slotMask
+        }
+    }
+
+    /// Clears `size` slots (a power of two, reallocating when needed) and enters the
+    /// current element's attributes so far.
+    private func rebuildSlots(size: Int) {
+        if size > slotCapacity {
+            slots?.deallocate()
+            slots = .allocate(capacity: size)
+            slotCapacity = size
+        }
+        let table = slots!
+        table.update(repeating: 0, count: size)
+        slotMask = size - 1
+        for k in 0..<attributeCount {
+            let a = attributeStorage[k]
+            var i = nameHash(a.nameStart, a.nameEnd - a.nameStart) & slotMask
+            while table[i] != 0 { i = (i + 1) & slotMask }
+            table[i] = k + 1
+        }
+    }
+
+    @inline(__always)
+    private func nameHash(_ start: Int, _ count: Int) -> Int {
+        var hasher = Hasher()
+        hasher.combine(bytes: UnsafeRawBufferPointer(start: buf + start, count: count))
+        return hasher.finalize()
     }
 
     // MARK: helpers
@@ -433,9 +567,30 @@ final class XMLTokenizer {
         isNameStart(c) || (c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9")) || c == UInt8(ascii: "-") || c == UInt8(ascii: ".")
     }
 
-    /// The bytes `[s, e)` of the buffer as a String (for messages and string fields).
+    /// The bytes `[s, e)` of the buffer as a String (for string fields; see ``excerpt(_:_:)`` for messages).
     func string(_ s: Int, _ e: Int) -> String {
         String(decoding: UnsafeBufferPointer(start: buf + s, count: e - s), as: UTF8.self)
+    }
+
+    /// The bytes `[s, e)` of the buffer for an error message: at most ``maxEchoedBytes``
+    /// bytes, then "…", so a message never repeats a huge name or value.
+    func excerpt(_ s: Int, _ e: Int) -> String {
+        XMLTokenizer.excerpt(UnsafeBufferPointer(start: buf + s, count: e - s))
+    }
+
+    /// `bytes` (UTF-8) cut to at most ``maxEchoedBytes`` bytes at a character boundary,
+    /// with "…" appended when something was cut.
+    static func excerpt(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+        guard bytes.count > maxEchoedBytes else { return String(decoding: bytes, as: UTF8.self) }
+        var n = maxEchoedBytes
+        while n > 0 && bytes[n] & 0xC0 == 0x80 { n -= 1 }   // do not split a UTF-8 sequence
+        return String(decoding: UnsafeBufferPointer(rebasing: bytes[0..<n]), as: UTF8.self) + "…"
+    }
+
+    /// `text` cut to at most ``maxEchoedBytes`` bytes of UTF-8 (then "…") for an error message.
+    static func excerpt(_ text: String) -> String {
+        var text = text
+        return text.withUTF8 { excerpt($0) }
     }
 
     func malformed(_ message: String, at index: Int) -> GeoError {
