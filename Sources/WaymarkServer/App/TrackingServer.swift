@@ -30,6 +30,7 @@ public enum TrackingServer {
         let feed = feed ?? LiveFeed(maxPendingPositions: configuration.liveStreamMaxPendingPositions)
         let router = Router(context: Context.self)
         router.add(middleware: MetricsMiddleware(metrics: metrics))
+        router.add(middleware: NoSniffMiddleware())
         let routes = Routes(configuration: configuration, store: store,
                             auth: Authenticator(store: store, adminTokenDigest: configuration.adminTokenDigest),
                             metrics: metrics, feed: feed,

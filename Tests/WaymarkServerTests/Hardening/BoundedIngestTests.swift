@@ -145,6 +145,9 @@ struct BoundedIngestTests {
             #expect(response.status == .unprocessableContent)
             #expect(response.body.readableBytes < 1_000, "reply of \(response.body.readableBytes) bytes")
             #expect(response.text.contains("(50000 bytes)"))
+            // Every reply, errors included, tells browsers not to sniff its type.
+            #expect(response.headers[.xContentTypeOptions] == "nosniff")
+            #expect(try await server.send(.get, "/api/devices").headers[.xContentTypeOptions] == "nosniff")
         }
     }
 
