@@ -10,7 +10,8 @@ public enum ExportFormat: String, Sendable, CaseIterable {
     case gpx
     /// A GeoJSON FeatureCollection of Point features with the position's properties.
     case geojson
-    /// Comma-separated values with a header row; times in ISO-8601 UTC, SI units.
+    /// Comma-separated values with a header row; times in ISO-8601 UTC, SI units. Client text
+    /// that a spreadsheet would read as a formula is neutralised (see ``csvTextCell(_:)``).
     case csv
 
     /// The HTTP content type.
@@ -67,7 +68,7 @@ public enum ExportFormat: String, Sendable, CaseIterable {
             let fields: [String] = [
                 time, "\(f.coordinate.latitude)", "\(f.coordinate.longitude)", text(f.altitude),
                 text(f.horizontalAccuracy), text(f.speed), text(f.course), text(p.batteryLevel),
-                p.isCharging.map { $0 ? "true" : "false" } ?? "", csvEscaped(p.activity ?? ""),
+                p.isCharging.map { $0 ? "true" : "false" } ?? "", Self.csvTextCell(p.activity ?? ""),
             ]
             return fields.joined(separator: ",") + "\n"
         }
@@ -83,9 +84,35 @@ public enum ExportFormat: String, Sendable, CaseIterable {
 
     private func text(_ value: Double?) -> String { value.map { "\($0)" } ?? "" }
 
-    private func csvEscaped(_ s: String) -> String {
-        guard s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return s }
-        return "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    /// Characters that make a spreadsheet read a cell as a formula when they start it
+    /// (`=`, `+`, `-`, `@`, TAB and CR, as OWASP lists them for CSV injection).
+    static let formulaTriggers: Set<Unicode.Scalar> = ["=", "+", "-", "@", "\t", "\r"]
+
+    /// A CSV cell holding text a client sent (the activity): the only free-text column, so the
+    /// only one a client can turn into a formula. The numeric columns the server writes are not
+    /// passed through here, so a negative altitude stays the number `-12.5`.
+    ///
+    /// Text starting with one of ``formulaTriggers`` gets a leading `'` and is quoted, with
+    /// embedded quotes doubled (`=HYPERLINK("x")` becomes `"'=HYPERLINK(""x"")"`), so Excel,
+    /// LibreOffice and Google Sheets show it as text instead of evaluating it (OWASP's advice).
+    /// Other text is quoted only when it holds `,`, `"`, CR or LF (RFC 4180). The checks look at
+    /// Unicode scalars, not characters, so a quote or comma followed by a combining mark is still
+    /// seen (a CSV reader splits on the scalar).
+    static func csvTextCell(_ s: String) -> String {
+        let scalars = s.unicodeScalars
+        let formula = scalars.first.map { formulaTriggers.contains($0) } ?? false
+        guard formula || scalars.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else {
+            return s
+        }
+        var cell = String.UnicodeScalarView()
+        cell.append("\"")
+        if formula { cell.append("'") }
+        for scalar in scalars {
+            if scalar == "\"" { cell.append("\"") }
+            cell.append(scalar)
+        }
+        cell.append("\"")
+        return String(cell)
     }
 
     private func xmlEscaped(_ s: String) -> String {
