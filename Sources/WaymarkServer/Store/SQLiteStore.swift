@@ -1,12 +1,22 @@
 import Foundation
 import GRDB
 import WaymarkGeo
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The default ``Store``: one SQLite file in WAL mode, through GRDB.
 ///
 /// Writes are serialised by GRDB's writer; reads run concurrently on the pool. Every
 /// ingest request is one `IMMEDIATE` transaction, committed before ``ingest(_:)`` returns.
 /// `Sendable`: share one instance across the whole server.
+///
+/// A new database file is created readable and writable by its owner only (mode 0600), whatever
+/// the umask, and SQLite gives its `-wal`, `-shm` and `-journal` files the same bits: the
+/// positions and webhook secrets are not readable by other local users. An existing file keeps its
+/// mode; ``permissionWarning`` says when group or others can read it.
 ///
 /// ```swift
 /// let store = try SQLiteStore(path: "waymark.sqlite")
@@ -17,10 +27,15 @@ public final class SQLiteStore: Store {
     let fenceCache = FenceCache()
     /// The database file's path.
     public let path: String
+    /// Set when the database file already existed and its group or others may read or write it
+    /// (for example a file created by an older version under umask 022): a sentence naming the
+    /// file, its mode and the `chmod` that fixes it. The mode is never changed silently.
+    public let permissionWarning: String?
 
-    /// Opens (creating if needed) the database at `path`.
+    /// Opens (creating if needed, with mode 0600) the database at `path`.
     /// - throws: ``ServerError`` with code ``ServerError/Code/storage`` when the file cannot be opened.
     public init(path: String) throws {
+        permissionWarning = Self.createPrivateFile(at: path)
         var configuration = Configuration()
         configuration.busyMode = .timeout(30)
         configuration.foreignKeysEnabled = true
@@ -117,6 +132,27 @@ public final class SQLiteStore: Store {
         DeviceRecord(id: row["id"], name: row["name"],
                      createdAt: Date(millisecondsSince1970: row["created_ms"]),
                      revokedAt: (row["revoked_ms"] as Int64?).map(Date.init(millisecondsSince1970:)))
+    }
+
+    /// Creates an empty database file at `path` with mode 0600 when none exists, before SQLite
+    /// opens it (SQLite creates files 0644 under the usual umask 022, and gives the `-wal` and
+    /// `-shm` files the main file's permission bits). Leaves an existing file alone and returns a
+    /// warning when its group or others have any access; returns nil otherwise, also for
+    /// `:memory:` and `file:` URIs and when the file cannot be created (GRDB then reports why).
+    static func createPrivateFile(at path: String) -> String? {
+        guard !path.isEmpty, path != ":memory:", !path.hasPrefix("file:") else { return nil }
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        if fd >= 0 {
+            close(fd)
+            return nil
+        }
+        guard errno == EEXIST else { return nil }
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        let mode = Int(info.st_mode) & 0o777
+        guard mode & 0o077 != 0 else { return nil }
+        return "the database file \(path) is accessible to other users (mode \(String(mode, radix: 8))); "
+            + "it holds location history and webhook secrets: run `chmod 600` on it and its -wal and -shm files"
     }
 
     /// Runs `body`, turning GRDB errors into ``ServerError``.
