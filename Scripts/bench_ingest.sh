@@ -29,7 +29,7 @@ BIN="$PWD/.build/release/waymark"
 TMP="$(mktemp -d)"
 RESULTS="$TMP/results.jsonl"
 SERVER_PID=""
-export WAYMARK_ADMIN_TOKEN="wma_bench_$(date +%s)_$RANDOM"
+export WAYMARK_ADMIN_TOKEN="wma_bench_$(date +%s)_$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"   # >= 24 bytes
 cleanup() {
     if [ -n "$SERVER_PID" ]; then kill "$SERVER_PID" 2>/dev/null || true; fi
     rm -rf "$TMP"

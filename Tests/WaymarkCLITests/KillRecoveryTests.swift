@@ -18,7 +18,7 @@ struct KillRecoveryTests {
         static let available: [Kind] = postgresURL == nil ? [.sqlite] : [.sqlite, .postgres]
     }
 
-    static let adminToken = "wma_kill9-test-admin"
+    static let adminToken = "wma_kill9-test-admin-token-0123456789"
     static let senders = 6
     static let batch = 50
     /// Acknowledged batches after which the server is killed (while the other senders are mid-request).
