@@ -77,6 +77,10 @@ struct ServeCommand: AsyncParsableCommand {
         guard (maxConnections ?? 1) > 0 else { throw ValidationError("--max-connections must be positive") }
         guard headerTimeout > 0, headerTimeout.isFinite else { throw ValidationError("--header-timeout must be a positive number of seconds") }
         guard bodyTimeout > 0, bodyTimeout.isFinite else { throw ValidationError("--body-timeout must be a positive number of seconds") }
+        // A weak admin token is refused before any database is opened.
+        if let token = ProcessInfo.processInfo.environment[AdminToken.environmentVariable], !token.isEmpty {
+            do { try AdminToken.check(environmentToken: token) } catch let error as ServerError { throw ValidationError(error.message) }
+        }
         do { _ = try allowedWebhookDestinations() } catch let error as ServerError { throw ValidationError("--webhook-allow: \(error.message)") }
     }
 
@@ -85,6 +89,7 @@ struct ServeCommand: AsyncParsableCommand {
         let environmentToken = ProcessInfo.processInfo.environment[AdminToken.environmentVariable]
         let command = self
         try await StoreFactory.withStore(at: database, logger: quietLogger) { store in
+            if let warning = (store as? SQLiteStore)?.permissionWarning { emit("warning: \(warning)") }
             let admin = try await AdminToken.establish(in: store, environmentToken: environmentToken)
             if let token = admin.newToken {
                 emit("Generated the admin token (shown only now; set \(AdminToken.environmentVariable) to override):\n  \(token)")
