@@ -4,52 +4,103 @@ import Foundation
 import WaymarkEngine
 import WaymarkGeo
 
-extension LiveDevice: CLLocationManagerDelegate {
-    public func locationManagerDidChangeAuthorization(_ manager: CLLocationManager) {
-        emit(.authorizationChanged(LocationAuthorization(
-            status: manager.authorizationStatus.waymarkStatus,
-            accuracy: manager.accuracyAuthorization == .fullAccuracy ? .full : .reduced,
-            servicesEnabled: CLLocationManager.locationServicesEnabled())))
+/// The delegate of one of ``LiveDevice``'s location managers. Its role, fixed at creation, says
+/// which callbacks it forwards: nothing mutable is read in a callback.
+///
+/// Every manager gets the authorization callback when it is created (Apple,
+/// `locationManagerDidChangeAuthorization(_:)`), and regions are shared by all the managers of an
+/// app (Apple, `CLLocationManager.monitoredRegions`); only the main manager reports those, so each
+/// arrives once.
+final class LocationDelegate: NSObject, CLLocationManagerDelegate, Sendable {
+    enum Role: Sendable {
+        /// Authorization, standard updates, regions.
+        case main
+        /// Significant-change monitoring only: its fixes are ``DeviceEvent/significantChange(_:)``.
+        case significantChange
+        /// One-shot requests only.
+        case oneShot
     }
 
-    public func locationManager(_ manager: CLLocationManager, didUpdateLocations locations: [CLLocation]) {
+    let role: Role
+    let sink: EventSink
+
+    init(role: Role, sink: EventSink) {
+        self.role = role
+        self.sink = sink
+    }
+
+    func locationManagerDidChangeAuthorization(_ manager: CLLocationManager) {
+        guard role == .main else { return }
+        sink.emitAuthorization(status: manager.authorizationStatus.waymarkStatus,
+                               accuracy: manager.accuracyAuthorization == .fullAccuracy ? .full : .reduced)
+    }
+
+    func locationManager(_ manager: CLLocationManager, didUpdateLocations locations: [CLLocation]) {
         let fixes = locations.compactMap(Fix.init(location:))
-        if !fixes.isEmpty { emit(.locations(fixes)) }
+        guard !fixes.isEmpty else { return }
+        if role == .significantChange {
+            for fix in fixes { sink.emit(.significantChange(fix)) }
+        } else {
+            sink.emit(.locations(fixes))
+        }
     }
 
-    public func locationManager(_ manager: CLLocationManager, didFailWithError error: any Error) {
-        let code = (error as? CLError)?.code
-        emit(.locationError(code == .denied ? .denied : .locationUnknown))
+    func locationManager(_ manager: CLLocationManager, didFailWithError error: any Error) {
+        if let mapped = CoreLocationRules.locationError(code: (error as? CLError)?.code.rawValue ?? -1) {
+            sink.emit(.locationError(mapped))
+        }
     }
 
-    public func locationManagerDidPauseLocationUpdates(_ manager: CLLocationManager) {
-        emit(.locationUpdatesPaused)
+    func locationManagerDidPauseLocationUpdates(_ manager: CLLocationManager) {
+        guard role == .main else { return }
+        sink.emit(.locationUpdatesPaused)
     }
 
-    public func locationManagerDidResumeLocationUpdates(_ manager: CLLocationManager) {
-        emit(.locationUpdatesResumed)
+    func locationManagerDidResumeLocationUpdates(_ manager: CLLocationManager) {
+        guard role == .main else { return }
+        sink.emit(.locationUpdatesResumed)
     }
 
-    public func locationManager(_ manager: CLLocationManager, didDetermineState state: CLRegionState, for region: CLRegion) {
-        let mapped: RegionState = state == .inside ? .inside : state == .outside ? .outside : .unknown
-        emit(.regionState(identifier: region.identifier, state: mapped))
+    /// Forwarded on every call: iOS calls it after registration, on `requestState(for:)`, and on
+    /// every boundary crossing alongside `didEnterRegion`/`didExitRegion` (Apple,
+    /// `locationManager(_:didDetermineState:for:)`: "in addition to calling the delegate's
+    /// didEnterRegion and didExitRegion"). The engine takes a state only for an undecided fence,
+    /// so a state after an enter or exit changes nothing (WaymarkEngineTests, RegionStateTransitionTests).
+    func locationManager(_ manager: CLLocationManager, didDetermineState state: CLRegionState, for region: CLRegion) {
+        guard role == .main else { return }
+        let mapped: RegionState = switch state {
+        case .inside: .inside
+        case .outside: .outside
+        case .unknown: .unknown
+        @unknown default: .unknown
+        }
+        sink.emit(.regionState(identifier: region.identifier, state: mapped))
     }
 
-    public func locationManager(_ manager: CLLocationManager, didEnterRegion region: CLRegion) {
-        emit(.regionEntered(identifier: region.identifier))
+    func locationManager(_ manager: CLLocationManager, didEnterRegion region: CLRegion) {
+        guard role == .main else { return }
+        sink.emit(.regionEntered(identifier: region.identifier))
     }
 
-    public func locationManager(_ manager: CLLocationManager, didExitRegion region: CLRegion) {
-        emit(.regionExited(identifier: region.identifier))
+    func locationManager(_ manager: CLLocationManager, didExitRegion region: CLRegion) {
+        guard role == .main else { return }
+        sink.emit(.regionExited(identifier: region.identifier))
     }
 
-    public func locationManager(_ manager: CLLocationManager, monitoringDidFailFor region: CLRegion?,
-                                withError error: any Error) {
-        let code = (error as? CLError)?.code
-        let reason: RegionFailure = code == .denied ? .denied
-            : code == .regionMonitoringDenied ? .denied
-            : code == .regionMonitoringFailure ? .tooManyRegions : .unavailable
-        emit(.regionMonitoringFailed(identifier: region?.identifier ?? "", reason: reason))
+    /// Setup-delayed and response-delayed are not failures (Apple, `CLError.Code.regionMonitoringSetupDelayed`,
+    /// `.regionMonitoringResponseDelayed`): the region keeps working and nothing is reported.
+    /// See ``CoreLocationRules/regionFailure(code:monitoredRegionCount:monitoringAvailable:)``.
+    func locationManager(_ manager: CLLocationManager, monitoringDidFailFor region: CLRegion?,
+                         withError error: any Error) {
+        guard role == .main else { return }
+        let code = (error as? CLError)?.code.rawValue ?? -1
+        guard let reason = CoreLocationRules.regionFailure(
+            code: code, monitoredRegionCount: manager.monitoredRegions.count,
+            monitoringAvailable: CLLocationManager.isMonitoringAvailable(for: CLCircularRegion.self)) else {
+            LiveDevice.log.info("region \(region?.identifier ?? "?", privacy: .public): monitoring delayed (CLError \(code)), not failed")
+            return
+        }
+        sink.emit(.regionMonitoringFailed(identifier: region?.identifier ?? "", reason: reason))
     }
 }
 

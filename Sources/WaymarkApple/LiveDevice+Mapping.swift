@@ -13,8 +13,9 @@ extension LiveDevice {
         #if canImport(CoreMotion)
         // CoreMotion has no request call: the first query shows the prompt; its status tells the answer.
         let now = Date()
-        motion.queryActivityStarting(from: now.addingTimeInterval(-60), to: now, to: .main) { [weak self] _, _ in
-            self?.emit(.motionAuthorization(granted: CMMotionActivityManager.authorizationStatus() == .authorized))
+        // The handler runs on the queue passed here (.main), so its main-actor isolation holds.
+        motion.queryActivityStarting(from: now.addingTimeInterval(-60), to: now, to: .main) { [sink] _, _ in
+            sink.emit(.motionAuthorization(granted: CMMotionActivityManager.authorizationStatus() == .authorized))
         }
         #else
         emit(.motionAuthorization(granted: false))
@@ -25,9 +26,9 @@ extension LiveDevice {
     func startMotionUpdates() {
         #if canImport(CoreMotion)
         guard CMMotionActivityManager.isActivityAvailable() else { return }
-        motion.startActivityUpdates(to: .main) { [weak self] activity in
+        motion.startActivityUpdates(to: .main) { [sink] activity in
             guard let activity else { return }
-            self?.emit(.motionActivity(MotionActivity(activity: activity)))
+            sink.emit(.motionActivity(MotionActivity(activity: activity)))
         }
         #endif
     }

@@ -5,6 +5,7 @@ import UIKit
 import UserNotifications
 import WaymarkEngine
 import WaymarkGeo
+import os
 #if canImport(CoreMotion)
 import CoreMotion
 #endif
@@ -15,13 +16,16 @@ import Network
 /// The live ``Device`` on an iPhone: CoreLocation, UserNotifications, CoreMotion and the
 /// UIApplication lifecycle, translated to and from Waymark's seam.
 ///
-/// It contains no decisions of its own: every command maps to one OS call, every OS callback to
-/// one event. Create one per process, early in `application(_:didFinishLaunchingWithOptions:)`,
-/// and forward the three app-delegate callbacks the seam needs:
+/// Every command maps to OS calls and every OS callback to one event; the few decisions the
+/// translation needs (launch reason, error mapping, radius, background mode) are pure functions
+/// in ``CoreLocationRules`` and ``InfoPlistCheck``, tested on Linux. Create one per process and
+/// call ``launched(options:)`` from `application(_:didFinishLaunchingWithOptions:)` (under the
+/// UIScene life cycle too: the app delegate still gets that call, only without launch options):
 ///
 /// ```swift
 /// let device = LiveDevice()
 /// func application(_ app: UIApplication, didFinishLaunchingWithOptions options: [UIApplication.LaunchOptionsKey: Any]?) -> Bool {
+///     assert(LiveDevice.configurationProblems(for: AppCapabilities(backgroundLocation: true)).isEmpty)
 ///     device.launched(options: options)
 ///     engine = Engine(device: device)
 ///     return true
@@ -34,18 +38,34 @@ import Network
 /// }
 /// ```
 ///
-/// NOT EXERCISED ON A DEVICE: this file is compiled only where these frameworks exist and has
-/// never been built or run by Waymark's CI, which runs on Linux.
+/// The Info.plist needs `NSLocationWhenInUseUsageDescription`, and as the app's features require
+/// `NSLocationAlwaysAndWhenInUseUsageDescription`, `NSMotionUsageDescription` and
+/// `UIBackgroundModes` (`location`, `remote-notification`): ``configurationProblems(for:bundle:)``
+/// lists what is missing.
 ///
-/// `@unchecked Sendable` because every mutable member is touched only on the main actor (all
-/// OS calls hop there); the event continuation itself is thread-safe.
+/// Three location managers, because Core Location attributes nothing: the main one (authorization,
+/// standard updates, regions), one for significant changes (so its fixes can be reported as
+/// ``DeviceEvent/significantChange(_:)``), and one for one-shot requests.
+///
+/// Compiled for iOS in CI (`build-for-ios.sh`), not yet exercised on a device.
+///
+/// `@unchecked Sendable` because every mutable member is touched only on the main actor (the
+/// commands hop there, and the managers call their delegates on the main run loop because they
+/// are created on it); events go through ``EventSink``, which is thread-safe.
 public final class LiveDevice: NSObject, Device, @unchecked Sendable {
     /// Every event the app can observe, in order. Single consumer.
     public let events: AsyncStream<TimedDeviceEvent>
-    private let continuation: AsyncStream<TimedDeviceEvent>.Continuation
+    let sink: EventSink
+    /// Made per use: `Logger` is cheap to create and not `Sendable` in the iOS 17 SDK.
+    static var log: Logger { Logger(subsystem: "Waymark", category: "LiveDevice") }
+    // Main actor only, from here on.
     private var manager: CLLocationManager?
+    private var significantChangeManager: CLLocationManager?
+    private var oneShotManager: CLLocationManager?
+    /// `CLLocationManager.delegate` is weak: the device keeps its delegates.
+    private var delegates: [LocationDelegate] = []
     private var backgroundTasks: [Int: UIBackgroundTaskIdentifier] = [:]
-    private var observers: [NSObjectProtocol] = []
+    private var observers: [any NSObjectProtocol] = []
     #if canImport(CoreMotion)
     let motion = CMMotionActivityManager()
     #endif
@@ -55,16 +75,18 @@ public final class LiveDevice: NSObject, Device, @unchecked Sendable {
 
     /// Makes the device and starts observing the app lifecycle and network reachability.
     public override init() {
-        (events, continuation) = AsyncStream.makeStream(of: TimedDeviceEvent.self)
+        let (events, continuation) = AsyncStream.makeStream(of: TimedDeviceEvent.self)
+        self.events = events
+        sink = EventSink(continuation)
         super.init()
         let center = NotificationCenter.default
         observers.append(center.addObserver(forName: UIApplication.didEnterBackgroundNotification, object: nil,
-                                            queue: .main) { [weak self] _ in self?.emit(.didEnterBackground) })
+                                            queue: .main) { [sink] _ in sink.emit(.didEnterBackground) })
         observers.append(center.addObserver(forName: UIApplication.willEnterForegroundNotification, object: nil,
-                                            queue: .main) { [weak self] _ in self?.emit(.willEnterForeground) })
+                                            queue: .main) { [sink] _ in sink.emit(.willEnterForeground) })
         #if canImport(Network)
-        pathMonitor.pathUpdateHandler = { [weak self] path in
-            self?.emit(.networkReachability(online: path.status == .satisfied))
+        pathMonitor.pathUpdateHandler = { [sink] path in
+            sink.emit(.networkReachability(online: path.status == .satisfied))
         }
         pathMonitor.start(queue: .main)
         #endif
@@ -72,23 +94,36 @@ public final class LiveDevice: NSObject, Device, @unchecked Sendable {
 
     deinit {
         observers.forEach(NotificationCenter.default.removeObserver)
-        continuation.finish()
+        #if canImport(Network)
+        pathMonitor.cancel()
+        #endif
+        sink.finish()
     }
 
     /// The wall-clock time.
     public func now() async -> Date { Date() }
 
-    /// Reports why the process started; call from `didFinishLaunchingWithOptions`.
-    public func launched(options: [UIApplication.LaunchOptionsKey: Any]?) {
-        let reason: LaunchReason
-        if options?[.location] != nil {
-            reason = .location
-        } else if options?[.remoteNotification] != nil {
-            reason = .remoteNotification
-        } else {
-            reason = .user
-        }
+    /// Reports why the process started and creates the location manager; call from
+    /// `didFinishLaunchingWithOptions`, before anything the app awaits.
+    ///
+    /// Without a launch key, a launch while `applicationState == .background` is reported as
+    /// ``LaunchReason/background``: under the UIScene life cycle iOS delivers no launch options,
+    /// so a location relaunch carries no `.location` key (Apple,
+    /// `UIApplication.LaunchOptionsKey.location`); see ``CoreLocationRules/launchReason(hasLocationKey:hasRemoteNotificationKey:launchedInBackground:)``.
+    ///
+    /// The manager is created here, synchronously, because a location relaunch leaves the app
+    /// about 10 s, and the event that caused it is delivered only to a location manager with a
+    /// delegate (Apple, `UIApplication.LaunchOptionsKey.location`: "create a CLLocationManager
+    /// object and assign a delegate to it"; `CLRegion.notifyOnExit`). Waiting for the engine's
+    /// `createLocationManager` would spend that window on whatever the app awaits first.
+    @MainActor
+    public func launched(options: [UIApplication.LaunchOptionsKey: Any]? = nil) {
+        let reason = CoreLocationRules.launchReason(
+            hasLocationKey: options?[.location] != nil,
+            hasRemoteNotificationKey: options?[.remoteNotification] != nil,
+            launchedInBackground: UIApplication.shared.applicationState == .background)
         emit(.launched(reason: reason))
+        _ = mainManager()
     }
 
     /// Forward `didRegisterForRemoteNotificationsWithDeviceToken` here.
@@ -101,63 +136,90 @@ public final class LiveDevice: NSObject, Device, @unchecked Sendable {
         emit(.remoteRegistration(.failed(reason: error.localizedDescription)))
     }
 
+    /// The identifiers of every region the OS monitors for this app (Waymark's and the host app's;
+    /// they persist across launches), read from `monitoredRegions`.
+    @MainActor
+    public func monitoredRegionIdentifiers() -> Set<String> {
+        Set(mainManager().monitoredRegions.map(\.identifier))
+    }
+
     /// Performs one command on the main actor.
     public func perform(_ command: DeviceCommand) async {
         await MainActor.run { self.performOnMain(command) }
     }
 
     func emit(_ event: DeviceEvent) {
-        continuation.yield(TimedDeviceEvent(time: Date(), event: event))
+        sink.emit(event)
+    }
+
+    /// The main manager, created on first use; iOS answers its creation with the authorization callback.
+    @MainActor
+    private func mainManager() -> CLLocationManager {
+        if let manager { return manager }
+        let m = makeManager(.main)
+        manager = m
+        return m
+    }
+
+    @MainActor
+    private func makeManager(_ role: LocationDelegate.Role) -> CLLocationManager {
+        let m = CLLocationManager()
+        let delegate = LocationDelegate(role: role, sink: sink)
+        delegates.append(delegate)
+        m.delegate = delegate
+        return m
     }
 
     @MainActor
     private func performOnMain(_ command: DeviceCommand) {
         switch command {
         case .createLocationManager:
-            guard manager == nil else { return }
-            let m = CLLocationManager()
-            manager = m
-            m.delegate = self   // iOS answers with locationManagerDidChangeAuthorization
+            _ = mainManager()
         case .requestNotificationAuthorization(let options):
-            UNUserNotificationCenter.current().requestAuthorization(options: options.unOptions) { [weak self] granted, _ in
-                self?.emit(.notificationAuthorization(granted: granted))
-            }
+            requestNotificationAuthorization(options)
         case .registerForRemoteNotifications:
             UIApplication.shared.registerForRemoteNotifications()
         case .requestWhenInUseAuthorization:
-            manager?.requestWhenInUseAuthorization()
+            mainManager().requestWhenInUseAuthorization()
         case .requestAlwaysAuthorization:
-            manager?.requestAlwaysAuthorization()
+            mainManager().requestAlwaysAuthorization()
         case .requestMotionPermission:
             requestMotionPermission()
         case .startUpdatingLocation(let configuration):
-            guard let m = manager else { return }
-            m.desiredAccuracy = configuration.desiredAccuracy.clAccuracy
-            m.distanceFilter = configuration.distanceFilterMeters ?? kCLDistanceFilterNone
-            m.activityType = configuration.activityType.clActivityType
-            m.pausesLocationUpdatesAutomatically = configuration.pausesLocationUpdatesAutomatically
-            m.allowsBackgroundLocationUpdates = configuration.allowsBackgroundLocationUpdates
-            m.startUpdatingLocation()
+            startUpdatingLocation(configuration)
         case .stopUpdatingLocation:
             manager?.stopUpdatingLocation()
         case .requestLocation(let accuracy):
-            manager?.desiredAccuracy = accuracy.clAccuracy
-            manager?.requestLocation()
+            // A manager of its own: requestLocation() uses the manager's desiredAccuracy and stops
+            // that manager's location updates once it has delivered (Apple,
+            // `CLLocationManager.requestLocation()`), so on the main manager it would lower the
+            // accuracy of, or end, the standard updates a ride is running.
+            let m = oneShotManager ?? makeManager(.oneShot)
+            oneShotManager = m
+            m.desiredAccuracy = accuracy.clAccuracy
+            m.requestLocation()
         case .startSignificantChanges:
-            manager?.startMonitoringSignificantLocationChanges()
+            // A manager of its own: significant-change fixes arrive through the same
+            // `locationManager(_:didUpdateLocations:)` as standard updates, unmarked (Apple,
+            // `startMonitoringSignificantLocationChanges()`); only the manager tells them apart.
+            let m = significantChangeManager ?? makeManager(.significantChange)
+            significantChangeManager = m
+            m.startMonitoringSignificantLocationChanges()
         case .stopSignificantChanges:
-            manager?.stopMonitoringSignificantLocationChanges()
+            significantChangeManager?.stopMonitoringSignificantLocationChanges()
         case .startMonitoring(let region):
-            guard let m = manager else { return }
-            let center = CLLocationCoordinate2D(latitude: region.center.latitude, longitude: region.center.longitude)
-            let radius = min(region.radiusMeters, m.maximumRegionMonitoringDistance)
-            m.startMonitoring(for: CLCircularRegion(center: center, radius: radius, identifier: region.identifier))
+            startMonitoring(region)
         case .stopMonitoring(let identifier):
             guard let m = manager, let region = m.monitoredRegions.first(where: { $0.identifier == identifier }) else { return }
             m.stopMonitoring(for: region)
         case .requestRegionState(let identifier):
-            guard let m = manager, let region = m.monitoredRegions.first(where: { $0.identifier == identifier }) else { return }
-            m.requestState(for: region)
+            guard let region = mainManager().monitoredRegions.first(where: { $0.identifier == identifier }) else {
+                // The OS does not monitor it (never registered, or removed by the host app): answer
+                // unknown rather than leave a waiting engine without a reply.
+                emit(.regionState(identifier: identifier, state: .unknown))
+                return
+            }
+            mainManager().requestState(for: region)
         case .startMotionActivityUpdates:
             startMotionUpdates()
         case .stopMotionActivityUpdates:
@@ -165,10 +227,7 @@ public final class LiveDevice: NSObject, Device, @unchecked Sendable {
             motion.stopActivityUpdates()
             #endif
         case .beginBackgroundTask(let id):
-            let identifier = UIApplication.shared.beginBackgroundTask(withName: "waymark.\(id)") { [weak self] in
-                self?.emit(.backgroundTaskExpired(id: id))
-            }
-            backgroundTasks[id] = identifier
+            beginBackgroundTask(id)
         case .endBackgroundTask(let id):
             if let identifier = backgroundTasks.removeValue(forKey: id) {
                 UIApplication.shared.endBackgroundTask(identifier)
@@ -178,6 +237,122 @@ public final class LiveDevice: NSObject, Device, @unchecked Sendable {
             // upload command exists for the simulator's network model only.
             emit(.uploadFinished(id: id, result: .cancelled))
         }
+    }
+
+    /// Asks through the async API, so no closure formed here (and so isolated to the main actor)
+    /// is handed to UserNotifications: it calls its completion handler on a background queue
+    /// (Apple, `UNUserNotificationCenter.requestAuthorization(options:completionHandler:)`: "may
+    /// be executed on a background thread"), where Swift 6's main-actor check would trap.
+    @MainActor
+    private func requestNotificationAuthorization(_ options: NotificationOptions) {
+        let unOptions = options.unOptions
+        Task.detached { [sink] in
+            do {
+                let granted = try await UNUserNotificationCenter.current().requestAuthorization(options: unOptions)
+                sink.emit(.notificationAuthorization(granted: granted))
+            } catch {
+                Self.log.error("notification authorization failed: \(error.localizedDescription, privacy: .public)")
+                sink.emit(.notificationAuthorization(granted: false))
+            }
+        }
+    }
+
+    @MainActor
+    private func startUpdatingLocation(_ configuration: LocationConfiguration) {
+        let m = mainManager()
+        m.desiredAccuracy = configuration.desiredAccuracy.clAccuracy
+        m.distanceFilter = configuration.distanceFilterMeters ?? kCLDistanceFilterNone
+        m.activityType = configuration.activityType.clActivityType
+        m.pausesLocationUpdatesAutomatically = configuration.pausesLocationUpdatesAutomatically
+        // Setting allowsBackgroundLocationUpdates to true without `location` in UIBackgroundModes
+        // raises an exception (Apple, `CLLocationManager.allowsBackgroundLocationUpdates`: "you
+        // must add the UIBackgroundModes key (with the location value)"). Without the mode the
+        // updates stop in the background instead, and configurationProblems() says why.
+        let background = InfoPlistCheck.allowsBackgroundLocationUpdates(
+            requested: configuration.allowsBackgroundLocationUpdates, info: Bundle.main.infoDictionary ?? [:])
+        if configuration.allowsBackgroundLocationUpdates, !background {
+            Self.log.fault("background location updates requested, but UIBackgroundModes lacks \"location\": updates stop in the background")
+        }
+        m.allowsBackgroundLocationUpdates = background
+        m.startUpdatingLocation()
+    }
+
+    @MainActor
+    private func startMonitoring(_ region: MonitoredRegion) {
+        let m = mainManager()
+        // maximumRegionMonitoringDistance is -1 where monitoring is unavailable (Apple,
+        // `CLLocationManager.maximumRegionMonitoringDistance`), and iOS fails an over-large
+        // radius instead of clamping it; regionRadius clamps, never below zero.
+        guard CLLocationManager.isMonitoringAvailable(for: CLCircularRegion.self),
+              let radius = CoreLocationRules.regionRadius(requested: region.radiusMeters,
+                                                          maximum: m.maximumRegionMonitoringDistance) else {
+            emit(.regionMonitoringFailed(identifier: region.identifier, reason: .unavailable))
+            return
+        }
+        let center = CLLocationCoordinate2D(latitude: region.center.latitude, longitude: region.center.longitude)
+        let circle = CLCircularRegion(center: center, radius: radius, identifier: region.identifier)
+        circle.notifyOnEntry = true
+        circle.notifyOnExit = true
+        m.startMonitoring(for: circle)
+    }
+
+    /// Begins a named background task whose expiration handler ends it.
+    ///
+    /// The handler runs on the main thread shortly before the time runs out, and the task must
+    /// be ended by then, or iOS terminates the app (Apple,
+    /// `UIApplication.beginBackgroundTask(withName:expirationHandler:)`). The engine's
+    /// `endBackgroundTask` would come only after the handler returned, so the handler ends the
+    /// task itself, then tells the engine. A second begin with a running id is ignored (as the
+    /// simulator does): replacing the stored identifier would leak the first task, which gets the
+    /// app killed as well. No background time left (`.invalid`) reads as an expiry at once.
+    @MainActor
+    private func beginBackgroundTask(_ id: Int) {
+        guard backgroundTasks[id] == nil else { return }
+        let identifier = UIApplication.shared.beginBackgroundTask(withName: "waymark.\(id)") { [weak self] in
+            guard let self else { return }
+            if let identifier = self.backgroundTasks.removeValue(forKey: id) {
+                UIApplication.shared.endBackgroundTask(identifier)
+            }
+            self.emit(.backgroundTaskExpired(id: id))
+        }
+        guard identifier != .invalid else {
+            emit(.backgroundTaskExpired(id: id))
+            return
+        }
+        backgroundTasks[id] = identifier
+    }
+}
+
+/// Yields events in the order they were reported, each stamped with the time it was reported, on
+/// a serial queue: the authorization event may need a check that must not run on the main thread.
+final class EventSink: Sendable {
+    private let continuation: AsyncStream<TimedDeviceEvent>.Continuation
+    private let queue = DispatchQueue(label: "waymark.live-device.events")
+
+    init(_ continuation: AsyncStream<TimedDeviceEvent>.Continuation) {
+        self.continuation = continuation
+    }
+
+    func emit(_ event: DeviceEvent) {
+        let time = Date()
+        queue.async { [continuation] in continuation.yield(TimedDeviceEvent(time: time, event: event)) }
+    }
+
+    /// The authorization event. Services off system-wide read as `denied` (Apple,
+    /// `CLLocationManager.authorizationStatus`), so `locationServicesEnabled()` is consulted only
+    /// then, and off the main thread, where Apple's runtime check warns that it "can cause UI
+    /// unresponsiveness" (Apple, `CLLocationManager.locationServicesEnabled()`).
+    func emitAuthorization(status: LocationAuthorizationStatus, accuracy: AccuracyAuthorization) {
+        let time = Date()
+        queue.async { [continuation] in
+            let enabled = status != .denied || CLLocationManager.locationServicesEnabled()
+            let auth = LocationAuthorization(status: status, accuracy: accuracy, servicesEnabled: enabled)
+            continuation.yield(TimedDeviceEvent(time: time, event: .authorizationChanged(auth)))
+        }
+    }
+
+    func finish() {
+        queue.async { [continuation] in continuation.finish() }
     }
 }
 #endif

@@ -109,6 +109,10 @@ public enum LaunchReason: String, Hashable, Sendable, Codable, CaseIterable {
     case region
     /// A remote notification launched the app in the background.
     case remoteNotification
+    /// The app launched in the background with no launch key: a background task, a background
+    /// URL session or fetch, or a location event under the UIScene life cycle, which delivers
+    /// no launch options. The engine treats it like the other background launches.
+    case background
 }
 
 /// The outcome of registering for remote notifications.

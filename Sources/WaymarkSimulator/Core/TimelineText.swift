@@ -55,6 +55,7 @@ enum TimelineText {
         case .location: "launched in the background by a significant location change"
         case .region: "launched in the background by a region crossing"
         case .remoteNotification: "launched in the background by a silent push"
+        case .background: "launched in the background"
         }
     }
 
