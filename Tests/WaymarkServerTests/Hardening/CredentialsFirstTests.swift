@@ -79,9 +79,10 @@ struct CredentialsFirstTests {
                 let connection = try RawConnection(port: port)
                 connection.send("POST \(path) HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer wmd_wrong\r\n"
                                 + "Content-Type: application/json\r\nContent-Length: 10485760\r\n\r\n{")
-                let (text, _, seconds) = await connection.readUntilClosed(seconds: 3, orUntil: "\r\n\r\n")
+                // Generous for a loaded CI machine; before the fix no answer came at all (the server waited for the body).
+                let (text, _, seconds) = await connection.readUntilClosed(seconds: 30, orUntil: "\r\n\r\n")
                 #expect(text.hasPrefix("HTTP/1.1 401"), "\(path): \(text.prefix(80))")
-                #expect(seconds < 3)
+                #expect(seconds < 30)
             }
         }
     }
