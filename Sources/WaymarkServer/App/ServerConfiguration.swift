@@ -48,9 +48,10 @@ public struct ServerConfiguration: Sendable {
     /// Rejected entries an ingest reply lists in full (every problem of each); further ones are only counted.
     /// A phone's upload queue (500 points a batch by default) therefore always learns every rejected point.
     public var rejectionSampleLimit: Int = 500
-    /// Bodies larger than this (bytes) are decoded one at a time per ``maxConcurrentDecodes`` slot, in a task
-    /// that is cancelled when the client disconnects; smaller ones are decoded at once.
-    public var heavyDecodeThresholdBytes: Int = 64 << 10
+    /// Bodies larger than this (bytes) are decoded ``maxConcurrentDecodes`` at a time, on threads of lower CPU
+    /// priority, in a task cancelled when the client disconnects; smaller ones are decoded at once. The
+    /// default is a Waymark phone's largest batch (`UploadQueue`'s 256 KiB), so normal uploads never wait.
+    public var heavyDecodeThresholdBytes: Int = 256 << 10
     /// Large bodies decoded at the same time; the rest wait (see ``maxQueuedDecodes``). The default leaves one
     /// core for every other request.
     public var maxConcurrentDecodes: Int = max(1, ProcessInfo.processInfo.activeProcessorCount - 1)
