@@ -307,9 +307,11 @@ def soak(binary, directory, seconds):
     stored = {round(p_["timestamp_ms"]) if "timestamp_ms" in p_ else p_["timestamp"] for p_ in json.loads(data)["positions"]}
     stored_count = len(json.loads(data)["positions"])
     latencies.sort()
-    p99 = latencies[int(len(latencies) * 0.99) - 1] if latencies else float("nan")
+    p99 = latencies[max(0, int(len(latencies) * 0.99) - 1)] if latencies else float("nan")
+    p50 = statistics.median(latencies) if latencies else float("nan")
+    worst = latencies[-1] if latencies else float("nan")
     print(f"\nsoak {seconds} s: well-behaved uploads {len(acked)} acknowledged, {failures} failed; "
-          f"p50 {statistics.median(latencies) * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms, max {latencies[-1] * 1000:.1f} ms; "
+          f"p50 {p50 * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms, max {worst * 1000:.1f} ms; "
           f"stored {stored_count} of {len(acked)} acknowledged; server RSS {p.before:.0f} → peak {p.peak:.0f} MB; alive {s.alive()}")
     print("abusive requests sent:", ", ".join(f"{k}: {v}" for k, v in counts.items()))
     s.stop()
