@@ -79,7 +79,7 @@ extension Routes {
             let checked = try await decode(buffer, device: sender, context: context, receivedAt: received) {
                 try TraccarJSONDecoder.decode(try JSONBody.parse($0, limits: limits), limits: limits)
             }
-            let outcome = try await commit(checked, device: sender, idempotencyKey: nil)
+            let outcome = try await commit(checked, device: sender, idempotencyKey: nil, receivedAt: received)
             return okReply(outcome, checked.rejections)
         }
         if request.method == .post {
@@ -95,7 +95,7 @@ extension Routes {
         guard let device else { throw ServerError(.unauthorized, "the device token is unknown or revoked") }
         let decoded = OsmAndDecoder.decode(fields, receivedAt: received)
         let checked = validate(decoded, device: device, receivedAt: received)
-        let outcome = try await commit(checked, device: device, idempotencyKey: nil)
+        let outcome = try await commit(checked, device: device, idempotencyKey: nil, receivedAt: received)
         return okReply(outcome, checked.rejections)
     }
 
