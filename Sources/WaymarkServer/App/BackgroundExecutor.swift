@@ -13,6 +13,11 @@ import Glibc
 /// behind it. The work still runs in a Swift task, so `Task.isCancelled` (which the decoders check)
 /// works. Threads are niced once at start and never raised again, which needs no privilege.
 final class BackgroundExecutor: TaskExecutor, Sendable {
+    /// The process's decode threads: one core fewer than the machine has, at least one. Shared by every
+    /// server (and test) in the process, so making routers never leaves idle threads behind; each
+    /// ``DecodeGate`` still bounds how many of its decodes run at once.
+    static let shared = BackgroundExecutor(threads: max(1, ProcessInfo.processInfo.activeProcessorCount - 1))
+
     private let jobs = NIOLockedValueBox<[UnownedJob]>([])
     private let available = DispatchSemaphore(value: 0)
 

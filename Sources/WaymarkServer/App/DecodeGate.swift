@@ -6,8 +6,8 @@ import NIOCore
 /// Decoding is synchronous CPU work on Swift's cooperative pool: unbounded, a handful of large bodies
 /// would occupy every pool thread and stall every other request. The gate lets ``slots`` decodes run at
 /// once (by default one core's worth fewer than the machine has), queues up to ``queueLimit`` more, and
-/// answers the rest 503 with `Retry-After`. Each decode runs in a task on threads of the gate's own, at a
-/// lower CPU priority, that is cancelled when the connection closes; the GPX tokenizer and the JSON
+/// answers the rest 503 with `Retry-After`. Each decode runs in a task on the process's decode threads, at
+/// a lower CPU priority (``BackgroundExecutor/shared``), that is cancelled when the connection closes; the GPX tokenizer and the JSON
 /// pre-scan check for cancellation and stop. `Sendable`.
 public final class DecodeGate: Sendable {
     /// Decodes that may run at once.
@@ -20,14 +20,11 @@ public final class DecodeGate: Sendable {
         var nextID: UInt64 = 0
     }
     private let state = NIOLockedValueBox(State())
-    /// Where decodes run: `slots` threads of their own, at a lower CPU priority (see ``BackgroundExecutor``).
-    private let executor: BackgroundExecutor
 
     /// A gate with `slots` concurrent decodes and `queueLimit` waiting ones.
     public init(slots: Int, queueLimit: Int) {
         self.slots = max(1, slots)
         self.queueLimit = max(0, queueLimit)
-        executor = BackgroundExecutor(threads: self.slots)
     }
 
     /// Runs `work` in a slot, in a child task cancelled when `closeFuture` completes (the client left).
@@ -37,7 +34,7 @@ public final class DecodeGate: Sendable {
                                  _ work: @escaping @Sendable () throws -> T) async throws -> T {
         try await acquire()
         defer { release() }
-        let task = Task(executorPreference: executor) { try work() }
+        let task = Task(executorPreference: BackgroundExecutor.shared) { try work() }
         closeFuture?.whenComplete { _ in task.cancel() }
         do {
             return try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() }

@@ -43,7 +43,7 @@ enum OsmAndDecoder {
         c.batteryLevel = number(fields["batt"]).map { $0 / 100 }
         c.isCharging = fields["charge"].flatMap { JSONBody.bool($0) }
         c.source = .gnss
-        return DecodedBody(candidates: [c], bodyToken: fields.first("id", "deviceid")?.value)
+        return DecodedBody(candidates: [c])
     }
 
     private static func number(_ text: String?) -> Double? {

@@ -26,7 +26,7 @@ struct PositionCandidate: Sendable {
     /// Problems the decoder already found (a timestamp it could not parse…).
     var problems: [(field: String, message: String)] = []
     /// Set for an entry that is a Waymark gap marker instead of a point: validated by
-    /// ``PositionValidator/gaps(_:deviceID:)``, skipped by ``PositionValidator/validate(_:deviceID:)``.
+    /// ``PositionValidator/validate(_:deviceID:sampleLimit:)`` as a gap marker rather than a point.
     var gap: GapFields?
 
     /// A gap marker's properties as sent.
@@ -50,6 +50,4 @@ struct PositionCandidate: Sendable {
 struct DecodedBody: Sendable {
     /// Points in request order.
     var candidates: [PositionCandidate] = []
-    /// A token the body itself carries (OsmAnd `id`, Traccar `device_id`), used when no header has one.
-    var bodyToken: String?
 }

@@ -13,7 +13,7 @@ enum TraccarJSONDecoder {
         }
         let items = location as? [Any] ?? [location]
         guard items.count <= limits.maxEntries else { throw limits.tooManyEntries(items.count) }
-        return DecodedBody(candidates: items.map(candidate(from:)), bodyToken: JSONBody.string(root["device_id"]))
+        return DecodedBody(candidates: items.map(candidate(from:)))
     }
 
     static func candidate(from item: Any) -> PositionCandidate {

@@ -58,9 +58,13 @@ struct ConnectionGuardTests {
             #expect(refused.text.lowercased().contains("retry-after: 1"))
             #expect(refused.closed)
             #expect(metrics.exposition().contains(#"reason="connections""#))
-            first.send("\r\n")                                      // finish: answered, then kept alive
-            _ = second                                              // still held
-            withExtendedLifetime(second) {}
+            first.shutdown()                                        // a place is freed…
+            try await Task.sleep(for: .milliseconds(200))
+            let fourth = try RawConnection(port: port)              // …and taken by the next connection
+            fourth.send("GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            let served = await fourth.readUntilClosed(seconds: 30)
+            #expect(served.text.hasPrefix("HTTP/1.1 200"), "\(served.text.prefix(60))")
+            withExtendedLifetime(second) {}                         // held open throughout
         }
     }
 }

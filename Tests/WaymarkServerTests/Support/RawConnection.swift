@@ -30,6 +30,9 @@ final class RawConnection: @unchecked Sendable {
 
     deinit { close(fd) }
 
+    /// Closes both directions now (the server sees the connection end).
+    func shutdown() { _ = Glibc.shutdown(fd, Int32(SHUT_RDWR)) }
+
     /// Sends `text`; false if the server already closed the connection.
     @discardableResult
     func send(_ text: String) -> Bool {
