@@ -77,6 +77,16 @@ final class LocationDelegate: NSObject, CLLocationManagerDelegate, Sendable {
         sink.emit(.regionState(identifier: region.identifier, state: mapped))
     }
 
+    /// `CLVisit` marks an unknown arrival with `distantPast` and an open visit with `distantFuture`
+    /// (Apple, `CLVisit.arrivalDate`, `.departureDate`); the seam uses nil for both.
+    func locationManager(_ manager: CLLocationManager, didVisit visit: CLVisit) {
+        guard role == .main, let coordinate = try? Coordinate(latitude: visit.coordinate.latitude,
+                                                              longitude: visit.coordinate.longitude) else { return }
+        sink.emit(.visit(Visit(coordinate: coordinate, horizontalAccuracy: visit.horizontalAccuracy,
+                               arrival: visit.arrivalDate == .distantPast ? nil : visit.arrivalDate,
+                               departure: visit.departureDate == .distantFuture ? nil : visit.departureDate)))
+    }
+
     func locationManager(_ manager: CLLocationManager, didEnterRegion region: CLRegion) {
         guard role == .main else { return }
         sink.emit(.regionEntered(identifier: region.identifier))

@@ -90,6 +90,7 @@ extension NotificationOptions {
         if contains(.alert) { options.insert(.alert) }
         if contains(.sound) { options.insert(.sound) }
         if contains(.badge) { options.insert(.badge) }
+        if contains(.provisional) { options.insert(.provisional) }
         return options
     }
 }

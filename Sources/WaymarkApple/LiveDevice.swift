@@ -183,6 +183,13 @@ public final class LiveDevice: NSObject, Device, @unchecked Sendable {
             mainManager().requestWhenInUseAuthorization()
         case .requestAlwaysAuthorization:
             mainManager().requestAlwaysAuthorization()
+        case .requestTemporaryFullAccuracy(let purposeKey):
+            // The answer is an authorization callback with the new accuracy (Apple,
+            // `requestTemporaryFullAccuracyAuthorization(withPurposeKey:completion:)`); the
+            // completion only reports a missing purpose key, which configurationProblems() checks.
+            mainManager().requestTemporaryFullAccuracyAuthorization(withPurposeKey: purposeKey) { @Sendable error in
+                if let error { LiveDevice.log.error("temporary full accuracy: \(error.localizedDescription, privacy: .public)") }
+            }
         case .requestMotionPermission:
             requestMotionPermission()
         case .startUpdatingLocation(let configuration):
@@ -220,6 +227,10 @@ public final class LiveDevice: NSObject, Device, @unchecked Sendable {
                 return
             }
             mainManager().requestState(for: region)
+        case .startMonitoringVisits:
+            mainManager().startMonitoringVisits()
+        case .stopMonitoringVisits:
+            manager?.stopMonitoringVisits()
         case .startMotionActivityUpdates:
             startMotionUpdates()
         case .stopMotionActivityUpdates:

@@ -16,7 +16,7 @@ struct GeofencingEngineCoreTests {
         #expect(out.commands.contains { if case .startMonitoring = $0 { true } else { false } })
         out = core.handle(.locations([GeofencingMonitorTests.fix(1100, at: 2)]), at: t0.addingTimeInterval(2))
         #expect(out.updates.contains { if case .geofence(.event(let e)) = $0 { e.kind == .enter } else { false } })
-        _ = core.handle(.launched(reason: .region), at: t0.addingTimeInterval(3))
+        _ = core.handle(.launched(reason: .location), at: t0.addingTimeInterval(3))
         #expect(core.geofences.presence(of: "shop") == .inside)
     }
 }

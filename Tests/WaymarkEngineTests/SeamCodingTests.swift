@@ -19,7 +19,7 @@ struct SeamCodingTests {
         .motionActivity(MotionActivity(.cycling, confidence: .medium)),
         .remoteRegistration(.token("ab12")),
         .remoteRegistration(.failed(reason: "offline")),
-        .launched(reason: .region),
+        .launched(reason: .location),
         .uploadFinished(id: 3, result: .status(413)),
         .uploadFinished(id: 4, result: .timedOut),
     ]

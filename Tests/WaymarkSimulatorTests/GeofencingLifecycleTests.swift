@@ -42,8 +42,8 @@ struct GeofencingLifecycleTests {
         sim.run(until: 500)
         let app = GeofencingTestApp.app(of: sim)
         #expect(app.launches.first == LaunchReason.user)
-        #expect(app.launches.dropFirst().first == LaunchReason.region)
-        let relaunch = try #require(sim.times { $0 == DeviceEvent.launched(reason: .region) }.first)
+        #expect(app.launches.dropFirst().first == LaunchReason.location)
+        let relaunch = try #require(sim.times { $0 == DeviceEvent.launched(reason: .location) }.first)
         #expect(relaunch > 80)
         for id in ["z", "a", "b"] {
             let events: [FenceEvent] = app.delivered.filter { $0.fenceID == id }

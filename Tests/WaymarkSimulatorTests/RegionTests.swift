@@ -126,7 +126,7 @@ struct RegionTests {
                                       actions: [UserAction(at: 10, .systemTerminate)])
         var probe = sim   // a value: run a copy ahead to learn when the relaunch happens
         probe.run(until: 400)
-        let launched = try #require(probe.times { $0 == .launched(reason: .region) }.first)
+        let launched = try #require(probe.times { $0 == .launched(reason: .location) }.first)
         sim.run(until: launched)
         sim.perform(.createLocationManager)
         #expect(sim.received.last?.event == .regionEntered(identifier: "office"))

@@ -13,6 +13,10 @@ public enum DeviceCommand: Hashable, Sendable, Codable {
     case requestWhenInUseAuthorization
     /// Ask for always location authorization (an upgrade prompt from when-in-use, once per install).
     case requestAlwaysAuthorization
+    /// Ask for temporary full accuracy while the user chose approximate location
+    /// (`requestTemporaryFullAccuracyAuthorization(withPurposeKey:)`); the key names an entry of
+    /// `NSLocationTemporaryUsageDescriptionDictionary`. The answer arrives as an authorization callback.
+    case requestTemporaryFullAccuracy(purposeKey: String)
     /// Ask for motion-activity permission.
     case requestMotionPermission
     /// Start (or reconfigure) standard location updates.
@@ -31,6 +35,10 @@ public enum DeviceCommand: Hashable, Sendable, Codable {
     case stopMonitoring(identifier: String)
     /// Ask for the current state of a monitored region.
     case requestRegionState(identifier: String)
+    /// Start visit monitoring (`startMonitoringVisits()`).
+    case startMonitoringVisits
+    /// Stop visit monitoring.
+    case stopMonitoringVisits
     /// Start motion-activity updates.
     case startMotionActivityUpdates
     /// Stop motion-activity updates.
@@ -53,6 +61,9 @@ public struct NotificationOptions: OptionSet, Hashable, Sendable, Codable {
     public static let sound = NotificationOptions(rawValue: 2)
     /// Badge the icon.
     public static let badge = NotificationOptions(rawValue: 4)
+    /// Provisional authorization: granted at once without a prompt; notifications are delivered
+    /// quietly to the notification centre (`UNAuthorizationOptions.provisional`).
+    public static let provisional = NotificationOptions(rawValue: 8)
 }
 
 /// Desired accuracy of a location request (`kCLLocationAccuracy…`); selects the positioning source.

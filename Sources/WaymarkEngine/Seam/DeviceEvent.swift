@@ -24,8 +24,17 @@ public enum DeviceEvent: Hashable, Sendable, Codable {
     case regionExited(identifier: String)
     /// Monitoring a region could not start or stopped (slot limit, no authorization...).
     case regionMonitoringFailed(identifier: String, reason: RegionFailure)
-    /// A significant-change fix (cell-level accuracy).
+    /// A fix delivered to the significant-change service's own location manager.
+    ///
+    /// iOS delivers significant-change fixes through the same `didUpdateLocations` callback as
+    /// standard updates, unmarked (Apple, `startMonitoringSignificantLocationChanges()`); a device
+    /// can attribute them only because the service runs on a dedicated manager, which `LiveDevice`
+    /// does. The first one after a start is usually the cached location: check its timestamp.
     case significantChange(Fix)
+    /// A visit (`locationManager(_:didVisit:)`): an arrival, or a departure with its arrival, at a
+    /// place the device stayed. Delivered late; it relaunches a terminated app with always
+    /// authorization, but not one the user force-quit.
+    case visit(Visit)
     /// The motion coprocessor's classification changed.
     case motionActivity(MotionActivity)
     /// The answer to a motion-permission request.
@@ -95,24 +104,48 @@ public enum RegionFailure: String, Hashable, Sendable, Codable, CaseIterable {
     case tooManyRegions
     /// Location authorization does not allow monitoring.
     case denied
-    /// The device does not support monitoring (never on a simulator unless configured).
+    /// Monitoring is unavailable: the device cannot monitor regions, Precise Location is off
+    /// (reduced accuracy rules out region monitoring), or Background App Refresh is off.
     case unavailable
+    /// The radius exceeds `maximumRegionMonitoringDistance`; iOS fails such a region rather than
+    /// clamping it.
+    case radiusTooLarge
 }
 
 /// Why the process was launched.
 public enum LaunchReason: String, Hashable, Sendable, Codable, CaseIterable {
     /// The user opened the app.
     case user
-    /// A significant location change relaunched the app in the background.
+    /// A location event (significant change, region crossing or visit) relaunched the app in the
+    /// background. iOS has one launch key for all three (`UIApplication.LaunchOptionsKey.location`);
+    /// which one it was is learnt from the first Core Location event after the manager is created.
     case location
-    /// A region crossing relaunched the app in the background.
-    case region
     /// A remote notification launched the app in the background.
     case remoteNotification
     /// The app launched in the background with no launch key: a background task, a background
     /// URL session or fetch, or a location event under the UIScene life cycle, which delivers
     /// no launch options. The engine treats it like the other background launches.
     case background
+}
+
+/// A visit iOS reports (`CLVisit`): where the device stayed, from when, until when.
+public struct Visit: Hashable, Sendable, Codable {
+    /// The place.
+    public var coordinate: Coordinate
+    /// Radius of uncertainty of the place, metres.
+    public var horizontalAccuracy: Double
+    /// When the device arrived; nil when iOS does not know (`Date.distantPast` on a device).
+    public var arrival: Date?
+    /// When the device left; nil while it is still there (`Date.distantFuture` on a device).
+    public var departure: Date?
+
+    /// Makes a visit.
+    public init(coordinate: Coordinate, horizontalAccuracy: Double, arrival: Date?, departure: Date?) {
+        self.coordinate = coordinate
+        self.horizontalAccuracy = horizontalAccuracy
+        self.arrival = arrival
+        self.departure = departure
+    }
 }
 
 /// The outcome of registering for remote notifications.

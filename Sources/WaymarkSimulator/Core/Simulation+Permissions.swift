@@ -158,3 +158,10 @@ extension Simulation {
         }
     }
 }
+
+extension Simulation {
+    // Interim: temporary full accuracy is being modelled (issue #14); until then the command is logged only.
+    mutating func requestTemporaryFullAccuracy(purposeKey: String) {
+        note("temporary full accuracy requested (\(purposeKey)): not modelled yet")
+    }
+}

@@ -84,7 +84,7 @@ extension Simulation {
     mutating func fireRegionEvent(_ identifier: String, enter: Bool, serial: Int) {
         guard regions.contains(where: { $0.region.identifier == identifier && $0.serial == serial }) else { return }
         deliverSystemLocationEvent(enter ? .regionEntered(identifier: identifier) : .regionExited(identifier: identifier),
-                                   reason: .region)
+                                   reason: .location)
     }
 
     /// Delivers a region or significant-change event: to a running app directly, waking a suspended

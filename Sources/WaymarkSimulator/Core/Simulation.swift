@@ -249,6 +249,9 @@ public struct Simulation: Sendable {
         case .requestWhenInUseAuthorization: requestWhenInUse()
         case .requestAlwaysAuthorization: requestAlways()
         case .requestMotionPermission: requestMotion()
+        case .requestTemporaryFullAccuracy(let key): requestTemporaryFullAccuracy(purposeKey: key)
+        case .startMonitoringVisits: startVisits()
+        case .stopMonitoringVisits: stopVisits()
         case .startUpdatingLocation(let config): startStandardUpdates(config)
         case .stopUpdatingLocation: stopStandardUpdates()
         case .requestLocation(let accuracy): requestOneShot(accuracy)
@@ -271,7 +274,7 @@ extension DeviceEvent {
     var needsLocationManager: Bool {
         switch self {
         case .authorizationChanged, .locations, .locationError, .locationUpdatesPaused, .locationUpdatesResumed,
-             .regionState, .regionEntered, .regionExited, .regionMonitoringFailed, .significantChange:
+             .regionState, .regionEntered, .regionExited, .regionMonitoringFailed, .significantChange, .visit:
             true
         default:
             false

@@ -52,8 +52,7 @@ enum TimelineText {
     static func launch(_ reason: LaunchReason) -> String {
         switch reason {
         case .user: "launched by the user"
-        case .location: "launched in the background by a significant location change"
-        case .region: "launched in the background by a region crossing"
+        case .location: "launched in the background by a location event"
         case .remoteNotification: "launched in the background by a silent push"
         case .background: "launched in the background"
         }
@@ -82,6 +81,7 @@ enum TimelineText {
         case .regionExited(let id): "exited region \"\(id)\""
         case .regionMonitoringFailed(let id, let reason): "monitoring region \"\(id)\" failed: \(words(reason.rawValue))"
         case .significantChange(let f): "significant change: " + fixes([f]) + age([f], at: date)
+        case .visit(let v): visit(v)
         case .motionActivity(let m): "motion: \(m.kind.rawValue) (\(m.confidence.rawValue) confidence)"
         case .motionAuthorization(let granted): "motion permission " + (granted ? "granted" : "denied")
         case .notificationAuthorization(let granted): "notification permission " + (granted ? "granted" : "denied")
@@ -96,6 +96,11 @@ enum TimelineText {
         }
     }
 
+    static func visit(_ v: Visit) -> String {
+        let place = String(format: "%.5f, %.5f ±%.0f m", v.coordinate.latitude, v.coordinate.longitude, v.horizontalAccuracy)
+        return v.departure == nil ? "visit: arrived at \(place)" : "visit: left \(place)"
+    }
+
     static func configuration(_ c: LocationConfiguration) -> String {
         var parts = [words(c.desiredAccuracy.rawValue)]
         if let filter = c.distanceFilterMeters { parts.append("filter \(Int(filter.rounded())) m") }
@@ -106,7 +111,7 @@ enum TimelineText {
     }
 
     static func options(_ o: NotificationOptions) -> String {
-        let names = [(NotificationOptions.alert, "alert"), (.sound, "sound"), (.badge, "badge")]
+        let names = [(NotificationOptions.alert, "alert"), (.sound, "sound"), (.badge, "badge"), (.provisional, "provisional")]
         return names.filter { o.contains($0.0) }.map(\.1).joined(separator: ", ")
     }
 
@@ -119,6 +124,9 @@ enum TimelineText {
         case .requestWhenInUseAuthorization: "request when-in-use authorization"
         case .requestAlwaysAuthorization: "request always authorization"
         case .requestMotionPermission: "request motion permission"
+        case .requestTemporaryFullAccuracy(let key): "request temporary full accuracy (\(key))"
+        case .startMonitoringVisits: "start visit monitoring"
+        case .stopMonitoringVisits: "stop visit monitoring"
         case .startUpdatingLocation(let c): "start location updates (\(configuration(c)))"
         case .stopUpdatingLocation: "stop location updates"
         case .requestLocation(let accuracy): "request one location (\(words(accuracy.rawValue)))"
