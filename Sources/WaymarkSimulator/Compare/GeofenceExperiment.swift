@@ -1,0 +1,189 @@
+import Foundation
+import WaymarkEngine
+import WaymarkGeo
+
+/// Geofence recall and latency against the true path, in the ways an app meets iOS region
+/// monitoring (issue #14): while it records a ride with GNSS on, while it sits in a pocket with
+/// only iOS region monitoring, and after the system terminated it or the user force-quit it.
+///
+/// One run drives the real ``GeofenceMonitor`` (in ``GeofencingTestApp``, which rebuilds it from
+/// its stored state on every launch, as an app does) along a trajectory past circular fences, and
+/// scores what the app was told against crossings computed from the true path every second.
+///
+/// ```swift
+/// let result = try GeofenceExperiment.run(.pocket, seed: 1, trajectory: ride)
+/// print(result.recall, result.medianLatencySeconds ?? .nan)
+/// ```
+public enum GeofenceExperiment {
+    /// How the app runs while the device moves.
+    public enum Mode: String, CaseIterable, Sendable, Codable {
+        /// The app records a ride: standard updates at best accuracy with background location
+        /// (GNSS on) from the start, so fences are decided from fixes.
+        case riding
+        /// The app is opened, then goes to the background without standard updates: only iOS
+        /// region monitoring (and significant changes) report crossings; the app is suspended.
+        case pocket
+        /// As ``pocket``, and the system terminates the app 10 minutes in; only iOS relaunches
+        /// (for region events) run it again, until the user opens it at the end.
+        case terminated
+        /// As ``terminated``, but the user force-quits the app.
+        case forceQuit
+
+        /// Fences placed along the ride: 5,000 while riding (the engine's fix-based decisions
+        /// scale to any number); 100 otherwise, a density where 20 iOS regions can cover the
+        /// nearest ones (5,000 fences along a 16 km ride means a crossing every few seconds,
+        /// which no 20-region window can follow without fixes).
+        public var defaultFenceCount: Int { self == .riding ? 5000 : 100 }
+    }
+
+    /// The score of one run.
+    ///
+    /// Scored crossings exclude fences under ``minimumScoredRadius``.
+    public struct Result: Hashable, Sendable, Codable {
+        /// The mode.
+        public var mode: Mode
+        /// The seed.
+        public var seed: UInt64
+        /// True crossings scored (fences of at least the minimum radius, quick re-entries excluded).
+        public var crossings: Int
+        /// Crossings reported by an event of the same kind before the fence's next true crossing of that kind.
+        public var reported: Int
+        /// Crossings reported at most 60 s after the true path crossed the boundary.
+        public var reportedWithinMinute: Int
+        /// Events (enter and exit) delivered to the app.
+        public var events: Int
+        /// Delivered events that are false: the true path was never on the claimed side within a
+        /// minute of the event's time or of its delivery.
+        public var falseEvents: Int
+        /// Delivery minus true crossing time over reported crossings: median, 90th percentile, maximum (s).
+        public var medianLatencySeconds: Double?, p90LatencySeconds: Double?, maxLatencySeconds: Double?
+        /// Launches of the app by reason.
+        public var launches: [String: Int]
+
+        /// Reported over scored crossings (1 when nothing was crossed).
+        public var recall: Double { crossings == 0 ? 1 : Double(reported) / Double(crossings) }
+        /// Reported within a minute over scored crossings.
+        public var recallWithinMinute: Double { crossings == 0 ? 1 : Double(reportedWithinMinute) / Double(crossings) }
+    }
+
+    /// Fences smaller than this are not scored: iOS treats radii under about 200 m as about 200 m
+    /// (PLATFORM.md §5), and the engine's exit margin needs room.
+    public static let minimumScoredRadius = 150.0
+
+    /// Runs one mode along `trajectory` past `fenceCount` circles of 100–500 m placed around it
+    /// (default: the mode's ``Mode/defaultFenceCount``).
+    ///
+    /// - parameter overrides: platform constants to override (as in a scenario's `platform.overrides`).
+    public static func run(_ mode: Mode, seed: UInt64, trajectory: Trajectory, fenceCount: Int? = nil,
+                           overrides: [String: JSONValue] = [:]) throws(SimulatorError) -> Result {
+        let fences = Self.fences(along: trajectory, count: fenceCount ?? mode.defaultFenceCount, seed: seed)
+        var actions: [UserAction] = []
+        let end = trajectory.endTime + 600
+        switch mode {
+        case .riding: break
+        case .pocket: actions = [UserAction(at: 60, .background)]
+        case .terminated: actions = [UserAction(at: 60, .background), UserAction(at: 600, .systemTerminate), UserAction(at: end - 60, .open)]
+        case .forceQuit: actions = [UserAction(at: 60, .background), UserAction(at: 600, .forceQuit), UserAction(at: end - 60, .open)]
+        }
+        let scenario = GeofenceScenario.make(route: ScenarioRoute(start: trajectory.position(at: 0), legs: []),
+                                             actions: actions, duration: end, overrides: overrides)
+        let app = GeofencingTestApp(fences: fences, tracksRide: mode == .riding)
+        var sim = try Simulation(scenario: scenario, seed: seed, app: app, trajectory: trajectory)
+        sim.runToEnd()
+        return score(mode: mode, seed: seed, fences: fences, simulation: sim)
+    }
+
+    /// `count` circles of 100–500 m: centres offset from random points of the route by up to the
+    /// radius plus 400 m (so some are crossed, some grazed, most missed); the first 1% are placed so
+    /// that the ride starts inside them.
+    static func fences(along ride: Trajectory, count: Int, seed: UInt64) -> [Fence] {
+        var rng = SplitMix64(seed: seed ^ 0x6765_6f66_656e_6365)
+        let inside = max(1, count / 125)
+        return (0..<count).map { i in
+            let radius = Double.random(in: 100...500, using: &rng)
+            let t = i < inside ? 0 : Double.random(in: 0...ride.endTime, using: &rng)
+            let offset = i < inside ? Double.random(in: 0...(radius - 80), using: &rng)
+                : Double.random(in: 0...(radius + 400), using: &rng)
+            let center = Geodesy.destination(from: ride.position(at: t), bearing: Double.random(in: 0..<360, using: &rng),
+                                             distance: offset)
+            return Fence(id: "f\(i)", shape: .circle(center: center, radiusMeters: radius), triggers: .all)
+        }
+    }
+
+    static func score(mode: Mode, seed: UInt64, fences: [Fence], simulation sim: Simulation) -> Result {
+        let app = GeofencingTestApp.app(of: sim)
+        let events = app.delivered
+        let deliveries = app.deliveryTimes.map { $0.timeIntervalSince(sim.epoch) }
+        let truth = GroundTruth(fences: fences, simulation: sim, from: 1)
+        let scored = truth.scoredCrossings(minimumRadius: minimumScoredRadius)
+        var used = Set<Int>()
+        var byFence: [String: [Int]] = [:]
+        for i in events.indices where events[i].kind != .dwell { byFence[events[i].fenceID, default: []].append(i) }
+        var latencies: [Double] = []
+        var withinMinute = 0
+        for c in scored {
+            let candidates = byFence[c.crossing.fence] ?? []
+            guard let match = candidates.first(where: { i in
+                !used.contains(i) && events[i].kind == c.crossing.kind && deliveries[i] >= c.boundary - 60 && deliveries[i] < c.nextSameKind
+            }) else { continue }
+            used.insert(match)
+            let latency = max(0, deliveries[match] - c.boundary)
+            latencies.append(latency)
+            if latency <= 60 { withinMinute += 1 }
+        }
+        let circles = Dictionary(uniqueKeysWithValues: fences.compactMap { f -> (String, (Coordinate, Double))? in
+            guard case .circle(let c, let r) = f.shape else { return nil }
+            return (f.id, (c, r))
+        })
+        var falseEvents = 0, scoredEvents = 0
+        for i in events.indices where events[i].kind != .dwell {
+            scoredEvents += 1
+            guard let (center, r) = circles[events[i].fenceID] else { continue }
+            let claimed = events[i].time.timeIntervalSince(sim.epoch)
+            var around: [Double] = Array(stride(from: claimed - 60, through: claimed + 60, by: 3))
+            around.append(contentsOf: stride(from: deliveries[i] - 60, through: deliveries[i] + 60, by: 3))
+            let sides: [Double] = around.map { (t: Double) -> Double in
+                Geodesy.haversineDistance(sim.trajectory.position(at: t), center) - r
+            }
+            let correct = events[i].kind == .enter ? sides.contains { $0 < 0 } : sides.contains { $0 > 0 }
+            if !correct { falseEvents += 1 }
+        }
+        latencies.sort()
+        func quantile(_ q: Double) -> Double? {
+            latencies.isEmpty ? nil : latencies[min(latencies.count - 1, Int((Double(latencies.count - 1) * q).rounded()))]
+        }
+        return Result(mode: mode, seed: seed, crossings: scored.count, reported: latencies.count,
+                      reportedWithinMinute: withinMinute, events: scoredEvents, falseEvents: falseEvents,
+                      medianLatencySeconds: quantile(0.5), p90LatencySeconds: quantile(0.9), maxLatencySeconds: latencies.last,
+                      launches: sim.stats.launches)
+    }
+}
+
+extension GroundTruth {
+    /// A strict crossing to score: when the true path crossed the boundary itself, and when the
+    /// fence's next strict crossing of the same kind happens (an event after that belongs to it).
+    struct ScoredCrossing: Sendable {
+        var crossing: Crossing
+        var boundary: Double
+        var nextSameKind: Double
+    }
+
+    /// Strict crossings of fences of at least `minimumRadius`, without quick re-entries (within the
+    /// engine's debounce, which are don't-care), each with its boundary time.
+    func scoredCrossings(minimumRadius: Double) -> [ScoredCrossing] {
+        var result: [ScoredCrossing] = []
+        var lastExit: [String: Double] = [:]
+        var pendingDontCare = Set<String>()
+        let strictByFence = Dictionary(grouping: strict, by: \.fence)
+        let looseByFence = Dictionary(grouping: loose, by: \.fence)
+        for c in strict {
+            if c.kind == .enter, let e = lastExit[c.fence], c.t - e < Self.debounce { pendingDontCare.insert(c.fence); continue }
+            if c.kind == .exit { lastExit[c.fence] = c.t; if pendingDontCare.remove(c.fence) != nil { continue } }
+            guard (radius[c.fence] ?? 0) >= minimumRadius else { continue }
+            let boundary = (looseByFence[c.fence] ?? []).last { $0.kind == c.kind && $0.t <= c.t }?.t ?? c.t
+            let next = (strictByFence[c.fence] ?? []).first { $0.t > c.t && $0.kind == c.kind }?.t ?? .infinity
+            result.append(ScoredCrossing(crossing: c, boundary: boundary, nextSameKind: next))
+        }
+        return result
+    }
+}
