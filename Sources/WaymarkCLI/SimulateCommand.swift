@@ -25,6 +25,16 @@ struct SimulateCommand: AsyncParsableCommand {
         """)
     var compare = false
 
+    @Flag(help: """
+        Run the geofence experiment: recall and latency against the true path while riding (GNSS on), \
+        in a pocket (iOS region monitoring only), and after a termination or a force-quit, on a \
+        ride past 5,000 fences. Without a scenario: the bundled Blue Hills ride; else a GPX ride.
+        """)
+    var geofences = false
+
+    @Option(help: "With --geofences: the seeds to run (comma-separated; default 1,2,3).")
+    var seeds: String?
+
     @Option(help: "The random seed (default: the scenario's seed, else 1).")
     var seed: UInt64?
 
@@ -35,10 +45,16 @@ struct SimulateCommand: AsyncParsableCommand {
     var json = false
 
     func validate() throws {
+        if geofences {
+            if compare { throw ValidationError("--geofences and --compare are separate experiments: use one.") }
+            if scenarios.count > 1 { throw ValidationError("--geofences takes at most one GPX ride.") }
+            return
+        }
         if !compare && scenarios.count != 1 { throw ValidationError("Give exactly one scenario (or use --compare).") }
     }
 
     func run() async throws {
+        if geofences { return try runGeofenceExperiment() }
         if compare { return try runComparison() }
         let simulation = try Self.simulate(scenarios[0], seed: seed)
         if let log {

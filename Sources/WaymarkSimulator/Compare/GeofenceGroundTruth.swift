@@ -1,7 +1,6 @@
 import Foundation
 import WaymarkEngine
 import WaymarkGeo
-@testable import WaymarkSimulator
 
 /// True fence crossings from the simulator's true trajectory, sampled every second.
 ///
@@ -9,9 +8,9 @@ import WaymarkGeo
 /// more than `margin` outside (and the reverse for an exit); grazes within the margin are "don't
 /// care". Loose crossings (margin 0) are every true change of side: a delivered event that matches
 /// none of them is false.
-struct GroundTruth {
-    struct Crossing: Hashable { var fence: String; var kind: FenceEvent.Kind; var t: Double }
-    struct Score {
+struct GroundTruth: Sendable {
+    struct Crossing: Hashable, Sendable { var fence: String; var kind: FenceEvent.Kind; var t: Double }
+    struct Score: Sendable {
         var strictCrossings = 0
         var recall = 0.0, precision = 0.0
         var missed: [Crossing] = [], falseEvents: [Crossing] = []

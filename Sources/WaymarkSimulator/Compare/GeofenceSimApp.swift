@@ -1,12 +1,11 @@
 import Foundation
 import WaymarkEngine
 import WaymarkGeo
-@testable import WaymarkSimulator
 
 /// A simulated app that runs a `GeofenceMonitor` the way a real one would: on every launch it
 /// forgets its memory and rebuilds the monitor from what it stored "on disk", creates the location
 /// manager, and (as a ride tracker would) keeps standard updates running in the background.
-struct GeofencingTestApp: SimulatedApp {
+struct GeofencingTestApp: SimulatedApp, Sendable {
     var configuration: GeofenceMonitor.Configuration
     /// The fences the app installs on its first launch.
     var initialFences: [Fence]
@@ -20,6 +19,9 @@ struct GeofencingTestApp: SimulatedApp {
     // simulation's copy of the app does not make every append copy the whole history.
     var deliveredChunks: [[FenceEvent]] = [[]]
     var delivered: [FenceEvent] { deliveredChunks.flatMap { $0 } }
+    /// When each event of ``delivered`` reached the app (same order), in the same chunks.
+    var deliveryChunks: [[Date]] = [[]]
+    var deliveryTimes: [Date] { deliveryChunks.flatMap { $0 } }
     var launches: [LaunchReason] = []
 
     // Memory: reset on every launch.
@@ -44,14 +46,20 @@ struct GeofencingTestApp: SimulatedApp {
             resolver = DemandResolver()
             monitor = GeofenceMonitor(configuration: configuration, restoring: disk)
             commands.append(.createLocationManager)
-            if disk == nil { out = try! monitor.add(initialFences, at: time) }
+            if disk == nil {
+                do { out = try monitor.add(initialFences, at: time) } catch { preconditionFailure("the experiment's fences are valid: \(error)") }
+            }
         }
         absorb(monitor.handle(event, at: time), into: &out)
         if let due = monitor.nextDeadline, due <= time { absorb(monitor.deadlineReached(at: time), into: &out) }
         commands += out.commands
         for case .event(let e) in out.updates {
-            if deliveredChunks[deliveredChunks.count - 1].count >= 256 { deliveredChunks.append([]) }
+            if deliveredChunks[deliveredChunks.count - 1].count >= 256 {
+                deliveredChunks.append([])
+                deliveryChunks.append([])
+            }
             deliveredChunks[deliveredChunks.count - 1].append(e)
+            deliveryChunks[deliveryChunks.count - 1].append(time)
         }
         if monitor.revision != diskRevision {
             disk = monitor.persistentState
@@ -76,12 +84,12 @@ extension GeofencingTestApp {
 /// location background mode; the user opens the app at second 0.
 enum GeofenceScenario {
     static func make(route: ScenarioRoute, host: [MonitoredRegion] = [], actions: [UserAction] = [],
-                     duration: Double? = nil) -> Scenario {
+                     duration: Double? = nil, overrides: [String: JSONValue] = [:]) -> Scenario {
         Scenario(durationSeconds: duration, route: route,
                  device: DeviceSetup(install: .existing, location: .authorizedAlways, monitoredRegions: host,
                                      backgroundModes: [.location]),
                  user: UserBehaviour(actions: [UserAction(at: 0, .open)] + actions),
-                 platform: PlatformSetup(overrides: ["cachedFixProbability": .number(0)]))
+                 platform: PlatformSetup(overrides: ["cachedFixProbability": .number(0)].merging(overrides) { $1 }))
     }
 
     /// Runs `sim` to `end` one second at a time, calling `check` after every step.
