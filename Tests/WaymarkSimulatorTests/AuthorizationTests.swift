@@ -110,11 +110,12 @@ struct AuthorizationTests {
         #expect(sim.authorizationStatuses == [.authorizedWhenInUse, .denied])
     }
 
-    @Test("an upgrade in Settings while backgrounded arrives on return to the foreground")
+    @Test("downgradeOnly (the old rule): an upgrade in Settings while backgrounded arrives on return to the foreground")
     func settingsChangeOnForeground() throws {
         let actions = [UserAction(at: 10, .background), UserAction(at: 20, .settings, location: .authorizedAlways),
                        UserAction(at: 30, .open)]
-        var sim = try Simulation(scenario: Fixture.opened(device: Fixture.existing(.authorizedWhenInUse), actions: actions))
+        var sim = try Simulation(scenario: Fixture.opened(device: Fixture.existing(.authorizedWhenInUse), actions: actions,
+                                                          overrides: ["settingsChangeTermination": .string("downgradeOnly")]))
         sim.run(until: 0)
         sim.perform(.createLocationManager)
         sim.run(until: 29)
@@ -123,12 +124,32 @@ struct AuthorizationTests {
         #expect(sim.authorizationStatuses == [.authorizedWhenInUse, .authorizedAlways])
     }
 
-    @Test("revoking permission in Settings while backgrounded terminates the app")
-    func revokeTerminates() throws {
+    @Test("revoking permission in Settings while backgrounded terminates the app, under either setting",
+          arguments: [SettingsChangeTermination.anyChange, .downgradeOnly])
+    func revokeTerminates(rule: SettingsChangeTermination) throws {
         let actions = [UserAction(at: 10, .background), UserAction(at: 12, .settings, location: .denied)]
-        var sim = try Simulation(scenario: Fixture.opened(device: Fixture.existing(.authorizedAlways), actions: actions))
+        var sim = try Simulation(scenario: Fixture.opened(device: Fixture.existing(.authorizedAlways), actions: actions,
+                                                          overrides: ["settingsChangeTermination": .string(rule.rawValue)]))
         sim.run(until: 20)
         #expect(sim.appState == .notRunning)
+    }
+
+    @Test("by default any privacy change (an upgrade, precise location) terminates a background or suspended app; the new status comes at the next manager creation",
+          arguments: [UserAction(at: 20, .settings, location: .authorizedAlways), UserAction(at: 20, .settings, preciseLocation: false)])
+    func anySettingsChangeTerminates(change: UserAction) throws {
+        let actions = [UserAction(at: 10, .background), change, UserAction(at: 30, .open)]
+        var sim = try Simulation(scenario: Fixture.opened(device: Fixture.existing(.authorizedWhenInUse), actions: actions))
+        sim.run(until: 0)
+        sim.perform(.createLocationManager)
+        sim.run(until: 25)
+        #expect(sim.appState == .notRunning)
+        #expect(sim.stats.terminations == 1)
+        sim.run(until: 30)
+        sim.perform(.createLocationManager)
+        let last = try #require(sim.events { if case .authorizationChanged(let a) = $0 { a } else { nil } }.last)
+        #expect(last == sim.locationAuthorization)
+        #expect(sim.authorizationStatuses.count == 2)
+        #expect(PlatformConstants().settingsChangeTermination == .anyChange)
     }
 
     @Test("with location services off the status is denied, services disabled, and no prompt appears")

@@ -61,6 +61,30 @@ struct NetworkTests {
         #expect(sim.stats.promptsShown == 0)
     }
 
+    @Test("provisional notifications are granted at once, without a prompt and without colliding with a visible one")
+    func provisional() throws {
+        var sim = try Simulation(scenario: Fixture.opened(prompts: [.notifications: PromptResponse(.deny)]))
+        sim.run(until: 0)
+        sim.perform(.createLocationManager)
+        sim.perform(.requestWhenInUseAuthorization)              // a location prompt is on screen
+        sim.perform(.requestNotificationAuthorization([.alert, .provisional]))
+        #expect(sim.received.last?.event == .notificationAuthorization(granted: true))
+        #expect(sim.stats.promptsShown == 1)
+        #expect(sim.stats.promptCollisions == 0)
+        sim.run(until: 10)
+        sim.perform(.requestNotificationAuthorization([.alert, .provisional]))   // stored answer, at once
+        #expect(sim.received.last?.event == .notificationAuthorization(granted: true))
+        #expect(sim.stats.promptsShown == 1)
+        // A full (non-provisional) request from provisional shows the prompt; "Don't Allow" turns notifications off.
+        sim.perform(.requestNotificationAuthorization([.alert]))
+        #expect(sim.stats.promptsShown == 2)
+        sim.run(until: 20)
+        #expect(sim.received.last?.event == .notificationAuthorization(granted: false))
+        sim.perform(.requestNotificationAuthorization([.alert, .provisional]))
+        #expect(sim.received.last?.event == .notificationAuthorization(granted: false))
+        #expect(sim.stats.promptsShown == 2)
+    }
+
     @Test("the server answers with the status of the matching rule", arguments: [200, 401, 409, 422, 503])
     func statuses(status: Int) throws {
         let server = World.Server(rules: [World.Server.Rule(window: TimeWindow(from: 0, to: 100), status: status)])

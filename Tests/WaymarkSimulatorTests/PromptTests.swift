@@ -73,8 +73,8 @@ struct PromptTests {
         #expect(sim.locationAuthorization.status == .authorizedWhenInUse)
     }
 
-    @Test("without the usage description nothing appears and no callback ever comes",
-          arguments: [DeviceCommand.requestWhenInUseAuthorization, .requestMotionPermission])
+    @Test("without the location usage description nothing appears and no callback ever comes",
+          arguments: [DeviceCommand.requestWhenInUseAuthorization, .requestAlwaysAuthorization])
     func missingUsageDescription(command: DeviceCommand) throws {
         let device = DeviceSetup(usageDescriptions: [])
         var sim = try Simulation(scenario: Fixture.opened(device: device))
@@ -86,5 +86,73 @@ struct PromptTests {
         #expect(sim.stats.missingUsageDescriptions == 1)
         #expect(sim.authorizationStatuses == [.notDetermined])
         #expect(sim.events { if case .motionAuthorization(let g) = $0 { g } else { nil } }.isEmpty)
+    }
+
+    // Issue #14: the collision outcome is a setting, the foreground rule, the motion crash.
+
+    @Test("a collision under shownAfterFirst is still counted, and the second prompt appears once the first is answered",
+          arguments: [DeviceCommand.requestWhenInUseAuthorization, .requestMotionPermission])
+    func collisionShownAfterFirst(second: DeviceCommand) throws {
+        var sim = try Simulation(scenario: Fixture.opened(overrides: ["promptCollisionOutcome": .string("shownAfterFirst")]))
+        sim.run(until: 0)
+        sim.perform(.createLocationManager)
+        sim.perform(.requestNotificationAuthorization([.alert]))
+        sim.perform(second)
+        sim.run(until: 1.9)
+        #expect(sim.stats.promptsShown == 1)
+        sim.run(until: 30)
+        #expect(sim.stats.promptCollisions == 1)
+        #expect(sim.stats.promptsShown == 2)
+        #expect(sim.events { if case .notificationAuthorization(let g) = $0 { g } else { nil } } == [true])
+        if second == .requestWhenInUseAuthorization {
+            #expect(sim.authorizationStatuses == [.notDetermined, .authorizedWhenInUse])
+            #expect(sim.times { if case .authorizationChanged(let a) = $0 { a.status != .notDetermined } else { false } } == [4])
+        } else {
+            #expect(sim.events { if case .motionAuthorization(let g) = $0 { g } else { nil } } == [true])
+        }
+    }
+
+    @Test("the default collision outcome is lost (pessimistic): the setting's default")
+    func collisionDefaultIsLost() {
+        #expect(PlatformConstants().promptCollisionOutcome == .lost)
+        #expect(PlatformConstants.profile(.ios12).promptCollisionOutcome == .lost)
+    }
+
+    @Test("a location request from the background shows nothing, and is not shown later either: the app must ask again")
+    func backgroundRequestDropped() throws {
+        var sim = try Simulation(scenario: Fixture.opened(actions: [UserAction(at: 10, .background), UserAction(at: 20, .open)]))
+        sim.run(until: 0)
+        sim.perform(.createLocationManager)
+        sim.run(until: 12)
+        #expect(sim.appState == .background)
+        sim.perform(.requestWhenInUseAuthorization)
+        sim.run(until: 19)
+        #expect(sim.stats.promptsShown == 0)
+        #expect(sim.stats.promptsRefusedInBackground == 1)
+        sim.run(until: 30)
+        #expect(sim.stats.promptsShown == 0)
+        #expect(sim.authorizationStatuses == [.notDetermined])
+        sim.perform(.requestWhenInUseAuthorization)   // in the foreground again
+        sim.run(until: 40)
+        #expect(sim.stats.promptsShown == 1)
+        #expect(sim.authorizationStatuses == [.notDetermined, .authorizedWhenInUse])
+    }
+
+    @Test("a motion query or update start without NSMotionUsageDescription crashes the app, whatever the permission state",
+          arguments: [(DeviceCommand.requestMotionPermission, DeviceSetup.PermissionSetting?.none),
+                      (.startMotionActivityUpdates, nil), (.requestMotionPermission, .granted)])
+    func motionWithoutDescriptionCrashes(command: DeviceCommand, motion: DeviceSetup.PermissionSetting?) throws {
+        let device = DeviceSetup(install: .existing, motion: motion,
+                                 usageDescriptions: [.NSLocationWhenInUseUsageDescription, .NSLocationAlwaysAndWhenInUseUsageDescription])
+        var sim = try Simulation(scenario: Fixture.opened(device: device))
+        sim.run(until: 0)
+        sim.perform(.createLocationManager)
+        sim.perform(command)
+        #expect(sim.appState == .notRunning)
+        #expect(sim.stats.crashes == 1)
+        #expect(sim.stats.terminations == 1)
+        #expect(sim.stats.promptsShown == 0)
+        #expect(sim.events { if case .motionAuthorization(let g) = $0 { g } else { nil } }.isEmpty)
+        #expect(sim.log.entries.contains { $0.note?.contains("crashed") == true })
     }
 }

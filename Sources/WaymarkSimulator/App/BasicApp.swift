@@ -86,6 +86,7 @@ public struct BasicApp: SimulatedApp {
                 case .locationWhenInUse: commands.append(.requestWhenInUseAuthorization)
                 case .locationAlways: commands.append(.requestAlwaysAuthorization)
                 case .motion: commands.append(.requestMotionPermission)
+                case .temporaryFullAccuracy: commands.append(.requestTemporaryFullAccuracy(purposeKey: "BasicApp"))
                 }
             }
             if configuration.motionUpdates == true { commands.append(.startMotionActivityUpdates) }

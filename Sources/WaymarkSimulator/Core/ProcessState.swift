@@ -21,5 +21,8 @@ struct ProcessState: Sendable {
     var deliveredMotionSerial = 0
     var inFlightUploads: [Int] = []
     var cancelledUploads: [Int] = []
+    /// Permission requests that collided with a visible prompt, replayed in order once it is
+    /// answered (``PromptCollisionOutcome/shownAfterFirst``; issue #14).
+    var queuedPromptRequests: [DeviceCommand] = []
     var isRunning: Bool { state == .foreground || state == .background }
 }

@@ -65,11 +65,7 @@ extension Simulation {
         stats.launches[reason.rawValue, default: 0] += 1
         standard = nil
         oneShots = []
-        if permissions.allowOnce {
-            permissions.allowOnce = false
-            permissions.location = .notDetermined
-            note("allow-once grant expired with the previous process")
-        }
+        lapseTemporaryGrantsAtLaunch()   // Allow Once, temporary full accuracy (Simulation+Authorization)
         note("launched (\(reason.rawValue))")
         if reason != .user { startBackgroundWindow(forLocation: reason != .remoteNotification) }
         emit(.launched(reason: reason))

@@ -1,6 +1,8 @@
 import Foundation
 import WaymarkEngine
 
+/// System prompts and permission requests (PLATFORM.md §1–§2). Temporary grants, provisional
+/// Always and Settings changes are in `Simulation+Authorization.swift`.
 extension Simulation {
     mutating func createLocationManager() {
         process.managerCreated = true
@@ -11,25 +13,58 @@ extension Simulation {
         for event in pending { emit(event) }
     }
 
-    /// Shows a prompt unless one is on screen (a collision: the new request is lost) or the usage
-    /// description is missing (nothing appears, no callback ever comes).
-    mutating func showPrompt(_ kind: PromptKind, requires descriptions: [DeviceSetup.UsageDescription]) {
+    /// Shows a prompt, or says why not. Returns whether it is now on screen.
+    ///
+    /// In order:
+    /// - a motion prompt without `NSMotionUsageDescription` crashes the app [S12];
+    /// - a location or temporary-full-accuracy prompt needs the app in the foreground: "Your app must
+    ///   be in the foreground to show a location authorization prompt" (Apple,
+    ///   `requestWhenInUseAuthorization()`) [S3]. The simulator takes the conservative reading: the
+    ///   request is dropped (``SimulationStats/promptsRefusedInBackground``), not shown later; the
+    ///   app must ask again once in the foreground. `systemInitiated` prompts (the provisional-Always
+    ///   confirmation, which iOS shows on its own) are exempt;
+    /// - a prompt already on screen is a collision (counted); the request is lost or queued per
+    ///   ``PlatformConstants/promptCollisionOutcome`` [S11];
+    /// - a missing usage description: nothing appears, no callback ever comes [S4].
+    ///
+    /// - parameter request: the command to replay if the request is queued behind a visible prompt;
+    ///   derived from `kind` when nil.
+    @discardableResult
+    mutating func showPrompt(_ kind: PromptKind, requires descriptions: [DeviceSetup.UsageDescription],
+                             request: DeviceCommand? = nil, systemInitiated: Bool = false) -> Bool {
+        if kind == .motion, !usageDescriptions.contains(.NSMotionUsageDescription) {
+            crashApp("a motion-activity query without NSMotionUsageDescription in Info.plist")
+            return false
+        }
+        if !systemInitiated, kind.needsForeground, process.state != .foreground {
+            stats.promptsRefusedInBackground += 1
+            note("no prompt: \(kind.displayName) requested while the app is not in the foreground; request dropped")
+            return false
+        }
         if let visible = prompt {
             stats.promptCollisions += 1
-            note("prompt collision: \(kind.displayName) requested while \(visible.kind.displayName) is on screen; request lost")
-            return
+            let replay = request ?? kind.defaultRequest
+            if constants.promptCollisionOutcome == .shownAfterFirst, let replay {
+                process.queuedPromptRequests.append(replay)
+                note("prompt collision: \(kind.displayName) requested while \(visible.kind.displayName) is on screen; shown after it")
+            } else {
+                note("prompt collision: \(kind.displayName) requested while \(visible.kind.displayName) is on screen; request lost")
+            }
+            return false
         }
         if let missing = descriptions.first(where: { !usageDescriptions.contains($0) }) {
             stats.missingUsageDescriptions += 1
             note("no prompt: \(missing.rawValue) missing from Info.plist")
-            return
+            return false
         }
         promptSerial += 1
         prompt = (kind, promptSerial)
         stats.promptsShown += 1
-        note("prompt shown: \(kind.displayName)")
+        if kind == .locationAlways { permissions.alwaysUpgradeShown = true }
+        note("prompt shown: \(permissions.confirmingProvisionalAlways ? "location always (confirming provisional always)" : kind.displayName)")
         let response = scenario.user?.prompts?[kind]
         schedule(.promptAnswered(promptSerial), in: response?.thinkSeconds ?? constants.promptThinkSeconds)
+        return true
     }
 
     mutating func answerPrompt(serial: Int) {
@@ -40,14 +75,22 @@ extension Simulation {
         switch shown.kind {
         case .notifications:
             permissions.notifications = response.answer == .deny ? .denied : .granted
+            permissions.notificationsProvisional = false
             emit(.notificationAuthorization(granted: response.answer != .deny))
         case .motion:
             permissions.motion = response.answer == .deny ? .denied : .granted
             emit(.motionAuthorization(granted: response.answer != .deny))
             if permissions.motion == .granted, process.motionUpdates { deliverCurrentMotion() }
         case .locationWhenInUse:
+            let forAlways = permissions.whenInUsePromptForAlways
+            permissions.whenInUsePromptForAlways = false
             switch response.answer {
             case .deny: permissions.location = .denied
+            case .allow where forAlways:
+                // Provisional Always [S5][S6]: the app reads always until iOS asks the user to confirm.
+                permissions.location = .authorizedAlways
+                permissions.provisionalAlways = true
+                note("provisional always: the app reads authorizedAlways until the user confirms")
             case .allow: permissions.location = .authorizedWhenInUse
             case .allowOnce:
                 permissions.location = .authorizedWhenInUse
@@ -58,49 +101,97 @@ extension Simulation {
             }
             emit(.authorizationChanged(permissions.authorization))
             authorizationDidChange()
+        case .locationAlways where permissions.confirmingProvisionalAlways:
+            confirmProvisionalAlways(keepAlways: response.answer != .deny)
         case .locationAlways:
             if response.answer != .deny { permissions.location = .authorizedAlways }
             emit(.authorizationChanged(permissions.authorization))
             authorizationDidChange()
+        case .temporaryFullAccuracy:
+            answerTemporaryFullAccuracy(granted: response.answer != .deny)
+        }
+        showQueuedPrompt()
+    }
+
+    /// Replays the requests that collided with the prompt just answered
+    /// (``PromptCollisionOutcome/shownAfterFirst``), until one shows a prompt.
+    mutating func showQueuedPrompt() {
+        while prompt == nil, process.isRunning, !process.queuedPromptRequests.isEmpty {
+            let request = process.queuedPromptRequests.removeFirst()
+            switch request {
+            case .requestWhenInUseAuthorization: requestWhenInUse()
+            case .requestAlwaysAuthorization: requestAlways()
+            case .requestMotionPermission: requestMotion()
+            case .startMotionActivityUpdates: startMotionUpdates()
+            case .requestNotificationAuthorization(let options): requestNotifications(options)
+            case .requestTemporaryFullAccuracy(let key): requestTemporaryFullAccuracy(purposeKey: key)
+            default: break
+            }
         }
     }
 
     mutating func requestWhenInUse() {
         guard permissions.servicesEnabled else { note("no prompt: location services are off"); return }
         guard permissions.location == .notDetermined else { return }
-        showPrompt(.locationWhenInUse, requires: [.NSLocationWhenInUseUsageDescription])
+        showPrompt(.locationWhenInUse, requires: [.NSLocationWhenInUseUsageDescription], request: .requestWhenInUseAuthorization)
     }
 
+    /// From notDetermined, the when-in-use prompt; on iOS 13+ its "Allow While Using" gives
+    /// provisional Always (``PlatformConstants/provisionalAlwaysAvailable``) [S5]. From when-in-use,
+    /// the upgrade prompt, once per install (iOS 13.4+) [S7].
     mutating func requestAlways() {
         guard permissions.servicesEnabled else { note("no prompt: location services are off"); return }
         switch permissions.location {
         case .notDetermined:
-            showPrompt(.locationWhenInUse, requires: [.NSLocationWhenInUseUsageDescription,
-                                                      .NSLocationAlwaysAndWhenInUseUsageDescription])
+            let shown = showPrompt(.locationWhenInUse, requires: [.NSLocationWhenInUseUsageDescription,
+                                                                 .NSLocationAlwaysAndWhenInUseUsageDescription],
+                                   request: .requestAlwaysAuthorization)
+            if shown { permissions.whenInUsePromptForAlways = constants.provisionalAlwaysAvailable }
         case .authorizedWhenInUse where !permissions.alwaysUpgradeShown && !permissions.allowOnce:
-            if prompt == nil, usageDescriptions.contains(.NSLocationAlwaysAndWhenInUseUsageDescription) {
-                permissions.alwaysUpgradeShown = true
-            }
-            showPrompt(.locationAlways, requires: [.NSLocationAlwaysAndWhenInUseUsageDescription])
+            showPrompt(.locationAlways, requires: [.NSLocationAlwaysAndWhenInUseUsageDescription], request: .requestAlwaysAuthorization)
         default:
             break
         }
     }
 
+    /// A motion query: the prompt while notDetermined, else the stored answer at once. Without
+    /// `NSMotionUsageDescription` the app crashes whatever the state [S12].
     mutating func requestMotion() {
+        guard usageDescriptions.contains(.NSMotionUsageDescription) else {
+            crashApp("a motion-activity query without NSMotionUsageDescription in Info.plist")
+            return
+        }
         if permissions.motion == .notDetermined {
-            showPrompt(.motion, requires: [.NSMotionUsageDescription])
+            showPrompt(.motion, requires: [.NSMotionUsageDescription], request: .requestMotionPermission)
         } else {
             emit(.motionAuthorization(granted: permissions.motion == .granted))
         }
     }
 
-    mutating func requestNotifications() {
-        if permissions.notifications == .notDetermined {
-            showPrompt(.notifications, requires: [])
-        } else {
+    /// Notification authorization [S47]: a prompt once, later requests answer at once with the
+    /// stored result. `.provisional` while notDetermined grants at once without a prompt (and so
+    /// never collides); a later request without `.provisional` from that state shows the prompt,
+    /// whose answer replaces the provisional grant ("Don't Allow" turns notifications off).
+    mutating func requestNotifications(_ options: NotificationOptions = []) {
+        switch permissions.notifications {
+        case .notDetermined where options.contains(.provisional):
+            permissions.notifications = .granted
+            permissions.notificationsProvisional = true
+            note("notifications authorized provisionally (no prompt; delivered quietly)")
+            emit(.notificationAuthorization(granted: true))
+        case .notDetermined:
+            showPrompt(.notifications, requires: [], request: .requestNotificationAuthorization(options))
+        case .granted where permissions.notificationsProvisional && !options.contains(.provisional):
+            showPrompt(.notifications, requires: [], request: .requestNotificationAuthorization(options))
+        default:
             emit(.notificationAuthorization(granted: permissions.notifications == .granted))
         }
+    }
+
+    /// The app crashes: the process ends at once, like a system termination (it may be relaunched).
+    mutating func crashApp(_ cause: String) {
+        stats.crashes += 1
+        terminate(forceQuit: false, reason: "crashed: \(cause)")
     }
 
     mutating func completeRemoteRegistration(generation: Int) {
@@ -133,35 +224,25 @@ extension Simulation {
             if standard != nil { standard = nil; emit(.locationError(.denied)) }
         }
     }
-
-    mutating func changeSettings(_ action: UserAction) {
-        let before = permissions.authorization
-        if let location = action.location { permissions.location = location; permissions.allowOnce = false }
-        if let precise = action.preciseLocation { permissions.precise = precise }
-        if let enabled = action.locationServicesEnabled { permissions.servicesEnabled = enabled }
-        if let notifications = action.notifications { permissions.notifications = notifications }
-        let after = permissions.authorization
-        note("settings changed: location \(after.status.rawValue), accuracy \(after.accuracy.rawValue)")
-        guard after != before else { return }
-        switch process.state {
-        case .notRunning:
-            break
-        case .foreground:
-            if process.managerCreated { emit(.authorizationChanged(after)) }
-            authorizationDidChange()
-        case .background, .suspended:
-            if Permissions.rank(after.status) < Permissions.rank(before.status) {
-                terminate(forceQuit: false, reason: "terminated by the system: location permission revoked")
-            } else {
-                process.pendingAuthorizationCallback = process.managerCreated
-            }
-        }
-    }
 }
 
-extension Simulation {
-    // Interim: temporary full accuracy is being modelled (issue #14); until then the command is logged only.
-    mutating func requestTemporaryFullAccuracy(purposeKey: String) {
-        note("temporary full accuracy requested (\(purposeKey)): not modelled yet")
+extension PromptKind {
+    /// Location prompts (and temporary full accuracy) appear only while the app is in the foreground [S3].
+    var needsForeground: Bool {
+        switch self {
+        case .locationWhenInUse, .locationAlways, .temporaryFullAccuracy: true
+        case .notifications, .motion: false
+        }
+    }
+
+    /// The request to replay for a queued prompt when the caller named none.
+    var defaultRequest: DeviceCommand? {
+        switch self {
+        case .locationWhenInUse: .requestWhenInUseAuthorization
+        case .locationAlways: .requestAlwaysAuthorization
+        case .motion: .startMotionActivityUpdates
+        case .notifications: .requestNotificationAuthorization([])
+        case .temporaryFullAccuracy: nil
+        }
     }
 }

@@ -175,6 +175,7 @@ public struct Simulation: Sendable {
         switch action {
         case .tick:
             tick()
+            stepTemporaryAuthorization()   // Allow Once / temporary full accuracy lapse out of use (issue #14)
             queue.schedule(.tick, at: now + constants.updateIntervalSeconds)
         case .user(let i): performUserAction(scenario.user!.actions![i])
         case .promptAnswered(let serial): answerPrompt(serial: serial)
@@ -209,6 +210,7 @@ public struct Simulation: Sendable {
             }
             return
         }
+        if holdForAlwaysConfirmation(event) { return }   // provisional Always: first use while not in use (issue #14)
         if event.needsLocationManager && !process.managerCreated {
             process.pendingManagerEvents.append(event)
             return
@@ -244,7 +246,7 @@ public struct Simulation: Sendable {
         }
         switch command {
         case .createLocationManager: createLocationManager()
-        case .requestNotificationAuthorization: requestNotifications()
+        case .requestNotificationAuthorization(let options): requestNotifications(options)
         case .registerForRemoteNotifications: schedule(.remoteRegistration(process.generation), in: constants.remoteRegistrationSeconds)
         case .requestWhenInUseAuthorization: requestWhenInUse()
         case .requestAlwaysAuthorization: requestAlways()

@@ -24,4 +24,11 @@ public struct SimulationStats: Hashable, Sendable, Codable {
     public var suspensions = 0, terminations = 0
     /// Uploads sent.
     public var uploads = 0
+    // Permission fidelity (issue #14).
+    /// Prompts (location, temporary full accuracy) not shown because the app was not in the
+    /// foreground when it asked [S3]; the request is dropped.
+    public var promptsRefusedInBackground = 0
+    /// App crashes (e.g. a motion query without `NSMotionUsageDescription` [S12]); each also counts
+    /// as a termination.
+    public var crashes = 0
 }

@@ -153,6 +153,7 @@ extension PromptKind {
         case .locationWhenInUse: "location when-in-use"
         case .locationAlways: "location always (upgrade)"
         case .motion: "motion"
+        case .temporaryFullAccuracy: "temporary full accuracy"
         }
     }
 }

@@ -31,6 +31,7 @@ extension PlatformConstants {
             c.relaunchAfterForceQuit = true
             c.allowOnceAvailable = false
             c.reducedAccuracyAvailable = false
+            c.provisionalAlwaysAvailable = false   // issue #14: provisional Always came with iOS 13 [S5]
         case .ios13:
             c.reducedAccuracyAvailable = false
         case .ios14, .ios15, .ios16, .ios17, .ios18:

@@ -19,6 +19,29 @@ public struct PlatformConstants: Hashable, Sendable, Codable {
     /// Whether reduced ("approximate") accuracy exists (iOS 14+).
     public var reducedAccuracyAvailable = true
 
+    // §1–§2 permission fidelity (issue #14) ---------------------------------------------------
+    /// What becomes of a permission request made while another prompt is on screen: `lost`
+    /// (default) or `shownAfterFirst`. Field evidence only [S11]; see ``PromptCollisionOutcome``.
+    public var promptCollisionOutcome = PromptCollisionOutcome.lost
+    /// Whether `requestAlwaysAuthorization` while notDetermined gives provisional Always (iOS 13+):
+    /// the when-in-use prompt appears, "Allow While Using" reads `authorizedAlways` until the app
+    /// first uses location while not in use, when iOS asks the user to confirm (WWDC19 705 [S5];
+    /// timfpark/react-native-location#93 [S6]). False (iOS 12): the same answer gives when-in-use.
+    public var provisionalAlwaysAvailable = true
+    /// Seconds out of use (not in the foreground, past the few-second grace after leaving it, and
+    /// without background location updates) after which a temporary grant lapses: "Allow Once"
+    /// (status back to notDetermined, the next request prompts again) and temporary full accuracy
+    /// (back to reduced). Apple: `CLServiceSession` re-asks "after temporary authorization lapses
+    /// due to time your app spends in the background"; q42 and zonneveld.dev say "after a (longer)
+    /// period of inactivity" [S8]. No figure is published: 5 minutes is a pessimistic pick. A new
+    /// process never inherits either grant, whatever the time.
+    public var temporaryAuthorizationLapseSeconds = 300.0
+    /// Which Settings changes terminate an app that runs in the background or is suspended:
+    /// `anyChange` (default) or `downgradeOnly`. Field evidence only [S13]; see
+    /// ``SettingsChangeTermination``.
+    public var settingsChangeTermination = SettingsChangeTermination.anyChange
+    // -------------------------------------------------------------------------------------------
+
     // §3 notifications
     /// Time from registering for remote notifications to the token or failure.
     public var remoteRegistrationSeconds = 1.0
@@ -49,10 +72,12 @@ public struct PlatformConstants: Hashable, Sendable, Codable {
     public var cellAccuracyMinMeters = 500.0, cellAccuracyMaxMeters = 3000.0
     /// Interval between cell-only fixes.
     public var cellUpdateIntervalSeconds = 60.0
-    /// Accuracy of fixes under reduced accuracy authorization.
-    public var reducedAccuracyMinMeters = 1000.0, reducedAccuracyMaxMeters = 3000.0
-    /// Interval between fixes under reduced accuracy (iOS: 15–20 min).
-    public var reducedUpdateIntervalSeconds = 900.0
+    /// Accuracy of fixes under reduced accuracy authorization: Apple, `kCLLocationAccuracyReduced`,
+    /// "within 1–20 kilometers" [S9] (issue #14; was 1–3 km).
+    public var reducedAccuracyMinMeters = 1000.0, reducedAccuracyMaxMeters = 20_000.0
+    /// Interval between fixes under reduced accuracy: Apple, "at most a few times per hour" [S9];
+    /// 20 min (three an hour) so the default is never faster than that (issue #14; was 15 min).
+    public var reducedUpdateIntervalSeconds = 1200.0
     /// Stillness before automatic pausing.
     public var autoPauseSeconds = 900.0
     /// Stillness before automatic pausing for fitness and navigation activity types.

@@ -26,13 +26,17 @@ public struct DeviceSetup: Hashable, Sendable, Codable {
     public var usageDescriptions: [UsageDescription]?
     /// `UIBackgroundModes` the app declares; none when absent.
     public var backgroundModes: [BackgroundMode]?
+    /// Purpose keys of `NSLocationTemporaryUsageDescriptionDictionary` the app declares; every key
+    /// is declared when absent. A temporary-full-accuracy request with another key does nothing.
+    public var temporaryUsagePurposeKeys: [String]?
 
     /// Makes a device setup.
     public init(install: Install? = nil, location: LocationAuthorizationStatus? = nil, preciseLocation: Bool? = nil,
                 locationServicesEnabled: Bool? = nil, notifications: PermissionSetting? = nil,
                 motion: PermissionSetting? = nil, alwaysUpgradeShown: Bool? = nil,
                 monitoredRegions: [MonitoredRegion]? = nil, significantChangesActive: Bool? = nil,
-                usageDescriptions: [UsageDescription]? = nil, backgroundModes: [BackgroundMode]? = nil) {
+                usageDescriptions: [UsageDescription]? = nil, backgroundModes: [BackgroundMode]? = nil,
+                temporaryUsagePurposeKeys: [String]? = nil) {
         self.install = install
         self.location = location
         self.preciseLocation = preciseLocation
@@ -44,6 +48,7 @@ public struct DeviceSetup: Hashable, Sendable, Codable {
         self.significantChangesActive = significantChangesActive
         self.usageDescriptions = usageDescriptions
         self.backgroundModes = backgroundModes
+        self.temporaryUsagePurposeKeys = temporaryUsagePurposeKeys
     }
 
     /// Fresh install or existing state.

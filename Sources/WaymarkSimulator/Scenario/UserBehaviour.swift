@@ -22,10 +22,15 @@ public enum PromptKind: String, Hashable, Sendable, Codable, CaseIterable, Codin
     case notifications
     /// Location while using the app (with "Allow Once" and "Precise").
     case locationWhenInUse
-    /// The one-time upgrade from when-in-use to always.
+    /// The one-time upgrade from when-in-use to always; its answer also decides the confirmation
+    /// iOS shows for provisional Always ("Change to Always Allow" = allow, "Keep Only While Using"
+    /// = deny).
     case locationAlways
     /// Motion & Fitness.
     case motion
+    /// Temporary full accuracy while the user chose approximate location
+    /// (`requestTemporaryFullAccuracyAuthorization(withPurposeKey:)`); allow or deny.
+    case temporaryFullAccuracy
 }
 
 /// How the user answers one prompt.
