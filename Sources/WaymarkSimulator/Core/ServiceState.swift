@@ -20,6 +20,8 @@ struct StandardUpdates: Sendable {
     var hotStarting = false
     var quality = 0.5
     var lastFixTime = -Double.infinity
+    /// The last fix of the GNSS-outage fall-back (``PlatformConstants/gnssOutageFallsBackToNetwork``; issue #14).
+    var lastOutageFallbackTime = -Double.infinity
     var paused = false
     var stillSince: Double?
     var lastDelivered: Coordinate?
@@ -47,8 +49,40 @@ struct RegionMonitor: Sendable {
 
 /// Significant-change monitoring (persists across launches).
 struct SignificantChanges: Sendable {
+    /// Where the last movement-triggered event fired (the serving cell); idle wakes keep it.
     var lastPosition: Coordinate?
+    /// The last event, movement-triggered or an idle wake.
     var lastTime = -Double.infinity
+    /// Movement from ``lastPosition`` that fires the next event, drawn per event (issue #14, C1).
+    var threshold: Double?
+}
+
+/// Visit monitoring (persists across launches, like significant changes; issue #14, C5) [S36].
+struct VisitMonitoring: Sendable {
+    /// A place where the device stays.
+    struct Place: Sendable {
+        var center: Coordinate
+        var reported: Coordinate
+        var accuracy: Double
+        /// Virtual seconds of the arrival; nil when the stay began before monitoring started.
+        var arrival: Double?
+    }
+
+    /// A visit waiting for its (late) delivery.
+    struct Report: Sendable {
+        var due: Double
+        var visit: Visit
+    }
+
+    var startedAt: Double
+    /// Where the device came to rest, and since when (not yet a visit).
+    var candidate: Coordinate?
+    var candidateSince = 0.0
+    /// The candidate is where the device already was when monitoring started (arrival unknown).
+    var candidateAtStart = true
+    /// The visit in progress.
+    var stay: Place?
+    var reports: [Report] = []
 }
 
 /// The positioning source a request uses.
@@ -60,7 +94,7 @@ enum SourceClass: String, Sendable, CaseIterable {
         switch accuracy {
         case .best, .bestForNavigation, .nearestTenMeters: self = .gnss
         case .hundredMeters: self = .wifi
-        case .kilometer, .threeKilometers: self = .cell
+        case .kilometer, .threeKilometers: self = .cell   // no GNSS: Wi-Fi where available, else cell (issue #14, [S37])
         case .reduced: self = .reduced
         }
     }

@@ -2,30 +2,68 @@ import Foundation
 import WaymarkEngine
 import WaymarkGeo
 
+/// Significant location changes, and how every system location event (significant change, region
+/// crossing, visit) reaches an app that is not running in the foreground (PLATFORM.md §4, issue #14).
+///
+/// **Relaunch policy.** A running app gets the event at once. A suspended app is woken, and a
+/// terminated one relaunched into the background with the ``LaunchReason/location`` launch reason
+/// (about ``PlatformConstants/locationLaunchSeconds`` to act), only with always authorization,
+/// Background App Refresh on and Low Power Mode off [S22][S31]. After a user force-quit,
+/// significant changes and region events still relaunch the app once the device has moved
+/// ``PlatformConstants/forceQuitRelaunchMinMeters`` (field reports on iOS 17.2 and 18.1;
+/// ``PlatformConstants/relaunchAfterForceQuit``); visits never do [S25].
+///
+/// **Significant changes.** The first event after a start is usually the cached location, old and
+/// coarse [S34]: with ``PlatformConstants/cachedFixProbability`` it is the device's last fix, or a
+/// cached fix drawn from the cached-fix constants when it has none; otherwise a fresh fix. Later
+/// events follow cell-tower changes: each fires once the device is a distance drawn per event from
+/// the last one, between ``PlatformConstants/significantChangeUrbanMinMeters`` and its max inside
+/// a scenario's urban area (``World/urbanAreas``), between the rural bounds elsewhere; never sooner
+/// than ``PlatformConstants/significantChangeIntervalSeconds`` after the previous event; and, without
+/// movement, at least every ``PlatformConstants/significantChangeIdleWakeSeconds`` [S34]. A fix is
+/// better than cell level with ``PlatformConstants/significantChangeWifiProbability`` [S37].
 extension Simulation {
-    /// Delivers a region or significant-change event: to a running app directly, waking a suspended
-    /// one, or relaunching a terminated one (with always authorization, and not after a force-quit
-    /// unless the profile says so).
-    mutating func deliverSystemLocationEvent(_ event: DeviceEvent, reason: LaunchReason) {
+    // MARK: delivery and relaunch policy
+
+    /// Whether Background App Refresh is usable for the app: on in Settings
+    /// (``DeviceSetup/backgroundAppRefresh``) and not switched off by Low Power Mode
+    /// (``DeviceSetup/lowPowerMode``) [S31]. Region monitoring is unavailable without it.
+    var backgroundRefreshAvailable: Bool {
+        (scenario.device?.backgroundAppRefresh ?? true) && !(scenario.device?.lowPowerMode ?? false)
+    }
+
+    /// Why the system may not wake or relaunch the app in the background for a location event, or nil.
+    var locationLaunchRefusal: String? {
+        if !permissions.always { return "needs always authorization" }
+        if scenario.device?.lowPowerMode == true { return "Low Power Mode is on" }
+        if !backgroundRefreshAvailable { return "Background App Refresh is off" }
+        return nil
+    }
+
+    /// Delivers a significant change, region event or visit: to a running app directly, waking a
+    /// suspended one, or relaunching a terminated one (see the policy above).
+    ///
+    /// A significant-change fix the app may not be woken for is held while the app is suspended
+    /// (it arrives late when the app runs again) and lost if the app is not running.
+    mutating func deliverSystemLocationEvent(_ event: DeviceEvent, reason: LaunchReason = .location) {
         switch process.state {
         case .foreground, .background:
             emit(event)
         case .suspended:
-            guard permissions.always else {
-                note("not delivered: \(event.logName) needs always authorization")
+            if let refusal = locationLaunchRefusal {
+                note("not delivered: \(event.logName) \(refusal)")
                 if case .significantChange(let fix) = event { hold([fix]) }
                 return
             }
             wake()
             emit(event)
         case .notRunning:
-            guard permissions.always else {
-                note("no relaunch: \(event.logName) needs always authorization")
-                if case .significantChange(let fix) = event { hold([fix]) }
+            if let refusal = locationLaunchRefusal {
+                note("no relaunch: \(event.logName) \(refusal); dropped")
                 return
             }
-            guard !forceQuitBlocked || constants.relaunchAfterForceQuit else {
-                note("no relaunch after force-quit: \(event.logName) dropped")
+            if forceQuitBlocked, let refusal = forceQuitRelaunchRefusal(event) {
+                note("no relaunch after force-quit: \(event.logName) dropped (\(refusal))")
                 return
             }
             launch(reason)
@@ -33,30 +71,109 @@ extension Simulation {
         }
     }
 
+    /// Why an event may not relaunch an app the user force-quit, or nil [S25].
+    func forceQuitRelaunchRefusal(_ event: DeviceEvent) -> String? {
+        if case .visit = event { return "visits never relaunch a force-quit app" }
+        guard constants.relaunchAfterForceQuit else { return "relaunchAfterForceQuit is off" }
+        let here = trajectory.position(at: now)
+        let moved = forceQuitPosition.map { Geodesy.haversineDistance($0, here) } ?? 0
+        guard moved >= constants.forceQuitRelaunchMinMeters else {
+            return "the device moved \(Int(moved)) m since, under \(Int(constants.forceQuitRelaunchMinMeters)) m"
+        }
+        return nil
+    }
+
+    /// Remembers where the device was when the user force-quit the app (on the tick after it), for
+    /// the movement a force-quit relaunch needs; forgets it once the user opens the app again.
+    mutating func trackForceQuitPosition(_ truth: Trajectory.State) {
+        if !forceQuitBlocked {
+            forceQuitPosition = nil
+        } else if forceQuitPosition == nil {
+            forceQuitPosition = truth.coordinate
+        }
+    }
+
+    // MARK: significant changes
+
     mutating func startSignificantChanges() {
         guard permissions.locationAuthorized else {
             emit(.locationError(.denied))
             return
         }
-        if significant == nil { significant = SignificantChanges() }
         let truth = trajectory.state(at: now)
-        significant?.lastPosition = truth.coordinate
-        significant?.lastTime = now
-        emit(.significantChange(significantFix(truth)))
+        var s = significant ?? SignificantChanges()
+        s.lastPosition = truth.coordinate
+        s.lastTime = now
+        s.threshold = significantThreshold(at: truth.coordinate)
+        significant = s
+        if rng.chance(constants.cachedFixProbability) {
+            emit(.significantChange(lastKnownFix ?? cachedSignificantFix()))
+        } else {
+            let fix = significantFix(truth)
+            lastKnownFix = fix
+            emit(.significantChange(fix))
+        }
     }
 
+    /// A cached fix for a device that has none yet: minutes old and coarse (the cached-fix constants).
+    mutating func cachedSignificantFix() -> Fix {
+        let age = rng.uniform(constants.cachedFixAgeMinSeconds, constants.cachedFixAgeMaxSeconds)
+        let accuracy = rng.uniform(constants.cachedFixAccuracyMinMeters, constants.cachedFixAccuracyMaxMeters)
+        let sigma = accuracy / PositionError.radiusPerSigma
+        let position = PositionError.offset(trajectory.position(at: now - age), east: sigma * rng.normal(), north: sigma * rng.normal())
+        return Fix(coordinate: position, horizontalAccuracy: accuracy, timestamp: date(now - age),
+                   source: accuracy < constants.significantChangeAccuracyMinMeters ? .wifi : .cell)
+    }
+
+    /// The movement that fires the next significant change from `position`: the distance to the next
+    /// cell tower, denser in urban areas.
+    mutating func significantThreshold(at position: Coordinate) -> Double {
+        isUrban(position)
+            ? rng.uniform(constants.significantChangeUrbanMinMeters, constants.significantChangeUrbanMaxMeters)
+            : rng.uniform(constants.significantChangeRuralMinMeters, constants.significantChangeRuralMaxMeters)
+    }
+
+    /// A fresh significant-change fix: often better than cell level (Wi-Fi assisted), else cell
+    /// level; under reduced accuracy, a reduced-accuracy fix.
     mutating func significantFix(_ truth: Trajectory.State) -> Fix {
-        let range = (constants.significantChangeAccuracyMinMeters, constants.significantChangeAccuracyMaxMeters)
-        return measure(truth, source: .cell, range: range, quality: rng.unit())
+        if sourceClass(.kilometer) == .reduced {
+            return measure(truth, source: .cell, range: (constants.reducedAccuracyMinMeters, constants.reducedAccuracyMaxMeters),
+                           quality: rng.unit())
+        }
+        if rng.chance(constants.significantChangeWifiProbability) {
+            return measure(truth, source: .wifi, range: (constants.significantChangeWifiAccuracyMinMeters,
+                                                         constants.significantChangeWifiAccuracyMaxMeters), quality: rng.unit())
+        }
+        return measure(truth, source: .cell, range: (constants.significantChangeAccuracyMinMeters,
+                                                     constants.significantChangeAccuracyMaxMeters), quality: rng.unit())
     }
 
-    /// Fires after ~500 m of movement, at most every 5 min; works while the app is not running.
+    /// Fires once the device has moved the drawn distance from the last event's position, no sooner
+    /// than the minimum interval (under reduced accuracy, the reduced-accuracy interval), and at least
+    /// every idle-wake interval without movement; works while the app is not running.
     mutating func stepSignificantChanges(_ truth: Trajectory.State) {
-        guard let s = significant, permissions.locationAuthorized else { return }
+        trackForceQuitPosition(truth)
+        guard var s = significant, permissions.locationAuthorized else { return }
+        var interval = constants.significantChangeIntervalSeconds
+        if sourceClass(.kilometer) == .reduced { interval = max(interval, constants.reducedUpdateIntervalSeconds) }
+        guard now - s.lastTime >= interval else { return }
+        let threshold = s.threshold ?? significantThreshold(at: truth.coordinate)
         let moved = s.lastPosition.map { Geodesy.haversineDistance($0, truth.coordinate) } ?? .infinity
-        guard moved >= constants.significantChangeMeters, now - s.lastTime >= constants.significantChangeIntervalSeconds else { return }
-        significant?.lastPosition = truth.coordinate
-        significant?.lastTime = now
+        let idleWake = constants.significantChangeIdleWakeSeconds > 0 && now - s.lastTime >= constants.significantChangeIdleWakeSeconds
+        guard moved >= threshold || idleWake else {
+            s.threshold = threshold
+            significant = s
+            return
+        }
+        if moved >= threshold {
+            s.lastPosition = truth.coordinate
+            s.threshold = significantThreshold(at: truth.coordinate)
+        } else {
+            s.threshold = threshold
+            note("significant-change idle wake (\(Int(now - s.lastTime)) s without a cell change)")
+        }
+        s.lastTime = now
+        significant = s
         let fix = significantFix(truth)
         lastKnownFix = fix
         deliverSystemLocationEvent(.significantChange(fix), reason: .location)

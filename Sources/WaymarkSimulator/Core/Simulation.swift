@@ -60,6 +60,10 @@ public struct Simulation: Sendable {
     var regions: [RegionMonitor] = []
     var regionSerial = 0
     var significant: SignificantChanges?
+    /// Issue #14: visit monitoring, and where the device was when the user force-quit the app
+    /// (set on the next tick; see `Simulation+SignificantChanges`).
+    var visits: VisitMonitoring?
+    var forceQuitPosition: Coordinate?
     var lastKnownFix: Fix?
     /// Fixes the system holds for an app that cannot take them (see `Simulation+HeldFixes`).
     var heldFixes: [Fix] = []
@@ -196,6 +200,7 @@ public struct Simulation: Sendable {
         stepStandardUpdates(truth)
         stepRegions(truth)
         stepSignificantChanges(truth)
+        stepVisits(truth)
         if scenario.motion?.mode != .scripted { stepDerivedMotion(truth) }
     }
 

@@ -1,8 +1,9 @@
 /// An iOS version whose documented behaviour the simulator reproduces.
 public enum IOSProfile: String, Hashable, Sendable, Codable, CaseIterable {
-    /// iOS 12: force-quit apps relaunched by location events; no "Allow Once", no reduced accuracy.
+    /// iOS 12: no "Allow Once", no reduced accuracy,
+    /// no provisional Always (always requested from notDetermined and allowed reads when-in-use).
     case ios12
-    /// iOS 13: "Allow Once"; force-quit apps no longer relaunched.
+    /// iOS 13: "Allow Once".
     case ios13
     /// iOS 14: reduced ("approximate") accuracy.
     case ios14
@@ -22,13 +23,18 @@ public enum IOSProfile: String, Hashable, Sendable, Codable, CaseIterable {
 extension PlatformConstants {
     /// The defaults of an iOS version.
     ///
-    /// iOS 12 relaunched apps after a force-quit and had neither "Allow Once" nor reduced accuracy;
-    /// iOS 13 added "Allow Once" and stopped relaunching force-quit apps; iOS 14 added reduced accuracy.
+    /// iOS 12 had neither "Allow Once" nor reduced accuracy; iOS 13 added "Allow Once"; iOS 14 added
+    /// reduced accuracy.
+    ///
+    /// Force-quit relaunch (issue #14): every profile relaunches a force-quit app for significant
+    /// changes and region events (``PlatformConstants/relaunchAfterForceQuit`` is true). iOS 7.0 alone
+    /// stopped it and 7.1 restored it; field reports show it on iOS 17.2 and 18.1 [S25]. The first
+    /// edition of PLATFORM.md claimed iOS 13+ no longer did; no evidence supports that. Override
+    /// `relaunchAfterForceQuit` to false to test an engine against the iOS 7.0 behaviour.
     public static func profile(_ profile: IOSProfile) -> PlatformConstants {
         var c = PlatformConstants()
         switch profile {
         case .ios12:
-            c.relaunchAfterForceQuit = true
             c.allowOnceAvailable = false
             c.reducedAccuracyAvailable = false
             c.provisionalAlwaysAvailable = false   // issue #14: provisional Always came with iOS 13 [S5]

@@ -70,7 +70,8 @@ public struct PlatformConstants: Hashable, Sendable, Codable {
     public var wifiAccuracyMinMeters = 30.0, wifiAccuracyMaxMeters = 100.0
     /// Cell positioning accuracy (kilometer, threeKilometers).
     public var cellAccuracyMinMeters = 500.0, cellAccuracyMaxMeters = 3000.0
-    /// Interval between cell-only fixes.
+    /// Interval between fixes for a kilometer or threeKilometers request (Wi-Fi where available,
+    /// else cell: see ``World/noWifiAreas``), and between cell fixes of the GNSS-outage fall-back.
     public var cellUpdateIntervalSeconds = 60.0
     /// Accuracy of fixes under reduced accuracy authorization: Apple, `kCLLocationAccuracyReduced`,
     /// "within 1–20 kilometers" [S9] (issue #14; was 1–3 km).
@@ -93,19 +94,59 @@ public struct PlatformConstants: Hashable, Sendable, Codable {
     public var backgroundTaskGraceSeconds = 1.0
     /// One-shot request timeout before `locationUnknown`.
     public var oneShotTimeoutSeconds = 10.0
-    /// Fixes the system holds for an app that cannot take them (suspended, or not running and not
-    /// relaunched); they arrive late in one batch when it runs again. Beyond this the oldest are dropped.
+    /// Fixes the system holds for a suspended app; they arrive late in one batch when it runs again
+    /// [S41], and are lost if it is terminated. Beyond this the oldest are dropped.
     public var heldFixLimit = 100
 
-    // §5 significant changes
-    /// Movement that triggers a significant change.
-    public var significantChangeMeters = 500.0
-    /// Minimum interval between significant changes.
+    // §3 standard updates and §7 lifecycle fidelity (issue #14) --------------------------------------
+    /// Whether `startUpdatingLocation` with `allowsBackgroundLocationUpdates` true, in an app without
+    /// `location` in `UIBackgroundModes`, crashes the app (`NSInternalInconsistencyException`,
+    /// "!stayUp || CLClientIsBackgroundable": Apple, `allowsBackgroundLocationUpdates`; mapbox-events-ios
+    /// #10, AtB-AS/mittatb-app #4129 [S21]). Default true. False: the old graceful model, where the
+    /// updates simply stop when the app is suspended.
+    public var crashOnBackgroundUpdatesWithoutMode = true
+    /// Whether standard updates under a GNSS accuracy deliver Wi-Fi or cell fixes during a GNSS outage
+    /// (a tunnel) after the `locationUnknown` error, instead of nothing until GNSS returns. An
+    /// inference from Apple's "apps must be prepared to use less accurate data" (`desiredAccuracy`
+    /// [S9]); no field measurement found, so false (silence) by default.
+    public var gnssOutageFallsBackToNetwork = false
+    // -------------------------------------------------------------------------------------------------
+
+    // §5 significant changes (issue #14: cell-tower cadence, idle wakes, accuracy, force-quit relaunch)
+    /// Movement that triggers a significant change inside a scenario's urban area
+    /// (``World/urbanAreas``), drawn per event between min and max: the service follows cell-tower
+    /// changes, about 500 m apart in cities. Apple documents "500 meters or more" [S34]; the
+    /// 1000 m upper bound is field evidence (transistorsoft `useSignificantChangesOnly`: 500–1000 m).
+    public var significantChangeUrbanMinMeters = 500.0, significantChangeUrbanMaxMeters = 1000.0
+    /// Movement that triggers a significant change outside urban areas, drawn per event: towers are
+    /// sparser, "1–2 km or more" (field, transistorsoft; Microsoft's binding: "primarily relies on
+    /// cellphone-tower changes") [S34].
+    public var significantChangeRuralMinMeters = 1000.0, significantChangeRuralMaxMeters = 3000.0
+    /// Minimum interval between significant changes: Apple, "not more frequently than once every
+    /// five minutes" [S34].
     public var significantChangeIntervalSeconds = 300.0
-    /// Accuracy of significant-change fixes.
+    /// Without movement the service still wakes the app at least this often with a fresh fix: Apple
+    /// Energy Efficiency Guide, "once every 15 minutes, at minimum, even if no location changes have
+    /// occurred" (confirmed by DTS, forums 71792) [S34]. 0 turns the idle wakes off.
+    public var significantChangeIdleWakeSeconds = 900.0
+    /// Accuracy of a cell-level significant-change fix.
     public var significantChangeAccuracyMinMeters = 500.0, significantChangeAccuracyMaxMeters = 2000.0
-    /// Whether location events relaunch an app the user force-quit (older iOS did).
-    public var relaunchAfterForceQuit = false
+    /// Probability that a significant-change fix is better than cell level (Wi-Fi assisted): Core
+    /// Location "typically provides more accurate data than you have requested" [S37][S34]. Field
+    /// calibration, not an Apple figure.
+    public var significantChangeWifiProbability = 0.5
+    /// Accuracy of a significant-change fix better than cell level; 65 m is the coarsest Wi-Fi figure
+    /// devices report (a ±65 m fix, [S39]).
+    public var significantChangeWifiAccuracyMinMeters = 65.0, significantChangeWifiAccuracyMaxMeters = 500.0
+    /// Whether significant-change and region events relaunch an app the user force-quit. Field
+    /// evidence: iOS did before 7.0, iOS 7.0 stopped, 7.1 restored it, and apps are relaunched after a
+    /// swipe-away on iOS 17.2 and 18.1 (RN background-geolocation #2419, #2224) [S25], so true in every
+    /// profile. Silent pushes [S18] and visits (LocoKit #12) [S25] never relaunch a force-quit app.
+    public var relaunchAfterForceQuit = true
+    /// Distance the device must move from where the app was force-quit before a location event
+    /// relaunches it: field, "the device must move at least 200 meters before the OS will reboot"
+    /// the app (transistorsoft native-background-geolocation #5) [S25].
+    public var forceQuitRelaunchMinMeters = 200.0
     /// Background time for a location or region launch or wake-up.
     public var locationLaunchSeconds = 10.0
     /// Background time for a launch or wake-up by a silent (content-available) push; standard
@@ -129,6 +170,19 @@ public struct PlatformConstants: Hashable, Sendable, Codable {
     public var regionLatencySeconds = 60.0
     /// Time the system needs to determine a new region's state; a state request sooner reports `unknown`.
     public var regionStateDeterminationSeconds = 2.0
+
+    // §3/§5 visits (issue #14; Apple `CLVisit`, `startMonitoringVisits()` [S36]). Apple publishes no
+    // numbers: every value below is a field-calibrated scenario default.
+    /// The device "stays at a place" while it remains within this distance of where it stopped.
+    public var visitRadiusMeters = 150.0
+    /// Time the device must stay before iOS counts a visit.
+    public var visitMinimumStaySeconds = 600.0
+    /// Delay from the system noticing an arrival or a departure to the app receiving it, drawn per
+    /// event: visits arrive late.
+    public var visitReportDelayMinSeconds = 60.0, visitReportDelayMaxSeconds = 900.0
+    /// Reported accuracy of a visit's place with Precise Location on. Under reduced accuracy, visits
+    /// "use reduced accuracy" (Apple, `startMonitoringVisits()`) [S36]: the reduced-accuracy range.
+    public var visitAccuracyMinMeters = 30.0, visitAccuracyMaxMeters = 150.0
 
     // §7 motion
     /// Classification lag for walking, running, automotive and stationary.
@@ -162,10 +216,13 @@ public struct EnergyCosts: Hashable, Sendable, Codable {
     public var wifiPerSecond = 0.15
     /// Cell positioning, per second.
     public var cellPerSecond = 0.05
-    /// Significant-change monitoring, per second.
-    public var significantChangePerSecond = 0.002
+    /// Significant-change monitoring, per second: twice region monitoring, since it "costs more than
+    /// region and visit monitoring" (DTS, forums 71792) [S34] (issue #14; was 0.002).
+    public var significantChangePerSecond = 0.004
     /// Region monitoring, per second.
     public var regionMonitoringPerSecond = 0.002
+    /// Visit monitoring, per second (PLATFORM.md §8: the region-monitoring row) [S34].
+    public var visitMonitoringPerSecond = 0.002
     /// Motion coprocessor updates, per second.
     public var motionPerSecond = 0.001
     /// CPU wake to deliver fixes, per delivery.

@@ -29,6 +29,19 @@ public struct DeviceSetup: Hashable, Sendable, Codable {
     /// Purpose keys of `NSLocationTemporaryUsageDescriptionDictionary` the app declares; every key
     /// is declared when absent. A temporary-full-accuracy request with another key does nothing.
     public var temporaryUsagePurposeKeys: [String]?
+    // Issue #14 (L4): Background App Refresh and Low Power Mode [S31].
+    /// Background App Refresh on for the app (Settings); true when absent. Off, the system neither
+    /// wakes nor relaunches the app for location events, and region monitoring is unavailable [S31].
+    public var backgroundAppRefresh: Bool?
+    /// Low Power Mode on; false when absent. It turns Background App Refresh off while on [S31].
+    public var lowPowerMode: Bool?
+    // Issue #14 (L2/L5): the UIScene life cycle.
+    /// Whether the app uses the UIScene life cycle; true when absent. Under it `launchOptions` is nil
+    /// (Apple, `application(_:didFinishLaunchingWithOptions:)`), so a location or silent-push relaunch
+    /// reaches the app as ``LaunchReason/background`` [S14][S15]. True by default because apps built
+    /// with the iOS 27 SDK (Xcode 27, September 2026) must adopt UIScene (Apple TN3187 [S16]).
+    /// False: an app-delegate-only app, which still sees `location` and `remoteNotification`.
+    public var sceneLifecycle: Bool?
 
     /// Makes a device setup.
     public init(install: Install? = nil, location: LocationAuthorizationStatus? = nil, preciseLocation: Bool? = nil,
@@ -36,7 +49,8 @@ public struct DeviceSetup: Hashable, Sendable, Codable {
                 motion: PermissionSetting? = nil, alwaysUpgradeShown: Bool? = nil,
                 monitoredRegions: [MonitoredRegion]? = nil, significantChangesActive: Bool? = nil,
                 usageDescriptions: [UsageDescription]? = nil, backgroundModes: [BackgroundMode]? = nil,
-                temporaryUsagePurposeKeys: [String]? = nil) {
+                temporaryUsagePurposeKeys: [String]? = nil, backgroundAppRefresh: Bool? = nil, lowPowerMode: Bool? = nil,
+                sceneLifecycle: Bool? = nil) {
         self.install = install
         self.location = location
         self.preciseLocation = preciseLocation
@@ -49,6 +63,9 @@ public struct DeviceSetup: Hashable, Sendable, Codable {
         self.usageDescriptions = usageDescriptions
         self.backgroundModes = backgroundModes
         self.temporaryUsagePurposeKeys = temporaryUsagePurposeKeys
+        self.backgroundAppRefresh = backgroundAppRefresh
+        self.lowPowerMode = lowPowerMode
+        self.sceneLifecycle = sceneLifecycle
     }
 
     /// Fresh install or existing state.
