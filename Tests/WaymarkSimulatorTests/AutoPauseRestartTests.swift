@@ -6,7 +6,8 @@ import WaymarkGeo
 
 /// A tracker that starts fitness updates at launch, watches a fence around the start, and calls
 /// start again on the region exit and when it returns to the foreground — the documented way to
-/// get going again after an automatic pause.
+/// get going again after an automatic pause: Core Location never resumes by itself, and reports
+/// `locationManagerDidResumeLocationUpdates` when the app's start resumes them [S23].
 private struct RestartingApp: SimulatedApp {
     static let home = MonitoredRegion(identifier: "home", center: Fixture.origin, radiusMeters: 300)
     var config = LocationConfiguration(activityType: .fitness, allowsBackgroundLocationUpdates: true)
@@ -43,25 +44,28 @@ struct AutoPauseRestartTests {
         #expect(after.count >= Int(1800 - exit) - 10, "fixes flow again at about 1 Hz after the restart")
         #expect(after.contains { $0 > 1790 })
         #expect(sim.appState == .background, "background location keeps the woken app running")
-        #expect(sim.times { $0 == .locationUpdatesResumed }.isEmpty, "the system never resumed on its own")
+        #expect(sim.times { $0 == .locationUpdatesResumed } == [exit], "resumed only by the app's start, and told so")
     }
 
     @Test("paused in the foreground: a start when the user returns resumes delivery at once, before any movement")
     func restartInForeground() throws {
-        let scenario = Fixture.opened(route: Self.route, device: Fixture.existing(.authorizedWhenInUse),
+        let scenario = Fixture.opened(route: Self.route, device: Fixture.existing(.authorizedWhenInUse, modes: [.location]),
                                       actions: [UserAction(at: 400, .background), UserAction(at: 500, .open)],
                                       overrides: Fixture.noCache)
         var sim = try Simulation(scenario: scenario, app: RestartingApp())
         sim.run(until: 600)
         #expect(sim.times { $0 == .locationUpdatesPaused } .count == 1)
+        #expect(sim.times { $0 == .locationUpdatesResumed } == [500])
         let times = Self.seconds(sim, sim.fixes)
         #expect(!times.contains { $0 > 302 && $0 < 500 })
         #expect(times.filter { $0 >= 500 && $0 <= 600 }.count >= 95, "the device is still, so only the start resumed it")
     }
 
-    @Test("paused in the background: a start without a location wake-up (a silent push) is ignored")
-    func noRestartFromBackground() throws {
-        let scenario = Fixture.opened(route: Self.route, device: Fixture.existing(.authorizedAlways, modes: [.location]),
+    @Test("paused in the background, a silent push: a when-in-use app's start is ignored, an Always app's start resumes delivery",
+          arguments: [LocationAuthorizationStatus.authorizedWhenInUse, .authorizedAlways])
+    func restartFromSilentPush(status: LocationAuthorizationStatus) throws {
+        // When-in-use: only while in use [S22]; Always: from any background wake (WWDC19 705) [S5].
+        let scenario = Fixture.opened(route: Self.route, device: Fixture.existing(status, modes: [.location]),
                                       actions: [UserAction(at: 60, .background), UserAction(at: 1000, .silentPush)],
                                       overrides: Fixture.noCache)
         var sim = try Simulation(scenario: scenario, seed: 1)
@@ -73,8 +77,16 @@ struct AutoPauseRestartTests {
         #expect(sim.appState == .background)
         sim.perform(.startUpdatingLocation(config))
         sim.run(until: 1180)
-        #expect(sim.stats.startsIgnoredInBackground == 1)
-        #expect(!Self.seconds(sim, sim.fixes).contains { $0 > 310 })
-        #expect(sim.appState == .suspended)
+        if status == .authorizedAlways {
+            #expect(sim.stats.startsIgnoredInBackground == 0)
+            #expect(sim.times { $0 == .locationUpdatesResumed } == [1000])
+            #expect(Self.seconds(sim, sim.fixes).filter { $0 > 1000 }.count >= 170)
+            #expect(sim.appState == .background, "background location keeps the app running after the push's 30 s")
+        } else {
+            #expect(sim.stats.startsIgnoredInBackground == 1)
+            #expect(sim.times { $0 == .locationUpdatesResumed }.isEmpty)
+            #expect(!Self.seconds(sim, sim.fixes).contains { $0 > 310 })
+            #expect(sim.appState == .suspended)
+        }
     }
 }

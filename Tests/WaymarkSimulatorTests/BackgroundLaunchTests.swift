@@ -3,34 +3,49 @@ import Testing
 import WaymarkEngine
 @testable import WaymarkSimulator
 
-@Suite("§8 launch reasons: a silent push")
+@Suite("§7 launch reasons: a silent push")
 struct BackgroundLaunchTests {
-    static func scenario(_ actions: [UserAction]) -> Scenario {
-        Scenario(route: ScenarioRoute(start: Fixture.origin, legs: []),
-                 device: Fixture.existing(.authorizedAlways, modes: [.location]),
-                 user: UserBehaviour(actions: actions), platform: PlatformSetup(overrides: Fixture.noCache))
+    static func scenario(_ actions: [UserAction], status: LocationAuthorizationStatus = .authorizedAlways,
+                         sceneLifecycle: Bool? = nil) -> Scenario {
+        var device = Fixture.existing(status, modes: [.location])
+        device.sceneLifecycle = sceneLifecycle
+        return Scenario(route: ScenarioRoute(start: Fixture.origin, legs: []), device: device,
+                        user: UserBehaviour(actions: actions), platform: PlatformSetup(overrides: Fixture.noCache))
     }
 
-    @Test("a silent push launches a terminated app in the background with the remote-notification reason")
-    func launchReason() throws {
-        var sim = try Simulation(scenario: Self.scenario([UserAction(at: 10, .silentPush)]))
+    @Test("a silent push launches a terminated app in the background; the app sees the remote-notification key only without UIScene",
+          arguments: [(nil, LaunchReason.background), (true, .background), (false, .remoteNotification)] as [(Bool?, LaunchReason)])
+    func launchReason(sceneLifecycle: Bool?, seen: LaunchReason) throws {
+        // Under UIScene, launchOptions "is nil" (Apple, application(_:didFinishLaunchingWithOptions:)) [S14]–[S16].
+        var sim = try Simulation(scenario: Self.scenario([UserAction(at: 10, .silentPush)], sceneLifecycle: sceneLifecycle))
         sim.run(until: 10)
-        #expect(sim.received.map(\.event) == [.launched(reason: .remoteNotification)])
+        #expect(sim.received.map(\.event) == [.launched(reason: seen)])
         #expect(sim.appState == .background)
-        #expect(sim.stats.launches == ["remoteNotification": 1])
+        #expect(sim.stats.launches == ["remoteNotification": 1], "the stats count the system's reason")
     }
 
-    @Test("standard updates cannot be started from a silent-push launch; a location launch may start them")
-    func noStandardUpdates() throws {
-        var sim = try Simulation(scenario: Self.scenario([UserAction(at: 10, .silentPush)]))
+    @Test("in a silent-push launch an Always app may start standard updates, a when-in-use app may not",
+          arguments: [LocationAuthorizationStatus.authorizedAlways, .authorizedWhenInUse])
+    func standardUpdatesInPushLaunch(status: LocationAuthorizationStatus) throws {
+        // Always: "things can be started when the app is not in use" (WWDC19 705) [S5]; when-in-use:
+        // only while in use [S22].
+        var sim = try Simulation(scenario: Self.scenario([UserAction(at: 10, .silentPush)], status: status))
         sim.run(until: 10)
         sim.perform(.createLocationManager)
         sim.perform(.startUpdatingLocation(LocationConfiguration(pausesLocationUpdatesAutomatically: false,
                                                                  allowsBackgroundLocationUpdates: true)))
         sim.run(until: 120)
-        #expect(sim.stats.startsIgnoredInBackground == 1)
-        #expect(sim.fixes.isEmpty)
-        #expect(sim.energy[.gnss] == 0)
+        if status == .authorizedAlways {
+            #expect(sim.stats.startsIgnoredInBackground == 0)
+            #expect(sim.fixes.contains { $0.timestamp.timeIntervalSince(sim.epoch) > 110 })
+            #expect(sim.energy[.gnss] > 100)
+            #expect(sim.appState == .background)
+        } else {
+            #expect(sim.stats.startsIgnoredInBackground == 1)
+            #expect(sim.fixes.isEmpty)
+            #expect(sim.energy[.gnss] == 0)
+            #expect(sim.appState == .suspended)
+        }
     }
 
     @Test("a silent push gives about 30 s of background time, then the app is suspended")
@@ -42,21 +57,29 @@ struct BackgroundLaunchTests {
         #expect(sim.appState == .suspended)
     }
 
-    @Test("a silent push wakes a suspended app without leave to start updates")
-    func wakeSuspended() throws {
+    @Test("a silent push wakes a suspended app: an Always app may start updates then, a when-in-use app may not",
+          arguments: [LocationAuthorizationStatus.authorizedAlways, .authorizedWhenInUse])
+    func wakeSuspended(status: LocationAuthorizationStatus) throws {
         var sim = try Simulation(scenario: Self.scenario([UserAction(at: 0, .open), UserAction(at: 5, .background),
-                                                          UserAction(at: 20, .silentPush)]))
+                                                          UserAction(at: 20, .silentPush)], status: status))
         sim.run(until: 0)
         sim.perform(.createLocationManager)
         sim.run(until: 19)
         #expect(sim.appState == .suspended)
         sim.run(until: 20)
         #expect(sim.appState == .background)
-        sim.perform(.startUpdatingLocation(LocationConfiguration(allowsBackgroundLocationUpdates: true)))
+        sim.perform(.startUpdatingLocation(LocationConfiguration(pausesLocationUpdatesAutomatically: false,
+                                                                 allowsBackgroundLocationUpdates: true)))
         sim.run(until: 100)
-        #expect(sim.stats.startsIgnoredInBackground == 1)
-        #expect(sim.fixes.isEmpty)
-        #expect(sim.appState == .suspended)
+        if status == .authorizedAlways {
+            #expect(sim.stats.startsIgnoredInBackground == 0)
+            #expect(sim.fixes.contains { $0.timestamp.timeIntervalSince(sim.epoch) > 90 })
+            #expect(sim.appState == .background)
+        } else {
+            #expect(sim.stats.startsIgnoredInBackground == 1)
+            #expect(sim.fixes.isEmpty)
+            #expect(sim.appState == .suspended)
+        }
     }
 
     @Test("a silent push does not launch an app the user force-quit")

@@ -55,12 +55,18 @@ struct LifecycleEnergyTests {
     func energyRates() throws {
         var wifi = try StandardUpdateTests.started(LocationConfiguration(desiredAccuracy: .hundredMeters,
                                                                          pausesLocationUpdatesAutomatically: false))
+        // kilometer: cell cost only where no Wi-Fi is known; elsewhere Wi-Fi positioning answers it [S37].
         var cell = try StandardUpdateTests.started(LocationConfiguration(desiredAccuracy: .kilometer,
-                                                                         pausesLocationUpdatesAutomatically: false))
+                                                                         pausesLocationUpdatesAutomatically: false),
+                                                   world: StandardUpdateTests.noWifi)
+        var coarseWifi = try StandardUpdateTests.started(LocationConfiguration(desiredAccuracy: .kilometer,
+                                                                               pausesLocationUpdatesAutomatically: false))
         wifi.run(until: 1000)
         cell.run(until: 1000)
+        coarseWifi.run(until: 1000)
         #expect(abs(wifi.energy[.wifi] - 150) < 0.5 && wifi.energy[.gnss] == 0)
-        #expect(abs(cell.energy[.cell] - 50) < 0.5 && cell.energy[.gnss] == 0)
+        #expect(abs(cell.energy[.cell] - 50) < 0.5 && cell.energy[.gnss] == 0 && cell.energy[.wifi] == 0)
+        #expect(abs(coarseWifi.energy[.wifi] - 150) < 0.5 && coarseWifi.energy[.cell] == 0 && coarseWifi.energy[.gnss] == 0)
 
         var watcher = try Simulation(scenario: Fixture.opened(device: Fixture.existing(.authorizedAlways, motion: .granted)))
         watcher.run(until: 0)

@@ -52,10 +52,14 @@ struct StandardUpdateTests {
         #expect(gnss.allSatisfy { (10...30).contains($0.horizontalAccuracy ?? 0) })
     }
 
-    @Test("hundredMeters uses Wi-Fi (30–100 m) and kilometer cell towers (500–3000 m), never the GNSS receiver",
-          arguments: [(DesiredAccuracy.hundredMeters, Fix.Source.wifi), (.kilometer, .cell), (.threeKilometers, .cell)])
-    func coarseSources(accuracy: DesiredAccuracy, source: Fix.Source) throws {
-        var sim = try Self.started(LocationConfiguration(desiredAccuracy: accuracy))
+    /// A world without Wi-Fi positioning anywhere near the origin.
+    static let noWifi = World(noWifiAreas: [CircleArea(center: Fixture.origin, radiusMeters: 50_000)])
+
+    @Test("hundredMeters uses Wi-Fi (30–100 m); kilometer and threeKilometers get Wi-Fi too where it exists, cell towers (500–3000 m) only where it does not; never the GNSS receiver",
+          arguments: [(DesiredAccuracy.hundredMeters, false, Fix.Source.wifi), (.kilometer, false, .wifi), (.threeKilometers, false, .wifi),
+                      (.kilometer, true, .cell), (.threeKilometers, true, .cell)])
+    func coarseSources(accuracy: DesiredAccuracy, noWifi: Bool, source: Fix.Source) throws {
+        var sim = try Self.started(LocationConfiguration(desiredAccuracy: accuracy), world: noWifi ? Self.noWifi : nil)
         sim.run(until: 600)
         #expect(!sim.fixes.isEmpty)
         #expect(sim.fixes.allSatisfy { $0.source == source })
@@ -63,6 +67,33 @@ struct StandardUpdateTests {
         #expect(sim.fixes.allSatisfy { range.contains($0.horizontalAccuracy ?? 0) })
         #expect(sim.energy[.gnss] == 0)
         #expect(sim.energy[source == .wifi ? .wifi : .cell] > 0)
+        #expect(sim.energy[source == .wifi ? .cell : .wifi] == 0)
+    }
+
+    @Test("a kilometer request leaving a no-Wi-Fi area switches from cell to Wi-Fi fixes, and its energy with it")
+    func coarseAcrossWifiBoundary() throws {
+        // Cell-only within 1 km of the origin; the device rides 3 km east at 5 m/s.
+        let world = World(noWifiAreas: [CircleArea(center: Fixture.origin, radiusMeters: 1000)])
+        var sim = try Self.started(LocationConfiguration(desiredAccuracy: .kilometer, pausesLocationUpdatesAutomatically: false),
+                                   route: Fixture.eastbound(speed: 5, seconds: 600), world: world)
+        sim.run(until: 600)
+        let seconds = sim.fixes.map { ($0.timestamp.timeIntervalSince(sim.epoch), $0.source) }
+        #expect(seconds.filter { $0.0 < 190 }.allSatisfy { $0.1 == .cell })
+        #expect(seconds.filter { $0.0 > 210 }.allSatisfy { $0.1 == .wifi })
+        #expect(abs(sim.energy[.cell] - 0.05 * 200) < 0.1)
+        #expect(abs(sim.energy[.wifi] - 0.15 * 400) < 0.2)
+    }
+
+    @Test("a one-shot kilometer request gets a Wi-Fi fix where Wi-Fi exists, a cell fix where it does not",
+          arguments: [(false, Fix.Source.wifi), (true, .cell)])
+    func coarseOneShot(noWifi: Bool, source: Fix.Source) throws {
+        var sim = try Simulation(scenario: Fixture.opened(device: Fixture.existing(.authorizedWhenInUse),
+                                                          world: noWifi ? Self.noWifi : nil, overrides: Fixture.noCache))
+        sim.run(until: 0)
+        sim.perform(.createLocationManager)
+        sim.perform(.requestLocation(.kilometer))
+        sim.run(until: 60)
+        #expect(sim.fixes.map(\.source) == [source])
     }
 
     @Test("switching from cell-level accuracy back to best turns the receiver on again: no GNSS fix for the reacquire time")
@@ -71,8 +102,8 @@ struct StandardUpdateTests {
         sim.run(until: 120)                                   // GNSS acquired and delivering
         #expect(sim.fixes.last?.source == .gnss)
         sim.perform(.startUpdatingLocation(LocationConfiguration(desiredAccuracy: .threeKilometers)))
-        sim.run(until: 300)                                   // receiver off
-        #expect(sim.fixes.last?.source == .cell)
+        sim.run(until: 300)                                   // receiver off (Wi-Fi positioning)
+        #expect(sim.fixes.last?.source == .wifi)
         let switchedBack = sim.now
         sim.perform(.startUpdatingLocation(LocationConfiguration(desiredAccuracy: .best)))
         sim.run(until: 330)
@@ -125,23 +156,33 @@ struct StandardUpdateTests {
         #expect(sim.fixes.allSatisfy { $0.timestamp.timeIntervalSince(sim.epoch) < 1000 })
     }
 
-    @Test("paused in the foreground: updates resume when the device moves")
-    func pauseResumesInForeground() throws {
+    @Test("paused in the foreground: updates stay paused when the device moves, until the app starts them again")
+    func pauseNeverResumesInForeground() throws {
+        // Apple, locationManagerDidResumeLocationUpdates: "Core Location does not resume updates
+        // automatically after it pauses them" [S23] (seed 003: the tracker stopped until reopened).
         let route = ScenarioRoute(start: Fixture.origin, legs: [.stop(1200), .travel([Fixture.east(3000)], speed: 5)])
         var sim = try Self.started(route: route)
-        sim.run(until: 1300)
-        #expect(sim.times { $0 == .locationUpdatesResumed }.count == 1)
-        #expect(sim.fixes.contains { $0.timestamp.timeIntervalSince(sim.epoch) > 1250 })
+        sim.run(until: 1500)
+        #expect(sim.appState == .foreground)
+        #expect(sim.times { $0 == .locationUpdatesPaused }.count == 1)
+        #expect(sim.times { $0 == .locationUpdatesResumed }.isEmpty)
+        #expect(!sim.fixes.contains { $0.timestamp.timeIntervalSince(sim.epoch) > 1000 }, "moving since 1200 s, still paused")
+        sim.perform(.startUpdatingLocation(LocationConfiguration()))
+        #expect(sim.times { $0 == .locationUpdatesResumed } == [1500], "the restart is reported as a resume")
+        sim.run(until: 1560)
+        #expect(sim.fixes.filter { $0.timestamp.timeIntervalSince(sim.epoch) > 1500 }.count >= 55)
     }
 
     @Test("without background location, fixes flow for the grace window, then stop when the app is suspended",
           arguments: [
-              // (allowsBackgroundLocationUpdates, location background mode, backgroundSuspendSeconds override)
+              // (allowsBackgroundLocationUpdates, location background mode, backgroundSuspendSeconds override);
+              // allows without the mode only with the crash turned off (crashOnBackgroundUpdatesWithoutMode)
               (true, false, nil), (false, true, nil), (false, false, nil), (true, false, 12.0),
           ] as [(Bool, Bool, Double?)])
     func backgroundWithoutMode(allows: Bool, mode: Bool, grace: Double?) throws {
         var overrides = Fixture.noCache
         if let grace { overrides["backgroundSuspendSeconds"] = .number(grace) }
+        overrides["crashOnBackgroundUpdatesWithoutMode"] = .bool(false)
         let window = grace ?? 5
         var sim = try Self.started(LocationConfiguration(pausesLocationUpdatesAutomatically: false,
                                                          allowsBackgroundLocationUpdates: allows),
@@ -156,6 +197,37 @@ struct StandardUpdateTests {
         #expect(inGrace.count >= Int(window) - 1, "fixes keep coming until the suspension")
         #expect(inGrace.allSatisfy { $0 <= 100 + window }, "none after the suspension")
         #expect(sim.energy[.gnss] <= 100 + window + 0.5)
+        #expect(sim.stats.crashes == 0)
+    }
+
+    @Test("allowsBackgroundLocationUpdates without the location background mode crashes the app (or, with the crash off, degrades)",
+          arguments: [true, false])
+    func backgroundFlagWithoutModeCrashes(crash: Bool) throws {
+        // [S21]: NSInternalInconsistencyException "!stayUp || CLClientIsBackgroundable".
+        var overrides = Fixture.noCache
+        if !crash { overrides["crashOnBackgroundUpdatesWithoutMode"] = .bool(false) }
+        var sim = try Self.started(LocationConfiguration(allowsBackgroundLocationUpdates: true),
+                                   route: Fixture.eastbound(speed: 5, seconds: 600), overrides: overrides)
+        sim.run(until: 60)
+        if crash {
+            #expect(sim.appState == .notRunning)
+            #expect(sim.stats.crashes == 1 && sim.stats.terminations == 1)
+            #expect(sim.fixes.isEmpty)
+            #expect(sim.energy[.gnss] == 0)
+            #expect(sim.log.systemNotes.contains { $0.hasPrefix("crashed: NSInternalInconsistencyException") })
+        } else {
+            #expect(sim.appState == .foreground)
+            #expect(sim.stats.crashes == 0)
+            #expect(sim.fixes.count >= 55)
+        }
+    }
+
+    @Test("allowsBackgroundLocationUpdates false never crashes, whatever the background modes")
+    func noFlagNoCrash() throws {
+        var sim = try Self.started(LocationConfiguration(allowsBackgroundLocationUpdates: false))
+        sim.run(until: 60)
+        #expect(sim.stats.crashes == 0)
+        #expect(sim.appState == .foreground)
     }
 
     @Test("with the background mode and allowsBackgroundLocationUpdates, updates continue in the background")
@@ -168,18 +240,47 @@ struct StandardUpdateTests {
         #expect(sim.fixes.contains { $0.timestamp.timeIntervalSince(sim.epoch) > 290 })
     }
 
-    @Test("standard updates cannot be started from the background, not even by a silent push")
-    func noStartFromBackground() throws {
-        var sim = try Simulation(scenario: Fixture.opened(device: Fixture.existing(.authorizedAlways, modes: [.location]),
-                                                          actions: [UserAction(at: 10, .background), UserAction(at: 12, .silentPush)],
+    @Test("from the background (a silent push's time): a when-in-use app cannot start standard updates, an Always app can",
+          arguments: [LocationAuthorizationStatus.authorizedWhenInUse, .authorizedAlways])
+    func startFromBackground(status: LocationAuthorizationStatus) throws {
+        // When-in-use: "start the services while the app is in use" [S22]; Always: "things can be
+        // started when the app is not in use" (WWDC19 705) [S5].
+        var sim = try Simulation(scenario: Fixture.opened(device: Fixture.existing(status, modes: [.location]),
+                                                          actions: [UserAction(at: 10, .background), UserAction(at: 20, .silentPush)],
                                                           overrides: Fixture.noCache))
         sim.run(until: 0)
         sim.perform(.createLocationManager)
+        sim.run(until: 19)
+        #expect(sim.appState == .suspended)
+        sim.run(until: 20)
+        #expect(sim.appState == .background)
+        sim.perform(.startUpdatingLocation(LocationConfiguration(pausesLocationUpdatesAutomatically: false,
+                                                                 allowsBackgroundLocationUpdates: true)))
+        sim.run(until: 120)
+        if status == .authorizedAlways {
+            #expect(sim.stats.startsIgnoredInBackground == 0)
+            #expect(sim.fixes.contains { $0.timestamp.timeIntervalSince(sim.epoch) > 110 })
+            #expect(sim.appState == .background, "background location keeps the app running past the push's 30 s")
+        } else {
+            #expect(sim.stats.startsIgnoredInBackground == 1)
+            #expect(sim.fixes.isEmpty)
+            #expect(sim.appState == .suspended)
+        }
+    }
+
+    @Test("a when-in-use app may still start updates in the few seconds' grace after leaving the foreground (still in use)")
+    func whenInUseStartInGrace() throws {
+        var sim = try Simulation(scenario: Fixture.opened(device: Fixture.existing(.authorizedWhenInUse, modes: [.location]),
+                                                          actions: [UserAction(at: 10, .background)], overrides: Fixture.noCache))
+        sim.run(until: 0)
+        sim.perform(.createLocationManager)
         sim.run(until: 12)
-        sim.perform(.startUpdatingLocation(LocationConfiguration(allowsBackgroundLocationUpdates: true)))
-        sim.run(until: 60)
-        #expect(sim.stats.startsIgnoredInBackground == 1)
-        #expect(sim.fixes.isEmpty)
+        sim.perform(.startUpdatingLocation(LocationConfiguration(pausesLocationUpdatesAutomatically: false,
+                                                                 allowsBackgroundLocationUpdates: true)))
+        sim.run(until: 100)
+        #expect(sim.stats.startsIgnoredInBackground == 0)
+        #expect(sim.appState == .background)
+        #expect(sim.fixes.contains { $0.timestamp.timeIntervalSince(sim.epoch) > 90 })
     }
 
     @Test("a tunnel: no fixes inside the outage, fixes again after reacquiring")
@@ -192,6 +293,28 @@ struct StandardUpdateTests {
         #expect(times.contains { $0 >= 160 && $0 < 170 })
         #expect(times.contains { $0 < 100 })
         #expect(sim.times { $0 == .locationError(.locationUnknown) } == [100])   // transient; the service keeps trying
+    }
+
+    @Test("a tunnel with the network fall-back: locationUnknown, then Wi-Fi fixes at 1 Hz, or cell fixes every 60 s without Wi-Fi",
+          arguments: [false, true])
+    func tunnelFallback(noWifi: Bool) throws {
+        // An inference from [S9] ("be prepared to use less accurate data"): a setting, off by default.
+        var world = World(outages: [World.Outage(window: TimeWindow(from: 100, to: 280))])
+        if noWifi { world.noWifiAreas = Self.noWifi.noWifiAreas }
+        var overrides = Fixture.noCache
+        overrides["gnssOutageFallsBackToNetwork"] = .bool(true)
+        var sim = try Self.started(route: Fixture.eastbound(speed: 10, seconds: 400), world: world, overrides: overrides)
+        sim.run(until: 300)
+        #expect(sim.times { $0 == .locationError(.locationUnknown) } == [100])
+        let inside = sim.fixes.filter { (100..<280).contains($0.timestamp.timeIntervalSince(sim.epoch)) }
+        if noWifi {
+            #expect(inside.map { $0.timestamp.timeIntervalSince(sim.epoch) } == [100, 160, 220])
+            #expect(inside.allSatisfy { $0.source == .cell && (500...3000).contains($0.horizontalAccuracy ?? 0) })
+        } else {
+            #expect(inside.count == 180)
+            #expect(inside.allSatisfy { $0.source == .wifi && (30...100).contains($0.horizontalAccuracy ?? 0) })
+        }
+        #expect(sim.fixes.contains { $0.timestamp.timeIntervalSince(sim.epoch) >= 280 && $0.source == .gnss })
     }
 
     @Test("GNSS selected again inside a tunnel: the restarting receiver reports the lost signal")

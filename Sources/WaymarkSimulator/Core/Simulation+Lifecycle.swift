@@ -58,6 +58,28 @@ extension Simulation {
         }
     }
 
+    /// Whether the app uses the UIScene life cycle (``DeviceSetup/sceneLifecycle``; true when absent).
+    var sceneLifecycle: Bool { scenario.device?.sceneLifecycle ?? true }
+
+    /// The launch reason the app can see for a launch the system made for `reason`.
+    ///
+    /// Under the UIScene life cycle `launchOptions` "is `nil`" (Apple,
+    /// `application(_:didFinishLaunchingWithOptions:)`): the location key is never delivered
+    /// (Apple, `UIApplication.LaunchOptionsKey.location`, deprecated in iOS 26 [S14]; field,
+    /// intuit/LocationManager #119 on iOS 17.4 [S15]), nor the remote-notification key. The app
+    /// sees a background launch with no key — ``LaunchReason/background``, from
+    /// `applicationState == .background` — and learns the cause from the first Core Location event
+    /// or the push callback. A user launch is unaffected.
+    func visibleLaunchReason(_ reason: LaunchReason) -> LaunchReason {
+        guard sceneLifecycle else { return reason }
+        switch reason {
+        case .user, .background: return reason
+        case .location, .remoteNotification: return .background
+        }
+    }
+
+    /// A new process. ``SimulationStats/launches`` counts the system's reason; the app's
+    /// `.launched` event carries what it can see (``visibleLaunchReason(_:)``).
     mutating func launch(_ reason: LaunchReason) {
         process = ProcessState()
         process.generation = stats.launches.values.reduce(0, +) + 1
@@ -67,12 +89,15 @@ extension Simulation {
         oneShots = []
         lapseTemporaryGrantsAtLaunch()   // Allow Once, temporary full accuracy (Simulation+Authorization)
         note("launched (\(reason.rawValue))")
-        if reason != .user { startBackgroundWindow(forLocation: reason != .remoteNotification) }
-        emit(.launched(reason: reason))
+        if reason != .user { startBackgroundWindow(forLocation: reason == .location) }
+        let visible = visibleLaunchReason(reason)
+        if visible != reason { note("launch options not delivered (UIScene life cycle): the app sees a \(visible.rawValue) launch") }
+        emit(.launched(reason: visible))
     }
 
     /// Starts a background window for a launch or wake-up: ~10 s for a location event (~30 s with a
-    /// task), in which standard updates may be started; ~30 s for a silent push, in which they may not.
+    /// task), in which even a when-in-use app may start standard updates; ~30 s for a silent push,
+    /// in which only an Always app may.
     mutating func startBackgroundWindow(forLocation: Bool) {
         let seconds = forLocation ? constants.locationLaunchSeconds : constants.remoteNotificationSeconds
         process.backgroundSince = now
@@ -125,11 +150,10 @@ extension Simulation {
         deliverOnResume()
     }
 
+    /// Ends the process. Fixes the system held for it are lost (see `Simulation+HeldFixes`).
     mutating func terminate(forceQuit: Bool, reason: String) {
-        if forceQuit {
-            forceQuitBlocked = true
-            heldFixes = []
-        }
+        if forceQuit { forceQuitBlocked = true }
+        loseHeldFixes()
         guard process.state != .notRunning else { return }
         process = ProcessState()
         standard = nil
@@ -140,7 +164,9 @@ extension Simulation {
     }
 
     /// A silent (content-available) push: launches a terminated app or wakes a suspended one in the
-    /// background, but not an app the user force-quit, and never with leave to start standard updates.
+    /// background for ``PlatformConstants/remoteNotificationSeconds``, but not an app the user
+    /// force-quit [S18]. In that time an Always app may start standard updates, a when-in-use app
+    /// may not (``mayStartStandardUpdatesInBackground``).
     mutating func silentPush() {
         switch process.state {
         case .notRunning where forceQuitBlocked: note("silent push not delivered: app force-quit")

@@ -29,7 +29,38 @@ extension Simulation {
         SourceClass(accuracy, precise: permissions.precise || !constants.reducedAccuracyAvailable)
     }
 
+    /// Whether the app may start standard updates from the background now (PLATFORM.md §3).
+    ///
+    /// With Always, "things can be started when the app is not in use" (WWDC19 705 [S5]): from any
+    /// background wake — a silent push, a background task's time, a location event. With
+    /// when-in-use, services must be started "while the app is in use" (Apple,
+    /// `CLAuthorizationStatus.authorizedWhenInUse` [S22]): in the foreground, within the grace
+    /// after leaving it (``appInUse``), or in the window of a location launch or wake-up; a start
+    /// from a Bluetooth or push wake does nothing (forums 748098 [S22]).
+    var mayStartStandardUpdatesInBackground: Bool {
+        if permissions.always { return true }
+        if appInUse { return true }
+        return process.locationWakeUntil.map { now < $0 } ?? false
+    }
+
+    /// `startUpdatingLocation` with `config`.
+    ///
+    /// Setting `allowsBackgroundLocationUpdates` to true without `location` in `UIBackgroundModes`
+    /// raises `NSInternalInconsistencyException` ("!stayUp || CLClientIsBackgroundable") and crashes
+    /// the app (Apple, `CLLocationManager.allowsBackgroundLocationUpdates`; mapbox-events-ios #10,
+    /// AtB-AS/mittatb-app #4129 [S21]). The crash is field evidence, so it is a setting
+    /// (``PlatformConstants/crashOnBackgroundUpdatesWithoutMode``, default true); false gives the old
+    /// graceful behaviour, where the updates stop with the suspension.
+    ///
+    /// After an automatic pause only a new start resumes delivery — Core Location never resumes by
+    /// itself — and it then tells the app (`locationManagerDidResumeLocationUpdates`: "When you
+    /// restart location services after an automatic pause, Core Location calls this method" [S23]).
     mutating func startStandardUpdates(_ config: LocationConfiguration) {
+        if config.allowsBackgroundLocationUpdates, !backgroundModes.contains(.location),
+           constants.crashOnBackgroundUpdatesWithoutMode {
+            crashApp("NSInternalInconsistencyException: allowsBackgroundLocationUpdates set without the location background mode")
+            return
+        }
         guard permissions.servicesEnabled, permissions.location != .denied, permissions.location != .restricted else {
             emit(.locationError(.denied))
             return
@@ -39,20 +70,20 @@ extension Simulation {
             standard = s
             return
         }
-        if process.state == .background, !(process.locationWakeUntil.map { now < $0 } ?? false) {
+        if process.state == .background, !mayStartStandardUpdatesInBackground {
             stats.startsIgnoredInBackground += 1
-            note("start of standard updates ignored: app in the background without a location launch")
+            note("start of standard updates ignored: when-in-use app not in use (background, no location launch)")
             return
         }
         if var s = standard {
-            // After an automatic pause only a new start resumes delivery (in the background, the
-            // system never resumes on its own). The receiver starts again; the pause timer restarts.
+            // The receiver starts again; the pause timer restarts.
             s.config = config
             s.paused = false
             s.stillSince = nil
             s.wasProducing = false
             standard = s
             note("standard updates restarted after an automatic pause")
+            emit(.locationUpdatesResumed)
             return
         }
         standard = StandardUpdates(config: config, waitingForAuthorization: !permissions.locationAuthorized)
@@ -86,6 +117,22 @@ extension Simulation {
         (scenario.world?.urbanAreas ?? []).contains { $0.contains(point) }
     }
 
+    /// Whether Wi-Fi positioning works at a point: everywhere except in ``World/noWifiAreas``.
+    func wifiAvailable(_ point: Coordinate) -> Bool {
+        !(scenario.world?.noWifiAreas ?? []).contains { $0.contains(point) }
+    }
+
+    /// The source of a fix that does not come from GNSS (a coarse request, a receiver still
+    /// acquiring, the outage fall-back): Wi-Fi where available, else cell towers.
+    ///
+    /// For kilometer and threeKilometers, Core Location "typically provides more accurate data than
+    /// you have requested … you may receive accuracy within a hundred meters or so" (Apple, Energy
+    /// Efficiency Guide [S37]): Wi-Fi-level fixes (a typical one is ±65 m, [S39]) at Wi-Fi cost;
+    /// cell-only fixes of 500–3000 m only where no Wi-Fi is known.
+    func networkSource(_ point: Coordinate) -> Fix.Source {
+        wifiAvailable(point) ? .wifi : .cell
+    }
+
     func accuracyRange(_ source: Fix.Source, urban: Bool) -> (Double, Double) {
         switch source {
         case .gnss where urban: (constants.gnssUrbanAccuracyMinMeters, constants.gnssUrbanAccuracyMaxMeters)
@@ -117,14 +164,9 @@ extension Simulation {
     mutating func stepStandardUpdates(_ truth: Trajectory.State) {
         guard var s = standard, !s.waitingForAuthorization else { return }
         defer { if standard != nil { standard = s } }
-        if s.paused {
-            if process.state == .foreground, truth.speed >= 2 * constants.stillSpeedMetersPerSecond {
-                s.paused = false
-                s.stillSince = nil
-                emit(.locationUpdatesResumed)
-            }
-            return
-        }
+        // Paused updates stay paused, in the foreground as in the background, until the app starts
+        // them again: "Core Location does not resume updates automatically after it pauses them" [S23].
+        if s.paused { return }
         guard standardProducing else { s.wasProducing = false; return }
         if !s.wasProducing {
             s.wasProducing = true
@@ -195,7 +237,7 @@ extension Simulation {
                 s.hotStarting = false
                 s.receiverStartedAt = now
                 s.timeToFix = constants.gnssReacquireSeconds
-                return nil
+                return outageFallbackFix(&s, truth)
             }
             if !s.acquired, now - s.receiverStartedAt >= s.timeToFix {
                 s.acquired = true
@@ -203,20 +245,40 @@ extension Simulation {
                 s.everAcquired = true
             }
             s.lastFixTime = now
+            let fallback = networkSource(truth.coordinate)
             return s.acquired
                 ? measure(truth, source: .gnss, range: accuracyRange(.gnss, urban: isUrban(truth.coordinate)), quality: s.quality)
-                : measure(truth, source: .wifi, range: accuracyRange(.wifi, urban: false), quality: s.quality)
+                : measure(truth, source: fallback, range: accuracyRange(fallback, urban: false), quality: s.quality)
         case .wifi:
             s.lastFixTime = now
             return measure(truth, source: .wifi, range: accuracyRange(.wifi, urban: false), quality: s.quality)
         case .cell:
+            // kilometer / threeKilometers: Wi-Fi where available, else cell ([S37], networkSource).
             s.lastFixTime = now
-            return measure(truth, source: .cell, range: accuracyRange(.cell, urban: false), quality: s.quality)
+            let source = networkSource(truth.coordinate)
+            return measure(truth, source: source, range: accuracyRange(source, urban: false), quality: s.quality)
         case .reduced:
             s.lastFixTime = now
             return measure(truth, source: .cell, range: (constants.reducedAccuracyMinMeters,
                                                          constants.reducedAccuracyMaxMeters), quality: s.quality)
         }
+    }
+
+    /// A fix during a GNSS outage under a GNSS accuracy.
+    ///
+    /// By default none: the app hears `locationUnknown` and then nothing until GNSS returns. With
+    /// ``PlatformConstants/gnssOutageFallsBackToNetwork``, Core Location hands out what Wi-Fi or the
+    /// cell towers give (Wi-Fi at about 1 Hz, cell every ``PlatformConstants/cellUpdateIntervalSeconds``).
+    /// Apple: `locationUnknown` is transient and apps "must be prepared to use less accurate data"
+    /// (`desiredAccuracy` [S9]) — an inference; no field measurement was found, hence the setting.
+    private mutating func outageFallbackFix(_ s: inout StandardUpdates, _ truth: Trajectory.State) -> Fix? {
+        guard constants.gnssOutageFallsBackToNetwork else { return nil }
+        let source = networkSource(truth.coordinate)
+        let interval = source == .wifi ? constants.updateIntervalSeconds : constants.cellUpdateIntervalSeconds
+        guard now - s.lastOutageFallbackTime >= interval - 1e-9 else { return nil }
+        s.lastOutageFallbackTime = now
+        s.lastFixTime = now
+        return measure(truth, source: source, range: accuracyRange(source, urban: false), quality: s.quality)
     }
 
     mutating func requestOneShot(_ accuracy: DesiredAccuracy) {
@@ -254,7 +316,9 @@ extension Simulation {
         case .gnss where request.accurate:
             measure(truth, source: .gnss, range: accuracyRange(.gnss, urban: isUrban(truth.coordinate)), quality: quality)
         case .gnss, .wifi: measure(truth, source: .wifi, range: accuracyRange(.wifi, urban: false), quality: quality)
-        case .cell: measure(truth, source: .cell, range: accuracyRange(.cell, urban: false), quality: quality)
+        case .cell:
+            measure(truth, source: networkSource(truth.coordinate),
+                    range: accuracyRange(networkSource(truth.coordinate), urban: false), quality: quality)
         case .reduced: measure(truth, source: .cell, range: (constants.reducedAccuracyMinMeters,
                                                              constants.reducedAccuracyMaxMeters), quality: quality)
         }

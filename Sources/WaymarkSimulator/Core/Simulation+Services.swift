@@ -110,9 +110,15 @@ extension Simulation {
         var sources = Set<SourceClass>()
         if standardProducing, let s = standard { sources.insert(sourceClass(s.config.desiredAccuracy)) }
         for shot in oneShots where !shot.waitingForAuthorization { sources.insert(sourceClass(shot.accuracy)) }
+        // A coarse request (kilometer, threeKilometers) costs what positions it: Wi-Fi where
+        // available, else the cell radio [S37] (see `networkSource`).
+        var wifi = sources.contains(.wifi), cell = sources.contains(.reduced)
+        if sources.contains(.cell) {
+            if networkSource(trajectory.position(at: now)) == .wifi { wifi = true } else { cell = true }
+        }
         if sources.contains(.gnss) { energy.add(table.gnssPerSecond * dt, to: .gnss) }
-        if sources.contains(.wifi) { energy.add(table.wifiPerSecond * dt, to: .wifi) }
-        if sources.contains(.cell) || sources.contains(.reduced) { energy.add(table.cellPerSecond * dt, to: .cell) }
+        if wifi { energy.add(table.wifiPerSecond * dt, to: .wifi) }
+        if cell { energy.add(table.cellPerSecond * dt, to: .cell) }
         if significant != nil, permissions.locationAuthorized { energy.add(table.significantChangePerSecond * dt, to: .significantChange) }
         if !regions.isEmpty, permissions.locationAuthorized { energy.add(table.regionMonitoringPerSecond * dt, to: .regionMonitoring) }
         if process.motionUpdates, process.isRunning, permissions.motion == .granted { energy.add(table.motionPerSecond * dt, to: .motion) }

@@ -16,8 +16,12 @@ public struct SimulationStats: Hashable, Sendable, Codable {
     public var fixesDeliveredLate = 0
     /// Fixes measured but not delivered because of the distance filter.
     public var fixesSuppressedByDistanceFilter = 0
-    /// Standard-update starts ignored because the app was in the background.
+    /// Standard-update starts ignored because a when-in-use app was in the background and not in
+    /// use (an Always app may start them from any background wake) [S5][S22].
     public var startsIgnoredInBackground = 0
+    /// Fixes the system held for a suspended app and lost when the process ended (a termination by
+    /// the system, a crash or the user): nothing survives the process [S41] (issue #14).
+    public var fixesLostWithProcess = 0
     /// Process launches by reason.
     public var launches: [String: Int] = [:]
     /// Suspensions and terminations (system and force-quit).

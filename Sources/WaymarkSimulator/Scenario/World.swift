@@ -10,12 +10,20 @@ public struct World: Hashable, Sendable, Codable {
     public var urbanAreas: [CircleArea]?
     /// Connectivity and the server's behaviour.
     public var network: Network?
+    /// Areas without Wi-Fi positioning (countryside, open water; issue #14, [S37]). Elsewhere a
+    /// kilometer or threeKilometers request gets Wi-Fi fixes (30–100 m, at Wi-Fi cost), since Core
+    /// Location "typically provides more accurate data than you have requested"; inside, cell-only
+    /// fixes (500–3000 m, at cell cost). So do a GNSS receiver still acquiring and the GNSS-outage
+    /// fall-back. None when absent (Wi-Fi everywhere, as Apple's "typically").
+    public var noWifiAreas: [CircleArea]?
 
     /// Makes a world.
-    public init(outages: [Outage]? = nil, urbanAreas: [CircleArea]? = nil, network: Network? = nil) {
+    public init(outages: [Outage]? = nil, urbanAreas: [CircleArea]? = nil, network: Network? = nil,
+                noWifiAreas: [CircleArea]? = nil) {
         self.outages = outages
         self.urbanAreas = urbanAreas
         self.network = network
+        self.noWifiAreas = noWifiAreas
     }
 
     /// A GNSS outage; with both a window and an area it applies only in the area during the window.
