@@ -37,13 +37,48 @@ extension GeofenceMonitor {
         /// The spatial index's cell side, degrees (bulk replacements pick one from the data).
         public var indexCellDegrees: Double
 
+        // Timing and catch-up (issue #14: iOS region events are minutes late and sometimes missing).
+
+        /// A fix-decided event is ``FenceEvent/Timing/live`` when its fix followed the previous
+        /// decision-grade fix by at most this and reached the monitor within this of being measured;
+        /// a dwell is live when handled within this of coming due. Otherwise it is
+        /// ``FenceEvent/Timing/caughtUp``. Covers the ride tracker's GNSS rests (at most 25 s).
+        public var liveGap: TimeInterval
+        /// The typical delay of an iOS region event after the crossing, used to estimate an
+        /// OS-delayed event's ``FenceEvent/time`` (clamped to its bounds). Default 240 s: Apple
+        /// documents "within 3 to 5 minutes on average" (PLATFORM.md §5, [S26]).
+        public var regionDelayEstimate: TimeInterval
+        /// An iOS region event that contradicts the fence's presence, and has the same kind as a
+        /// crossing the monitor decided from a position no longer ago than this, may be iOS's late
+        /// echo of that crossing (iOS reports minutes late, with a tail of hours after a termination,
+        /// PLATFORM.md §5 [S28]): it is checked with a fix instead of being delivered. Default 30 min.
+        public var echoWindow: TimeInterval
+        /// How long the monitor waits for a fix it asked for (a catch-up or a check) before it goes on
+        /// without one: iOS answers a one-shot request within about 10 s (PLATFORM.md §3, [S42]).
+        public var fixWaitTimeout: TimeInterval
+        /// A fix or visit coarser than ``maximumDecisionAccuracyMeters`` decides only the fences whose
+        /// boundary is farther from it than this many times its accuracy (and only while no fresh
+        /// decision-grade fix is known); nearer fences wait for a better fix.
+        public var coarseMarginFactor: Double
+        /// Fixes and visits coarser than this are not used for decisions at all (reduced-accuracy
+        /// fixes are 1–20 km off, PLATFORM.md §2 [S9]).
+        public var maximumCoarseAccuracyMeters: Double
+        /// Ask for one fix (``fixAccuracy``) to decide every fence when the app is launched or
+        /// opened, and after a significant change or visit that cannot decide the fences near it,
+        /// unless a fresh fix is at hand. Without it, missed iOS events are found only by the next
+        /// fix that happens to come.
+        public var catchesUp: Bool
+
         /// Makes a configuration; the defaults suit GNSS fixes and iOS's 20 regions.
         public init(regionSlots: Int = 20, hostRegionIdentifiers: Set<String> = [], hostRegionCount: Int = 0,
                     reservedRegionSlots: Int = 0, regionPrefix: String = "waymark.", enterDepthMeters: Double = 10, exitMarginMeters: Double = 20,
                     maximumDecisionAccuracyMeters: Double = 50, reentryDebounce: TimeInterval = 60,
                     fixFreshness: TimeInterval = 20, refreshRadiusRange: ClosedRange<Double> = 150...5000,
                     reportsInitialState: Bool = false, usesSignificantChanges: Bool = true,
-                    fixAccuracy: DesiredAccuracy = .best, indexCellDegrees: Double = 0.01) {
+                    fixAccuracy: DesiredAccuracy = .best, indexCellDegrees: Double = 0.01,
+                    liveGap: TimeInterval = 60, regionDelayEstimate: TimeInterval = 240, echoWindow: TimeInterval = 1800,
+                    fixWaitTimeout: TimeInterval = 60, coarseMarginFactor: Double = 1.5,
+                    maximumCoarseAccuracyMeters: Double = 3000, catchesUp: Bool = true) {
             self.regionSlots = regionSlots
             self.hostRegionIdentifiers = hostRegionIdentifiers
             self.hostRegionCount = hostRegionCount
@@ -59,6 +94,13 @@ extension GeofenceMonitor {
             self.usesSignificantChanges = usesSignificantChanges
             self.fixAccuracy = fixAccuracy
             self.indexCellDegrees = indexCellDegrees
+            self.liveGap = liveGap
+            self.regionDelayEstimate = regionDelayEstimate
+            self.echoWindow = echoWindow
+            self.fixWaitTimeout = fixWaitTimeout
+            self.coarseMarginFactor = coarseMarginFactor
+            self.maximumCoarseAccuracyMeters = maximumCoarseAccuracyMeters
+            self.catchesUp = catchesUp
         }
 
         /// The identifier of the refresh fence.

@@ -2,15 +2,24 @@ import Foundation
 import WaymarkGeo
 
 extension GeofenceMonitor {
-    /// Uses one fix: decisions (if accurate enough and newer than the last), then reselection.
-    mutating func consider(_ fix: Fix, at now: Date, into out: inout Output) {
+    /// Uses one fix: decisions (a decision-grade fix newer than the last; a coarse one only while no
+    /// fresh fix is known, and only for fences far enough from it), then reselection. A fix that
+    /// answers the monitor's request (`answering`: it came through standard or one-shot updates)
+    /// ends its wait.
+    mutating func consider(_ fix: Fix, answering: Bool = true, into out: inout Output) {
         guard let accuracy = fix.horizontalAccuracy, accuracy >= 0 else { return }
+        let answers = answering && answersWait(fix)
+        defer { if answers { endWait(into: &out) } }
         if let last = lastFix, fix.timestamp <= last.timestamp { return }
         if accuracy <= configuration.maximumDecisionAccuracyMeters {
+            let live = lastFix.map { fix.timestamp.timeIntervalSince($0.timestamp) <= configuration.liveGap } ?? false
+                && now.timeIntervalSince(fix.timestamp) <= configuration.liveGap
             lastFix = fix
             awaitingPosition = false
-            evaluate(fix, into: &out)
+            evaluate(fix, live: live, coarse: false, into: &out)
             runTimers(at: fix.timestamp, cause: .fix(fix), into: &out)
+        } else if accuracy <= configuration.maximumCoarseAccuracyMeters, !hasFreshFix(at: now) {
+            evaluate(fix, live: false, coarse: true, into: &out)
         }
         guard accuracy <= 4 * configuration.maximumDecisionAccuracyMeters else { return }
         remember(position: fix.coordinate)
@@ -26,31 +35,99 @@ extension GeofenceMonitor {
         }
     }
 
+    /// The enter depth and exit margin for a position of this accuracy: the configured ones (at
+    /// least the accuracy) for a decision-grade fix, ``Configuration/coarseMarginFactor`` times the
+    /// accuracy for a coarse one.
+    func margins(accuracy: Double, coarse: Bool) -> (enter: Double, exit: Double) {
+        if coarse {
+            let margin = max(configuration.exitMarginMeters, configuration.coarseMarginFactor * accuracy)
+            return (margin, margin)
+        }
+        return (max(configuration.enterDepthMeters, accuracy), max(configuration.exitMarginMeters, accuracy))
+    }
+
     /// Decides every fence near `fix` with hysteresis: enter when the fix is inside by the enter
     /// depth, exit when it is beyond the boundary by the exit margin, nothing in between.
-    mutating func evaluate(_ fix: Fix, into out: inout Output) {
-        let accuracy = fix.horizontalAccuracy ?? 0
-        let enterDepth = max(configuration.enterDepthMeters, accuracy)
-        let exitMargin = max(configuration.exitMarginMeters, accuracy)
+    ///
+    /// A position older than what the monitor already knows of a fence (its last decision, or the
+    /// last position that confirmed it) does not change it. `live` marks the events live (see
+    /// ``Configuration/liveGap``); otherwise they are caught up.
+    mutating func evaluate(_ fix: Fix, live: Bool, coarse: Bool, into out: inout Output) {
+        let (enterDepth, exitMargin) = margins(accuracy: fix.horizontalAccuracy ?? 0, coarse: coarse)
+        let previousStamp = stamp
+        let previousTime = lastEvaluationTime
         stamp &+= 1
         let current = stamp
+        let t = fix.timestamp
         var changes: [(FenceIndex.Handle, FencePresence)] = []
         index.forEachCircle(near: fix.coordinate, slack: exitMargin) { handle, d in
             let i = Int(handle)
+            // Not reached by the previous evaluation: it was beyond that position's margin, outside.
+            if stamps[i] != previousStamp, presence[i] == .outside, let previousTime { confirm(i, at: previousTime) }
             stamps[i] = current
             guard let shape = geometry[i] else { return }
             let s = shape.signedDistance(to: fix.coordinate, centerDistance: d)
             let measured: FencePresence? = s <= -enterDepth ? .inside : s >= exitMargin ? .outside : nil
-            if let measured, measured != presence[i] { changes.append((handle, measured)) }
+            if measured == presence[i] {
+                confirm(i, at: t)
+            } else if let measured {
+                changes.append((handle, measured))
+            }
         }
         for handle in insideHandles where stamps[Int(handle)] != current { changes.append((handle, .outside)) }
         for handle in unknownHandles where stamps[Int(handle)] != current { changes.append((handle, .outside)) }
+        lastEvaluationTime = t
+        if stored.lastObservation.map({ $0.timestamp <= t }) ?? true { stored.lastObservation = fix }
         guard !changes.isEmpty else { return }
         changes.sort { $0.0 < $1.0 }
-        for (handle, new) in changes {
-            awaitingPolygons.remove(handle)
-            transition(ids[Int(handle)], to: new, at: fix.timestamp, cause: .fix(fix), into: &out)
+        for (handle, new) in changes where isNewer(t, than: handle) {
+            transition(ids[Int(handle)], to: new, basis: .position(fix, live: live), into: &out)
         }
+    }
+
+    /// Records that a position at `time` placed the device on the side of fence `i`'s presence.
+    mutating func confirm(_ i: Int, at time: Date) {
+        if confirmed[i].map({ $0 < time }) ?? true { confirmed[i] = time }
+    }
+
+    /// Whether a position at `time` is newer than everything known of the fence: its last
+    /// decision and the last position that confirmed its presence.
+    func isNewer(_ time: Date, than handle: FenceIndex.Handle) -> Bool {
+        let record = stored.records[ids[Int(handle)]]
+        if let decided = record?.decidedAt, time <= decided { return false }
+        if let bound = oldSideBound(handle), time < bound { return false }
+        return true
+    }
+
+    /// The last moment a position placed the device on the side of the fence's current presence:
+    /// this process's confirmations, the stored one of its last decision, the last evaluation (for
+    /// an outside fence it did not reach) and the stored last observation. Nil when none is known.
+    func oldSideBound(_ handle: FenceIndex.Handle) -> Date? {
+        let i = Int(handle)
+        let side = presence[i]
+        guard side != .unknown else { return nil }
+        var bound = confirmed[i]
+        func offer(_ t: Date?) { if let t, bound.map({ $0 < t }) ?? true { bound = t } }
+        offer(stored.records[ids[i]]?.confirmedAt)
+        if side == .outside, stamps[i] != stamp { offer(lastEvaluationTime) }
+        if let observation = stored.lastObservation, let shape = geometry[i],
+           let accuracy = observation.horizontalAccuracy,
+           accuracy <= configuration.maximumCoarseAccuracyMeters {
+            let coarse = accuracy > configuration.maximumDecisionAccuracyMeters
+            let (enterDepth, exitMargin) = margins(accuracy: accuracy, coarse: coarse)
+            let s = shape.signedDistance(to: observation.coordinate,
+                                         centerDistance: LocalApproximation.distance(shape.center, observation.coordinate))
+            if side == .inside ? s <= -enterDepth : s >= exitMargin { offer(observation.timestamp) }
+        }
+        return bound
+    }
+
+    /// What a transition is decided on.
+    enum Basis {
+        /// A position (fix or visit); `live` when it belongs to a steady stream of fixes.
+        case position(Fix, live: Bool)
+        /// An OS region event or state, received at the given time.
+        case os(FenceEvent.Cause, receivedAt: Date)
     }
 
     /// Moves one fence to a new presence and delivers what the user should hear.
@@ -58,15 +135,32 @@ extension GeofenceMonitor {
     /// From unknown, the state found is silent (unless initial states are reported), except when
     /// the OS reported a crossing (`crossing`). A re-entry within the debounce window after a
     /// delivered exit is held back (see ``runTimers(at:cause:into:)``), and so is its exit.
-    mutating func transition(_ id: String, to new: FencePresence, at time: Date, cause: FenceEvent.Cause,
-                             crossing: Bool = false, into out: inout Output) {
+    mutating func transition(_ id: String, to new: FencePresence, basis: Basis, crossing: Bool = false,
+                             into out: inout Output) {
         guard let handle = handles[id], let fence = stored.fences[id] else { return }
         var record = stored.records[id] ?? FenceRecord()
         let old = record.presence
         guard old != new, new != .unknown else { return }
+        let i = Int(handle)
+        let timing = eventTiming(handle, old: old, basis: basis)
         record.presence = new
-        presence[Int(handle)] = new
+        presence[i] = new
         unknownHandles.remove(handle)
+        pending[handle] = nil
+        switch basis {
+        case .position(let fix, _):
+            record.decidedAt = fix.timestamp
+            record.confirmedAt = fix.timestamp
+            confirmed[i] = fix.timestamp
+            if old != .unknown {
+                if new == .inside { record.positionEnter = fix.timestamp } else { record.positionExit = fix.timestamp }
+            }
+        case .os(_, let receivedAt):
+            record.decidedAt = receivedAt
+            record.confirmedAt = nil
+            confirmed[i] = nil
+        }
+        let time = timing.latest
         var deliver: FenceEvent.Kind?
         if new == .inside {
             insideHandles.insert(handle)
@@ -95,13 +189,43 @@ extension GeofenceMonitor {
         if let kind = deliver, fence.triggers.contains(kind.trigger) {
             record.sequence += 1
             stored.eventCount += 1
-            out.updates.append(.event(FenceEvent(fenceID: id, kind: kind, time: time, cause: cause,
-                                                 sequence: record.sequence, userData: fence.userData)))
+            out.updates.append(.event(FenceEvent(fenceID: id, kind: kind, time: timing.time, cause: basis.cause,
+                                                 sequence: record.sequence, userData: fence.userData,
+                                                 earliest: timing.earliest, latest: timing.latest,
+                                                 deliveredAt: now, timing: timing.timing)))
         }
         stored.records[id] = record
         updateTimer(handle)
         out.updates.append(.presence(fenceID: id, new))
         changed()
+    }
+
+    /// The timing of a transition of fence `handle` from `old` (see ``FenceEvent``, "Timing"): its
+    /// bounds, the estimate and the marker. Must run before the fence's presence changes.
+    ///
+    /// A state found for an undecided fence has no crossing to bound: its time is the deciding
+    /// position's or OS answer's.
+    func eventTiming(_ handle: FenceIndex.Handle, old: FencePresence,
+                     basis: Basis) -> (time: Date, earliest: Date?, latest: Date, timing: FenceEvent.Timing) {
+        let latest: Date
+        switch basis {
+        case .position(let fix, _): latest = fix.timestamp
+        case .os(_, let receivedAt): latest = receivedAt
+        }
+        guard old != .unknown else {
+            if case .os = basis { return (latest, nil, latest, .osDelayed) }
+            return (latest, nil, latest, now.timeIntervalSince(latest) <= configuration.liveGap ? .live : .caughtUp)
+        }
+        let earliest = oldSideBound(handle).map { min($0, latest) }
+        switch basis {
+        case .position(_, let live):
+            if live { return (latest, earliest, latest, .live) }
+            let time = earliest.map { $0.addingTimeInterval(latest.timeIntervalSince($0) / 2) } ?? latest
+            return (time, earliest, latest, .caughtUp)
+        case .os:
+            let estimate = latest.addingTimeInterval(-configuration.regionDelayEstimate)
+            return (max(estimate, earliest ?? estimate), earliest, latest, .osDelayed)
+        }
     }
 
     /// Recomputes the timer of one fence after its record changed.
@@ -120,10 +244,11 @@ extension GeofenceMonitor {
         return since.addingTimeInterval(fence.loiteringDelay)
     }
 
-    /// Delivers held-back entries whose debounce window ended inside, then due dwells.
-    mutating func runTimers(at now: Date, cause: FenceEvent.Cause, into out: inout Output) {
-        guard let first = nextDeadline, first <= now else { return }
-        for handle in timers.filter({ $0.value <= now }).keys.sorted() {
+    /// Delivers held-back entries whose debounce window ended inside, then due dwells. Each event's
+    /// time is the moment its delay ran out; it is live when handled within ``Configuration/liveGap``.
+    mutating func runTimers(at time: Date, cause: FenceEvent.Cause, into out: inout Output) {
+        guard let first = timers.values.min(), first <= time else { return }
+        for (handle, due) in timers.filter({ $0.value <= time }).sorted(by: { $0.key < $1.key }) {
             let id = ids[Int(handle)]
             guard var record = stored.records[id],
                   let fence = stored.fences[id] else { continue }
@@ -137,12 +262,24 @@ extension GeofenceMonitor {
             if fence.triggers.contains(kind.trigger) {
                 record.sequence += 1
                 stored.eventCount += 1
-                out.updates.append(.event(FenceEvent(fenceID: id, kind: kind, time: now, cause: cause,
-                                                     sequence: record.sequence, userData: fence.userData)))
+                let timing: FenceEvent.Timing = now.timeIntervalSince(due) <= configuration.liveGap ? .live : .caughtUp
+                out.updates.append(.event(FenceEvent(fenceID: id, kind: kind, time: due, cause: cause,
+                                                     sequence: record.sequence, userData: fence.userData,
+                                                     earliest: due, latest: due, deliveredAt: now, timing: timing)))
             }
             stored.records[id] = record
             updateTimer(handle)
             changed()
+        }
+    }
+}
+
+extension GeofenceMonitor.Basis {
+    /// The event cause of this basis.
+    var cause: FenceEvent.Cause {
+        switch self {
+        case .position(let fix, _): .fix(fix)
+        case .os(let cause, _): cause
         }
     }
 }

@@ -10,6 +10,7 @@ extension GeofenceMonitor {
     /// - throws: ``GeoError`` (``GeoError/Code/invalidValue``) naming the first invalid fence;
     ///   nothing is added then.
     public mutating func add(_ fences: [Fence], at now: Date) throws(GeoError) -> Output {
+        self.now = now
         var prepared: [(Fence, FenceGeometry)] = []
         prepared.reserveCapacity(fences.count)
         for fence in fences {
@@ -36,7 +37,7 @@ extension GeofenceMonitor {
             out.updates.append(.presence(fenceID: fence.id, .unknown))
         }
         if let fix = lastFix, now.timeIntervalSince(fix.timestamp) <= configuration.fixFreshness, !added.isEmpty {
-            evaluate(fix, into: &out)
+            evaluate(fix, live: true, coarse: false, into: &out)
         }
         changed()
         reselectIfPossible(into: &out)
@@ -45,6 +46,7 @@ extension GeofenceMonitor {
 
     /// Removes the fences with these identifiers (unknown ones are ignored) and reselects.
     public mutating func remove(_ ids: [String], at now: Date) -> Output {
+        self.now = now
         var out = Output()
         for id in ids where stored.fences[id] != nil { removeFence(id) }
         changed()

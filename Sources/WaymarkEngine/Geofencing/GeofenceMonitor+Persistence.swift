@@ -18,6 +18,17 @@ public struct FenceRecord: Hashable, Sendable, Codable {
     public var lastExit: Date?
     /// The number of events delivered for this fence (the last event's ``FenceEvent/sequence``).
     public var sequence: UInt64 = 0
+    /// When the presence was last decided: the deciding position's timestamp, or when the OS's
+    /// region event or state arrived. A position older than this does not change the fence.
+    public var decidedAt: Date?
+    /// The timestamp of the position that decided the presence (nil when the OS decided it): the
+    /// device was on that side then, which bounds the next crossing (``FenceEvent/earliest``).
+    public var confirmedAt: Date?
+    /// When a position last decided an entry, until iOS's own enter event for the fence arrives:
+    /// an iOS enter that contradicts the presence this soon after may be its late echo.
+    public var positionEnter: Date?
+    /// When a position last decided an exit, until iOS's own exit event for the fence arrives.
+    public var positionExit: Date?
 
     /// Makes a record for a fence that was never decided.
     public init() {}
@@ -46,6 +57,10 @@ extension GeofenceMonitor {
         public var lastPosition: Coordinate?
         /// Events delivered over all fences.
         public var eventCount: UInt64 = 0
+        /// The latest position the monitor decided from (a fix or a visit), with its accuracy and
+        /// time: after a relaunch it bounds the crossings caught up (``FenceEvent/earliest``). Like
+        /// ``lastPosition`` it is stored with the next change of the state.
+        public var lastObservation: Fix?
 
         /// An empty state.
         public init() {}
@@ -81,10 +96,13 @@ extension GeofenceMonitor {
     mutating func insert(_ fence: Fence, geometry shape: FenceGeometry, record: FenceRecord) {
         let handle = index.insert(center: shape.center, radiusMeters: shape.radius)
         let i = Int(handle)
+        // The stamp of the last evaluation: a fence added since was not there to be reached by it.
         if i == ids.count {
-            ids.append(fence.id); geometry.append(shape); presence.append(record.presence); stamps.append(0)
+            ids.append(fence.id); geometry.append(shape); presence.append(record.presence); stamps.append(stamp)
+            confirmed.append(nil)
         } else {
-            ids[i] = fence.id; geometry[i] = shape; presence[i] = record.presence; stamps[i] = 0
+            ids[i] = fence.id; geometry[i] = shape; presence[i] = record.presence; stamps[i] = stamp
+            confirmed[i] = nil
         }
         handles[fence.id] = handle
         stored.fences[fence.id] = fence
@@ -104,7 +122,7 @@ extension GeofenceMonitor {
         geometry[Int(handle)] = nil
         insideHandles.remove(handle)
         unknownHandles.remove(handle)
-        awaitingPolygons.remove(handle)
+        pending[handle] = nil
         timers[handle] = nil
         stored.fences[id] = nil
         stored.records[id] = nil

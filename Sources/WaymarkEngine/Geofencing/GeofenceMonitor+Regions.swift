@@ -58,7 +58,12 @@ extension GeofenceMonitor {
     }
 
     /// An OS region event: the refresh fence triggers a reselection; a fence's event decides it when
-    /// no fresh fix does (a polygon's enclosing circle entered only asks for a fix).
+    /// no fresh fix does, marked ``FenceEvent/Timing/osDelayed``.
+    ///
+    /// An event that agrees with the presence changes nothing (a catch-up or fixes decided it
+    /// already). One that contradicts it is checked with a fix instead of being delivered when it
+    /// may be iOS's late echo of a crossing a position decided within ``Configuration/echoWindow``
+    /// (see ``FenceRecord/positionEnter``), or when it is a polygon's enclosing circle entered.
     mutating func regionCrossed(_ identifier: String, entered: Bool, at now: Date, into out: inout Output) {
         if identifier == configuration.refreshRegionIdentifier {
             guard !entered else { return }
@@ -68,17 +73,33 @@ extension GeofenceMonitor {
             } else {
                 needsReselect = true
                 awaitingPosition = true
+                startWait()
             }
             return
         }
         guard let fenceID = configuration.fenceIdentifier(forRegion: identifier), let handle = handles[fenceID],
-              stored.regions[identifier] != nil, !hasFreshFix(at: now) else { return }
+              stored.regions[identifier] != nil else { return }
+        // iOS's own event for a crossing a position decided: it cannot be an echo a second time.
+        var echoOf: Date?
+        if var record = stored.records[fenceID] {
+            echoOf = entered ? record.positionEnter : record.positionExit
+            if echoOf != nil {
+                if entered { record.positionEnter = nil } else { record.positionExit = nil }
+                stored.records[fenceID] = record
+                changed()
+            }
+        }
+        guard !hasFreshFix(at: now) else { return }
+        let claimed: FencePresence = entered ? .inside : .outside
+        guard presence[Int(handle)] != claimed else { return }
         let cause = FenceEvent.Cause.region(identifier: identifier, entered: entered)
-        if geometry[Int(handle)]?.polygon != nil, entered {
-            awaitingPolygons.insert(handle)
+        let polygonEntered = geometry[Int(handle)]?.polygon != nil && entered
+        if polygonEntered || echoOf.map({ now.timeIntervalSince($0) <= configuration.echoWindow }) == true {
+            pending[handle] = PendingRegionEvent(entered: entered, receivedAt: now)
+            startWait()
             return
         }
-        transition(fenceID, to: entered ? .inside : .outside, at: now, cause: cause, crossing: true, into: &out)
+        transition(fenceID, to: claimed, basis: .os(cause, receivedAt: now), crossing: true, into: &out)
     }
 
     /// An OS region-state answer decides a fence that is still undecided (silently, as an initial state).
@@ -86,11 +107,12 @@ extension GeofenceMonitor {
         guard state != .unknown, let fenceID = configuration.fenceIdentifier(forRegion: identifier),
               let handle = handles[fenceID], presence[Int(handle)] == .unknown, !hasFreshFix(at: now) else { return }
         if geometry[Int(handle)]?.polygon != nil, state == .inside {
-            awaitingPolygons.insert(handle)
+            pending[handle] = PendingRegionEvent(entered: true, receivedAt: now)
+            startWait()
             return
         }
-        transition(fenceID, to: state == .inside ? .inside : .outside, at: now,
-                   cause: .regionState(identifier: identifier, state: state), into: &out)
+        transition(fenceID, to: state == .inside ? .inside : .outside,
+                   basis: .os(.regionState(identifier: identifier, state: state), receivedAt: now), into: &out)
     }
 
     /// A refused registration: the slot is taken off the budget (tooManyRegions) or monitoring is

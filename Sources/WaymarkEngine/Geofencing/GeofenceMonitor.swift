@@ -6,6 +6,13 @@ import WaymarkGeo
 /// and decides entries, exits and dwells from fixes (with hysteresis) or, without fresh fixes, from
 /// the OS's region events.
 ///
+/// iOS's region events are minutes late and sometimes never come (PLATFORM.md §5), so the monitor
+/// also catches up: when the app is launched (for any reason) or opened, and after a significant
+/// change or a visit that cannot decide the fences near it, it asks for one fix and decides every
+/// fence that fix disagrees with. Each ``FenceEvent`` says how it was found and how late it is
+/// (``FenceEvent/timing``, ``FenceEvent/earliest``, ``FenceEvent/latest``, ``FenceEvent/deliveredAt``);
+/// see <doc:GeofenceTiming>.
+///
 /// Feed it every device event with ``handle(_:at:)`` and wake it at ``nextDeadline`` with
 /// ``deadlineReached(at:)``. Store ``persistentState`` whenever ``revision`` changes, and after a
 /// relaunch build the monitor from it with ``init(configuration:restoring:osMonitoredRegions:)``:
@@ -52,7 +59,20 @@ public struct GeofenceMonitor: Sendable {
     var lastFix: Fix?
     var needsReselect = true
     var awaitingPosition = false
-    var awaitingPolygons: Set<FenceIndex.Handle> = []
+    /// The device time of the step being handled (an event's ``FenceEvent/deliveredAt``).
+    var now = Date.distantPast
+    /// Per fence: the last time a position placed the device on the side of its presence (runtime;
+    /// the stored record keeps the one of the last decision).
+    var confirmed: ContiguousArray<Date?> = []
+    /// The timestamp of the position the last evaluation used.
+    var lastEvaluationTime: Date?
+    /// When the pending catch-up began: a fix is wanted to decide every fence.
+    var catchUpSince: Date?
+    /// OS region events waiting for a fix to check them (a polygon's circle entered, a possible echo).
+    var pending: [FenceIndex.Handle: PendingRegionEvent] = [:]
+    /// When the current wait for a fix began, and when it gives up.
+    var fixWantedSince: Date?
+    var waitDeadline: Date?
     var recentlyFailed: Set<String> = []
     var blocked = false
     var scratch: [FenceIndex.Neighbor] = []
@@ -109,35 +129,50 @@ public struct GeofenceMonitor: Sendable {
     }
 
     /// Every location demand of the monitor: significant changes while it has fences, and one fix
-    /// while it waits for a position (after a refresh exit, or to decide a polygon the OS reports).
+    /// while it waits for a position (a catch-up, after a refresh exit, or to check an OS region
+    /// event: a polygon's circle entered, a possible late echo).
     public var demands: [LocationDemand] {
         var result: [LocationDemand] = []
         if configuration.usesSignificantChanges, !stored.fences.isEmpty { result.append(.significantChanges) }
-        if awaitingPosition || !awaitingPolygons.isEmpty { result.append(.oneFix(configuration.fixAccuracy)) }
+        if wantsFix { result.append(.oneFix(configuration.fixAccuracy)) }
         return result
     }
+
+    /// Whether the monitor waits for a fix (see ``demands``).
+    public var wantsFix: Bool { awaitingPosition || catchUpSince != nil || !pending.isEmpty }
 
     /// The single most urgent demand (the one-fix demand when waiting, else significant changes);
     /// an engine that merges several demands per component should use ``demands``.
     public var demand: LocationDemand { demands.last ?? .none }
 
-    /// The earliest dwell or debounce deadline, if any.
+    /// The earliest deadline, if any: a dwell or debounce timer, or the end of a wait for a fix.
+    /// Timers are held while a catch-up waits for its fix (the device may have left meanwhile).
     public var nextDeadline: Date? {
-        timers.values.min()
+        let timer = catchUpSince == nil ? timers.values.min() : nil
+        return [timer, waitDeadline].compactMap { $0 }.min()
     }
 
     /// Handles one device event.
+    ///
+    /// Launches (whatever their ``LaunchReason``), ``DeviceEvent/willEnterForeground``, significant
+    /// changes and visits start a catch-up (see the type's discussion).
     public mutating func handle(_ event: DeviceEvent, at now: Date) -> Output {
         var out = Output()
+        self.now = now
         switch event {
         case .launched:
             needsReselect = true
+            beginCatchUp()
+        case .willEnterForeground:
+            beginCatchUp()
         case .locations(let fixes):
-            for fix in fixes { consider(fix, at: now, into: &out) }
+            for fix in fixes { consider(fix, into: &out) }
         case .significantChange(let fix):
-            remember(position: fix.coordinate)
-            recentlyFailed = []
-            reselect(around: fix.coordinate, into: &out)
+            significantChange(fix, into: &out)
+        case .visit(let visit):
+            visited(visit, into: &out)
+        case .locationError:
+            endWait(into: &out)
         case .regionEntered(let identifier):
             regionCrossed(identifier, entered: true, at: now, into: &out)
         case .regionExited(let identifier):
@@ -154,10 +189,13 @@ public struct GeofenceMonitor: Sendable {
         return finish(out)
     }
 
-    /// Delivers dwell events and debounced entries that have come due.
+    /// Delivers dwell events and debounced entries that have come due, and gives up a wait for a
+    /// fix that did not come in time (a catch-up goes without; OS events waiting for a check are dropped).
     public mutating func deadlineReached(at now: Date) -> Output {
         var out = Output()
-        runTimers(at: now, cause: .elapsed, into: &out)
+        self.now = now
+        if let deadline = waitDeadline, deadline <= now { endWait(into: &out) }
+        if catchUpSince == nil { runTimers(at: now, cause: .elapsed, into: &out) }
         return finish(out)
     }
 
