@@ -8,7 +8,10 @@ struct EngineMotionPromptSimulationTests {
     @Test("first launch with the ride started at once: no collision, the motion prompt follows the other prompts",
           arguments: [PromptResponse.Answer.allow, .deny])
     func rideAtLaunch(motion: PromptResponse.Answer) throws {
+        // The engine's ride asks for background updates: the app declares the `location` background
+        // mode (without it, setting allowsBackgroundLocationUpdates crashes the app [S21]).
         let scenario = Fixture.opened(route: Fixture.eastbound(speed: 5, seconds: 200, after: 20),
+                                      device: DeviceSetup(backgroundModes: [.location]),
                                       prompts: [.motion: PromptResponse(motion)], duration: 300)
         let app = EngineApp(script: EngineApp.Script(permissions: [.notifications([.alert]), .locationWhenInUse], startsRide: true))
         var sim = try Simulation(scenario: scenario, app: app)
