@@ -32,7 +32,7 @@ struct SimulatedRideRun {
     let server: IngestTestServer
     let transport: any UploadTransport
     let configuration: UploadQueue.Configuration
-    let scenario: Scenario
+    var scenario: Scenario
     let offline: [TimeWindow]
     /// Server faults: probabilities per request.
     let p5xx: Double, pDrop: Double, pHold: Double
@@ -41,13 +41,19 @@ struct SimulatedRideRun {
     static let epoch = Date(timeIntervalSince1970: 1_767_254_400)
     static let step = 15.0
 
-    init(seed: UInt64, server: IngestTestServer, transport: any UploadTransport, configuration: UploadQueue.Configuration) {
+    /// - parameter relaunchAfterForceQuit: whether location events relaunch the app after a
+    ///   force-quit (current iOS: yes, from field reports; PLATFORM.md §4); nil keeps the profile's default.
+    init(seed: UInt64, server: IngestTestServer, transport: any UploadTransport, configuration: UploadQueue.Configuration,
+         relaunchAfterForceQuit: Bool? = nil) {
         self.seed = seed
         self.server = server
         self.transport = transport
         self.configuration = configuration
         var rng = SplitMix64(seed: seed &* 0x9E37_79B9_7F4A_7C15 &+ 5)
         (scenario, offline) = Self.commute(seed: seed, rng: &rng)
+        if let relaunchAfterForceQuit {
+            scenario.platform = PlatformSetup(overrides: ["relaunchAfterForceQuit": .bool(relaunchAfterForceQuit)])
+        }
         p5xx = Double.random(in: 0...0.3, using: &rng)
         pDrop = Double.random(in: 0...0.1, using: &rng)
         pHold = Double.random(in: 0..<1, using: &rng) < 0.2 ? 0.05 : 0
