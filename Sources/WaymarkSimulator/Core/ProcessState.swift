@@ -24,5 +24,8 @@ struct ProcessState: Sendable {
     /// Permission requests that collided with a visible prompt, replayed in order once it is
     /// answered (``PromptCollisionOutcome/shownAfterFirst``; issue #14).
     var queuedPromptRequests: [DeviceCommand] = []
+    /// A silent push launched or woke this process and the app has not been in the foreground since:
+    /// region entries are held (``PlatformConstants/regionEnterHeldAfterPushLaunch``; issue #14).
+    var pushLaunchedNotForeground = false
     var isRunning: Bool { state == .foreground || state == .background }
 }

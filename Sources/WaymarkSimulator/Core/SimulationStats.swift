@@ -35,4 +35,13 @@ public struct SimulationStats: Hashable, Sendable, Codable {
     /// App crashes (e.g. a motion query without `NSMotionUsageDescription` [S12]); each also counts
     /// as a termination.
     public var crashes = 0
+    // Region fidelity (issue #14).
+    /// Committed region crossings iOS never reported (``PlatformConstants/regionMissProbability``).
+    public var regionEventsMissed = 0
+    /// Region events that came due while they could not be delivered (offline, or an entry after a
+    /// push launch) and were delivered later.
+    public var regionEventsHeld = 0
+    /// Region events that came due while region monitoring was unavailable (reduced accuracy) and
+    /// were dropped.
+    public var regionEventsDroppedUnavailable = 0
 }

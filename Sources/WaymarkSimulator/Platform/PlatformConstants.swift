@@ -4,7 +4,7 @@
 ///
 /// ```swift
 /// var constants = PlatformConstants.profile(.ios18)
-/// constants.regionLatencySeconds = 240   // field reports of 3–5 min
+/// constants.regionLatencySeconds = 240   // a fixed region latency instead of the drawn one
 /// ```
 ///
 /// A `Sendable` value type. Scenario JSON overrides fields by name under `platform.overrides`.
@@ -153,23 +153,79 @@ public struct PlatformConstants: Hashable, Sendable, Codable {
     /// updates still cannot be started in it.
     public var remoteNotificationSeconds = 30.0
 
-    // §6 regions
+    // §6 regions (issue #14: PLATFORM.md §5, second edition; see `Simulation+Regions`) ---------------
     /// Regions one app may monitor.
     public var maxMonitoredRegions = 20
-    /// Largest radius (`maximumRegionMonitoringDistance`).
+    /// Largest radius (`maximumRegionMonitoringDistance`): a region with a larger radius fails with
+    /// ``RegionFailure/radiusTooLarge`` — iOS does not clamp ("if the radius is too large,
+    /// registration fails automatically", Apple's sample [S30]). The value is device-specific and
+    /// Apple publishes none; 400 km is what devices commonly report. Negative (a device reports −1):
+    /// region monitoring is unavailable and every registration fails with
+    /// ``RegionFailure/unavailable`` [S26].
     public var maxRegionRadiusMeters = 400_000.0
-    /// Radii below this behave like a radius drawn from the effective range.
-    public var minRegionRadiusMeters = 100.0
-    /// Effective radius range for small regions.
-    public var smallRegionEffectiveMinMeters = 100.0, smallRegionEffectiveMaxMeters = 200.0
-    /// Distance beyond the boundary needed for a crossing.
-    public var regionBufferMeters = 50.0
-    /// Time the device must stay beyond the boundary.
+    /// Radii below this behave like a radius drawn from the effective range (never smaller than the
+    /// radius asked for): "for testing purposes you can assume the minimum distance is approximately
+    /// 200 meters" (Location and Maps Programming Guide, quoted [S27]) (issue #14; was 100 m).
+    public var minRegionRadiusMeters = 200.0
+    /// Effective radius range for small regions: "approximately 200 meters" [S27] (issue #14; was 100–200 m).
+    public var smallRegionEffectiveMinMeters = 150.0, smallRegionEffectiveMaxMeters = 250.0
+    /// How far beyond the boundary the device must be for an exit to count (and how far outside a
+    /// new region it must be for its state to be known), while GNSS is not running for the app.
+    /// Apple: the device must "move away from the boundary by a minimum distance" and stay there
+    /// [S27], with no figure; field: exits "typically" fire "about 200 meters outside"
+    /// (transistorsoft cordova-background-geolocation-lt #541, react-native-background-geolocation
+    /// #1086) [S28]. (Issue #14; replaces `regionBufferMeters`, 50 m.)
+    public var regionCrossingDistanceMeters = 200.0
+    /// The crossing distance, for exits and entries, while GNSS is already running for the app
+    /// (standard updates with a GNSS-class desired accuracy, producing): field, exits 60–70 m outside
+    /// on iOS 26 with high-accuracy tracking on (react-native-background-geolocation #2597), 50–100 m
+    /// (#2353) [S28].
+    public var regionCrossingDistanceWithGNSSMeters = 65.0
+    /// How far inside the boundary the device must be for an entry to count while GNSS is not running
+    /// for the app, at most half the region's effective radius (so a pass through the middle always
+    /// qualifies). Apple's criterion is the exit's, mirrored [S27]; field: entries fire "a lot closer"
+    /// to the boundary than exits, exits at two to three times the entry's distance from the centre
+    /// (flutter_background_geolocation #446), and entries "correctly" at the boundary with GNSS on
+    /// (react-native-background-geolocation #2353) [S28]. No figure is published: half the exit
+    /// distance is a pessimistic pick.
+    public var regionEntryDistanceMeters = 100.0
+    /// Time the device must stay beyond the crossing distance: "at least 20 seconds" [S27].
     public var regionDwellSeconds = 20.0
-    /// Delay from a committed crossing to the event.
-    public var regionLatencySeconds = 60.0
-    /// Time the system needs to determine a new region's state; a state request sooner reports `unknown`.
+    /// Mean delay from a committed crossing to the event, seconds, of the log-normal body of the
+    /// latency distribution: Apple, events arrive "within 3 to 5 minutes on average"
+    /// (`startMonitoring(for:)` [S26]); 4 minutes, the middle of that range.
+    public var regionLatencyMeanSeconds = 240.0
+    /// Shape (σ of the underlying normal) of the log-normal latency body: 0.6 puts 90% of the body
+    /// between about 1¼ and 9 minutes. A calibration, not an Apple figure.
+    public var regionLatencyLogSigma = 0.6
+    /// Probability that an event falls in the long tail instead (while the app runs or is
+    /// suspended): field, 30 min to 3 h late in central Paris on iOS 18.4
+    /// (react-native-background-geolocation #2580), exits only 5 km out (rdar 17064346) [S28].
+    public var regionLatencyTailProbability = 0.02
+    /// Probability of the long tail for a crossing while the app is not running (terminated or
+    /// force-quit): the late events of #2580 were after a termination [S28].
+    public var regionLatencyTailProbabilityAfterTermination = 0.10
+    /// Range of a long-tail latency, drawn uniformly: 30 min to 3 h [S28].
+    public var regionLatencyTailMinSeconds = 1800.0, regionLatencyTailMaxSeconds = 10_800.0
+    /// Fixed delay from a committed crossing to the event, replacing the whole distribution (body and
+    /// tail) when zero or more: deterministic latency for tests and what-if runs. Negative (default):
+    /// drawn. Misses still follow ``regionMissProbability``. (Issue #14; was a fixed 60 s.)
+    public var regionLatencySeconds = -1.0
+    /// Probability that iOS never reports a committed crossing (the system state still changes, so a
+    /// state request tells the truth): field, events "occasionally never" arrive [S28]. A
+    /// calibration, not an Apple figure.
+    public var regionMissProbability = 0.02
+    /// Time the system needs to determine a new region's state; a state request sooner reports
+    /// `unknown` [S29]. When the state is known, `didDetermineState` fires once for the registration.
     public var regionStateDeterminationSeconds = 2.0
+    /// Whether region ENTER events are held back while the app runs (or is suspended) in a process a
+    /// silent push launched or woke, until the app next comes to the foreground (any process).
+    /// Field only: Apple forums 812111 reports it for `CLMonitor` after an APNs background launch,
+    /// even with a `CLBackgroundActivitySession`, while the legacy API delivered them [S43]. The
+    /// simulator stands in for both APIs, so the pessimistic reading is the default: true. Exits and
+    /// state callbacks of the same region queue behind a held entry, in order.
+    public var regionEnterHeldAfterPushLaunch = true
+    // -------------------------------------------------------------------------------------------------
 
     // §3/§5 visits (issue #14; Apple `CLVisit`, `startMonitoringVisits()` [S36]). Apple publishes no
     // numbers: every value below is a field-calibrated scenario default.

@@ -1,0 +1,142 @@
+import Foundation
+import WaymarkEngine
+import WaymarkGeo
+
+/// How a committed region crossing reaches the app (PLATFORM.md §5, issue #14).
+///
+/// **Latency and misses.** iOS reports a crossing "within 3 to 5 minutes on average" (Apple,
+/// `startMonitoring(for:)` [S26]), with a long tail — 30 min to 3 h late after a termination, exits
+/// only kilometres out — and occasionally never [S28]. Each committed crossing is missed with
+/// ``PlatformConstants/regionMissProbability`` (the system state still changes: a state request
+/// tells the truth, the event never comes). Otherwise its latency is drawn: with
+/// ``PlatformConstants/regionLatencyTailProbability`` (while the app is not running,
+/// ``PlatformConstants/regionLatencyTailProbabilityAfterTermination``) uniformly from the tail range,
+/// else log-normally with mean ``PlatformConstants/regionLatencyMeanSeconds``. A non-negative
+/// ``PlatformConstants/regionLatencySeconds`` replaces the draw with a fixed value. Events of one
+/// region arrive in the order of their crossings.
+///
+/// **Holding.** Region monitoring "requires network connectivity" [S26]: an event that comes due
+/// while the device is offline waits for the network and arrives late, not lost (like iOS's
+/// non-fatal `regionMonitoringResponseDelayed` [S46]). With
+/// ``PlatformConstants/regionEnterHeldAfterPushLaunch`` (default true), an entry that comes due while
+/// the process was launched or woken by a silent push and has not been in the foreground since is
+/// held until the app is next in the foreground (Apple forums 812111 [S43]); later events of the
+/// region queue behind it. While region monitoring is unavailable (reduced accuracy [S9]) events
+/// that come due are dropped.
+///
+/// **Delivery.** Through ``deliverSystemLocationEvent(_:reason:)``: at once to a running app, waking
+/// a suspended one or relaunching a terminated (or force-quit, per
+/// ``PlatformConstants/relaunchAfterForceQuit``) one with the ``LaunchReason/location`` reason [S17][S25].
+/// Each enter or exit is followed by `didDetermineState` with the new state ("in addition to"
+/// enter/exit, on every boundary transition [S29]); the engine takes a state only for an undecided
+/// fence, so the pair never decides a fence twice.
+extension Simulation {
+    /// Draws whether iOS never reports a crossing, and otherwise schedules its event after a drawn
+    /// latency, no earlier than the region's previous event.
+    mutating func commitRegionCrossing(_ m: inout RegionMonitor, enter: Bool) {
+        let side = enter ? "inside" : "outside"
+        if constants.regionMissProbability > 0, rng.chance(constants.regionMissProbability) {
+            stats.regionEventsMissed += 1
+            note("region \(m.region.identifier) crossing committed (\(side)); iOS never reports it")
+            return
+        }
+        let latency = drawRegionLatency(appNotRunning: process.state == .notRunning)
+        let due = max(now + latency, m.lastEventDue)
+        m.lastEventDue = due
+        note("region \(m.region.identifier) crossing committed (\(side)); event due in \(Int((due - now).rounded())) s")
+        queue.schedule(.regionEvent(identifier: m.region.identifier, enter: enter, serial: m.serial), at: due)
+    }
+
+    /// A region event's latency: the fixed override, or a draw from the tail or the log-normal body.
+    mutating func drawRegionLatency(appNotRunning: Bool) -> Double {
+        if constants.regionLatencySeconds >= 0 { return constants.regionLatencySeconds }
+        let tail = appNotRunning ? constants.regionLatencyTailProbabilityAfterTermination : constants.regionLatencyTailProbability
+        if tail > 0, rng.chance(tail) {
+            return rng.uniform(constants.regionLatencyTailMinSeconds, constants.regionLatencyTailMaxSeconds)
+        }
+        let sigma = max(0, constants.regionLatencyLogSigma)
+        let mu = Foundation.log(max(constants.regionLatencyMeanSeconds, 1e-9)) - sigma * sigma / 2
+        return Foundation.exp(mu + sigma * rng.normal())
+    }
+
+    /// A region event comes due: dropped if the region was stopped or replaced since, or while region
+    /// monitoring is unavailable; otherwise queued behind the region's held events and delivered if
+    /// it may go now.
+    mutating func fireRegionEvent(_ identifier: String, enter: Bool, serial: Int) {
+        guard let i = regions.firstIndex(where: { $0.region.identifier == identifier && $0.serial == serial }) else { return }
+        if regionMonitoringUnavailable {
+            stats.regionEventsDroppedUnavailable += 1
+            note("region \(identifier) event dropped: region monitoring unavailable (reduced accuracy)")
+            return
+        }
+        let holdForPush = enter && constants.regionEnterHeldAfterPushLaunch && inPushLaunchedProcess
+        regions[i].held.append(HeldRegionEvent(enter: enter, untilForeground: holdForPush))
+        flushHeldRegionEvents(region: i)
+        if !regions[i].held.isEmpty {
+            stats.regionEventsHeld += 1
+            let why = holdForPush ? "an entry after a push launch, held until the app is in the foreground"
+                : isOnline(at: now) ? "queued behind an earlier held event" : "offline, held until the network returns"
+            note("region \(identifier) \(enter ? "entry" : "exit") held: \(why)")
+        }
+    }
+
+    /// Delivers the held events of every region that may go now.
+    mutating func flushHeldRegionEvents() {
+        for i in regions.indices where !regions[i].held.isEmpty { flushHeldRegionEvents(region: i) }
+    }
+
+    /// Delivers the held events of one region, oldest first, until one must wait: for the network, or
+    /// (an entry after a push launch) for the app to be in the foreground. Dropped while region
+    /// monitoring is unavailable.
+    mutating func flushHeldRegionEvents(region i: Int) {
+        if regionMonitoringUnavailable {
+            stats.regionEventsDroppedUnavailable += regions[i].held.count
+            if !regions[i].held.isEmpty { note("region \(regions[i].region.identifier) held events dropped: region monitoring unavailable") }
+            regions[i].held = []
+            return
+        }
+        while let first = regions[i].held.first {
+            guard isOnline(at: now) else { return }
+            if first.untilForeground && process.state != .foreground { return }
+            regions[i].held.removeFirst()
+            deliverRegionEvent(regions[i].region.identifier, enter: first.enter)
+        }
+    }
+
+    /// Delivers an enter or exit through the system-event path, then `didDetermineState` with the new
+    /// state if the app runs to hear it (and behind the event if that waits for the user's
+    /// provisional-Always confirmation).
+    mutating func deliverRegionEvent(_ identifier: String, enter: Bool) {
+        let event: DeviceEvent = enter ? .regionEntered(identifier: identifier) : .regionExited(identifier: identifier)
+        let state = DeviceEvent.regionState(identifier: identifier, state: enter ? .inside : .outside)
+        deliverSystemLocationEvent(event, reason: .location)
+        guard process.isRunning else { return }
+        if permissions.confirmingProvisionalAlways, permissions.heldForAlwaysConfirmation.last == event {
+            permissions.heldForAlwaysConfirmation.append(state)
+        } else {
+            emit(state)
+        }
+    }
+
+    /// Whether this process was launched or woken by a silent push and has not been in the
+    /// foreground since: its push window is open now, or ``trackPushLaunch()`` saw it.
+    var inPushLaunchedProcess: Bool {
+        process.pushLaunchedNotForeground || inPushWindow
+    }
+
+    /// A push launch or wake-up window is open: a background window that is not a location one.
+    var inPushWindow: Bool {
+        process.state == .background && process.locationWakeUntil == nil && (process.wakeUntil.map { now < $0 } ?? false)
+    }
+
+    /// Remembers, every tick, whether the process is a push-launched one that has not been in the
+    /// foreground (the window lasts ``PlatformConstants/remoteNotificationSeconds``, far longer than
+    /// a tick); the foreground clears it.
+    mutating func trackPushLaunch() {
+        if process.state == .foreground {
+            process.pushLaunchedNotForeground = false
+        } else if inPushWindow {
+            process.pushLaunchedNotForeground = true
+        }
+    }
+}
