@@ -1,0 +1,141 @@
+import Foundation
+import Testing
+import WaymarkEngine
+import WaymarkGeo
+import WaymarkSimulator
+@testable import WaymarkExampleModels
+
+/// The example app's ``AppModel``, with its real engine, on a ``SimulatedDevice``: the same view
+/// models the iPhone app shows, driven second by second on virtual time.
+///
+/// ```swift
+/// let phone = try SimulatedPhone(scenario: Scenarios.fresh(duration: 120))
+/// await phone.launch()
+/// await phone.advance(seconds: 60)
+/// #expect(phone.app.map.state.centeredOnLaunch)
+/// ```
+@MainActor
+final class SimulatedPhone {
+    let simulated: SimulatedDevice
+    let device: CountingDevice
+    let clock = ManualClock()
+    let store: MemoryAppStateStore
+    let server = FakeServer()
+    let app: AppModel
+
+    init(scenario: Scenario, seed: UInt64 = 1, stored: StoredAppState = StoredAppState(), declaresInfoPlistKeys: Bool = true) throws {
+        simulated = try SimulatedDevice(scenario: scenario, seed: seed)
+        device = CountingDevice(simulated)
+        store = MemoryAppStateStore(stored)
+        let server = server
+        app = AppModel(device: device, clock: clock, store: store,
+                       declaredUsageDescriptions: declaresInfoPlistKeys ? Set(UsageDescriptionKey.allCases) : nil,
+                       makeUploader: { _ in server })
+    }
+
+    /// The simulation as it stands.
+    var sim: Simulation { get async { await simulated.state } }
+
+    /// The virtual second.
+    var now: Double { get async { await simulated.state.now } }
+
+    /// Starts the app model (subscriptions, then the engine) and the user opens the app.
+    func launch() async {
+        await app.start()
+        await simulated.open()
+        await settle()
+    }
+
+    /// Waits (by yielding, never sleeping) until the engine handled every event the device
+    /// delivered, then lets the tab models' subscriptions catch up.
+    func settle() async {
+        for _ in 0..<20_000 {
+            let delivered = await simulated.state.received.count
+            if await device.reader.reads >= delivered + 1 { break }
+            await Task.yield()
+        }
+        for _ in 0..<40 { await Task.yield() }
+    }
+
+    /// Advances virtual time one second at a time, the engine's clock with it.
+    func advance(seconds: Int) async {
+        for _ in 0..<seconds {
+            await simulated.advance(by: 1)
+            clock.advance(by: .seconds(1))
+            await settle()
+        }
+    }
+
+    /// Advances until `condition` holds or `limit` seconds passed; returns whether it holds.
+    @discardableResult
+    func advance(until condition: () async -> Bool, limit: Int) async -> Bool {
+        for _ in 0..<limit {
+            if await condition() { return true }
+            await advance(seconds: 1)
+        }
+        return await condition()
+    }
+
+    /// Runs `work` (a view-model call that waits for the user, e.g. a permission request) while
+    /// virtual time advances, until it returns or `limit` seconds passed.
+    func whileAdvancing<T: Sendable>(limit: Int, _ work: @escaping @MainActor () async -> T) async throws -> T {
+        let task = Task { @MainActor in await work() }
+        let done = Done()
+        let watcher = Task { @MainActor in _ = await task.value; done.value = true }
+        _ = watcher
+        await advance(until: { done.value }, limit: limit)
+        try #require(done.value, "still waiting after \(limit) virtual seconds")
+        return await task.value
+    }
+
+    /// The prompts the simulated iOS showed, in order ("notifications", "location when in use", …).
+    var promptsShown: [String] {
+        get async {
+            await sim.log.systemNotes.compactMap { note in
+                note.hasPrefix("prompt shown: ") ? String(note.dropFirst("prompt shown: ".count)) : nil
+            }
+        }
+    }
+
+    @MainActor
+    private final class Done {
+        var value = false
+    }
+}
+
+/// Scenarios the tests share: a start point, routes east of it, fresh and existing installs.
+enum Scenarios {
+    static let origin = Coordinate(uncheckedLatitude: 46.05, longitude: 14.50)
+
+    /// A point `meters` east of the origin.
+    static func east(_ meters: Double) -> Coordinate {
+        Geodesy.destination(from: origin, bearing: 90, distance: meters)
+    }
+
+    /// No cached fix, so the launch fix is a fresh one.
+    static let noCache: [String: JSONValue] = ["cachedFixProbability": .number(0)]
+
+    /// A fresh install of an app whose Info.plist has the keys and the location background mode.
+    static func fresh(route: ScenarioRoute? = nil, prompts: [PromptKind: PromptResponse]? = nil,
+                      actions: [UserAction] = [], duration: Double) -> Scenario {
+        Scenario(durationSeconds: duration, route: route ?? ScenarioRoute(start: origin, legs: []),
+                 device: DeviceSetup(install: .fresh, backgroundModes: [.location]),
+                 user: UserBehaviour(prompts: prompts, actions: actions),
+                 platform: PlatformSetup(overrides: noCache))
+    }
+
+    /// An existing install with these permissions and the location background mode.
+    static func existing(_ location: LocationAuthorizationStatus, motion: DeviceSetup.PermissionSetting = .notDetermined,
+                         route: ScenarioRoute, actions: [UserAction] = [], duration: Double) -> Scenario {
+        Scenario(durationSeconds: duration, route: route,
+                 device: DeviceSetup(install: .existing, location: location, notifications: .granted, motion: motion,
+                                     backgroundModes: [.location]),
+                 user: UserBehaviour(actions: actions),
+                 platform: PlatformSetup(overrides: noCache))
+    }
+
+    /// Still for `wait` seconds, east at `speed` for `seconds`, then still.
+    static func eastbound(speed: Double, seconds: Double, after wait: Double = 0) -> ScenarioRoute {
+        ScenarioRoute(start: origin, legs: [.stop(wait), .travel([east(speed * seconds)], speed: speed)])
+    }
+}
