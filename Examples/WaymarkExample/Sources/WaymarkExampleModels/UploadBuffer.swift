@@ -32,6 +32,10 @@ public struct UploadBuffer: Hashable, Sendable, Codable {
     public private(set) var lastProblem: String?
     /// How many records from the front of ``pending`` are in flight; 0 when none.
     public private(set) var inFlight = 0
+    /// The size of the batch that failed last: the next batch is the same records again, so it
+    /// carries the same idempotency key (a batch the server committed before the reply was lost
+    /// is then answered as a replay, not stored twice).
+    public private(set) var retrySize: Int?
 
     /// Makes an empty buffer.
     public init(batchSize: Int = 100) {
@@ -54,7 +58,7 @@ public struct UploadBuffer: Hashable, Sendable, Codable {
     /// pending or a batch is already out (one at a time, so acknowledgements stay in order).
     public mutating func nextBatch() -> RideUploadBatch? {
         guard inFlight == 0, !pending.isEmpty else { return nil }
-        inFlight = min(batchSize, pending.count)
+        inFlight = min(retrySize ?? batchSize, pending.count)
         return RideUploadBatch(records: Array(pending.prefix(inFlight)))
     }
 
@@ -63,6 +67,7 @@ public struct UploadBuffer: Hashable, Sendable, Codable {
         precondition(inFlight == batch.records.count, "finish(_:with:) takes the batch nextBatch() handed out")
         let count = inFlight
         inFlight = 0
+        retrySize = nil
         switch outcome {
         case .accepted(let rejectedCount):
             let sent = pending.prefix(count)
@@ -79,6 +84,7 @@ public struct UploadBuffer: Hashable, Sendable, Codable {
             batchSize = max(1, min(batchSize, count) / 2)
             lastProblem = "The batch was too large for the server; sending \(batchSize) at a time"
         case .failed(let reason):
+            retrySize = count
             lastProblem = reason
         }
     }
