@@ -58,6 +58,9 @@ public final class MapModel: Observable {
         public var viewport = MapViewport()
         /// The latest command for the view's camera.
         public var command: MapCameraCommand?
+        /// The id of the last command the view applied (``didApply(_:)``): a view made again,
+        /// for example after a tab switch, does not apply an old command a second time.
+        public var appliedCommandID = 0
         /// Whether the map centred on this launch's location.
         public var centeredOnLaunch = false
         /// Whether the current-location button is enabled.
@@ -107,6 +110,17 @@ public final class MapModel: Observable {
     /// The user panned or zoomed: remember the camera, so a later centre keeps this zoom.
     public func cameraMoved(to viewport: MapViewport) {
         state.viewport = viewport
+    }
+
+    /// The command the view should apply now, if it has not applied it yet.
+    public var pendingCommand: MapCameraCommand? {
+        guard let command = state.command, command.id > state.appliedCommandID else { return nil }
+        return command
+    }
+
+    /// The view applied `command` to its camera.
+    public func didApply(_ command: MapCameraCommand) {
+        state.appliedCommandID = max(state.appliedCommandID, command.id)
     }
 
     /// The current-location button was tapped: follow the user, if the button is enabled.

@@ -32,8 +32,12 @@ struct MapTests {
         await phone.advance(seconds: 120)
         _ = await start.value
         #expect(map.state.command?.id == 1)
+        // The view applies the centre once, however often it is made again (a tab switch).
+        map.didApply(command)
+        #expect(map.pendingCommand == nil)
 
         map.currentLocationTapped()
+        #expect(map.pendingCommand?.kind == .followUser)
         #expect(map.state.command?.kind == .followUser)
     }
 

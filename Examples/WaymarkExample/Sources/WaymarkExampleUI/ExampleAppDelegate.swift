@@ -1,0 +1,57 @@
+#if canImport(SwiftUI) && os(iOS)
+import Foundation
+import UIKit
+import WaymarkApple
+import WaymarkEngine
+import WaymarkExampleModels
+
+/// Creates the live device and the ``AppModel`` when the process starts, and forwards the
+/// launch and the remote-notification callbacks to the device.
+///
+/// Used through `@UIApplicationDelegateAdaptor`, so it exists for background launches too (a
+/// location relaunch shows no UI, but the engine must run to resume a ride or decide a fence).
+///
+/// ```swift
+/// @UIApplicationDelegateAdaptor(ExampleAppDelegate.self) private var delegate
+/// ```
+@MainActor
+public final class ExampleAppDelegate: NSObject, UIApplicationDelegate {
+    /// The live device (CoreLocation, UserNotifications, CoreMotion, the app lifecycle).
+    public let device = LiveDevice()
+    /// The app's view models over the engine.
+    public let app: AppModel
+
+    /// Makes the app model with the state stored on earlier launches.
+    public override init() {
+        let info = Bundle.main.infoDictionary ?? [:]
+        let support = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
+            ?? FileManager.default.temporaryDirectory
+        app = AppModel(device: device,
+                       store: FileAppStateStore(url: support.appendingPathComponent("Waymark/example-state.json")),
+                       declaredUsageDescriptions: InfoPlistCheck.declaredUsageDescriptions(in: info),
+                       configurationProblems: LiveDevice.configurationProblems(for: ExampleApp.capabilities),
+                       makeUploader: { BackgroundTaskUploader(URLSessionRideUploader(settings: $0)) })
+        super.init()
+    }
+
+    /// Tells the device why the process started (it creates the location manager at once, as a
+    /// location relaunch requires), then starts the engine.
+    public func application(_ application: UIApplication,
+                            didFinishLaunchingWithOptions launchOptions: [UIApplication.LaunchOptionsKey: Any]? = nil) -> Bool {
+        device.launched(options: launchOptions)
+        let app = app
+        Task { await app.start() }
+        return true
+    }
+
+    /// Forwards the APNs token (the engine waits for it after a notification grant).
+    public func application(_ application: UIApplication, didRegisterForRemoteNotificationsWithDeviceToken deviceToken: Data) {
+        device.didRegisterForRemoteNotifications(deviceToken: deviceToken)
+    }
+
+    /// Forwards a failed APNs registration (without the Push Notifications capability, for example).
+    public func application(_ application: UIApplication, didFailToRegisterForRemoteNotificationsWithError error: any Error) {
+        device.didFailToRegisterForRemoteNotifications(error: error)
+    }
+}
+#endif
