@@ -37,6 +37,15 @@ struct InfoPlistTests {
         #expect(try Self.info()[InfoPlistCheck.permittedTaskIdentifiersKey] == nil)
     }
 
+    @Test("a plain-http `waymark serve` on the local network is reachable, and iOS's local-network prompt explains why")
+    func localServer() throws {
+        let info = try Self.info()
+        let ats = try #require(info["NSAppTransportSecurity"] as? [String: Any])
+        #expect(ats["NSAllowsLocalNetworking"] as? Bool == true)
+        #expect(ats["NSAllowsArbitraryLoads"] == nil, "only local networking is exempt from ATS")
+        #expect((info["NSLocalNetworkUsageDescription"] as? String)?.isEmpty == false)
+    }
+
     @Test("control: the check reports a key taken out of the plist", arguments: [
         "NSLocationWhenInUseUsageDescription", "NSLocationAlwaysAndWhenInUseUsageDescription",
         "NSMotionUsageDescription", "UIBackgroundModes",
