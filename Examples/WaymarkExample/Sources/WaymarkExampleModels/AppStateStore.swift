@@ -52,8 +52,10 @@ public final class MemoryAppStateStore: AppStateStore {
     /// Makes a store holding `state`.
     public init(_ state: StoredAppState = StoredAppState()) { self.state = state }
 
+    /// The state last saved.
     public func load() -> StoredAppState { state }
 
+    /// Keeps `state` and counts the save.
     public func save(_ state: StoredAppState) {
         self.state = state
         saves += 1
@@ -72,12 +74,14 @@ public final class FileAppStateStore: AppStateStore {
     /// Makes a store for the file at `url`; its folder is created on the first save.
     public init(url: URL) { self.url = url }
 
+    /// Reads the file; a fresh state when it is missing or unreadable.
     public func load() -> StoredAppState {
         guard let data = try? Data(contentsOf: url),
               let state = try? JSONDecoder().decode(StoredAppState.self, from: data) else { return StoredAppState() }
         return state
     }
 
+    /// Writes the file atomically; a failure is kept in ``lastError``.
     public func save(_ state: StoredAppState) {
         do {
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)

@@ -68,6 +68,7 @@ public struct URLSessionRideUploader: RideUploader {
         return request
     }
 
+    /// Sends `batch` once and reads the answer with ``outcome(status:body:)``; a transport error is `failed`.
     public func upload(_ batch: RideUploadBatch) async -> RideUploadOutcome {
         do {
             let (data, response) = try await session.data(for: request(for: batch))

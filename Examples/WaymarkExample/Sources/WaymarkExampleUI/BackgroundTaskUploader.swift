@@ -18,6 +18,7 @@ public struct BackgroundTaskUploader: RideUploader {
     /// Wraps `base`.
     public init(_ base: any RideUploader) { self.base = base }
 
+    /// Sends `batch` with the wrapped uploader inside a background task.
     public func upload(_ batch: RideUploadBatch) async -> RideUploadOutcome {
         let task = await BackgroundTask.begin(name: "waymark.example.upload")
         let outcome = await base.upload(batch)

@@ -18,6 +18,7 @@ public struct RootView: View {
     /// Makes the root view over `app`.
     public init(app: AppModel) { self.app = app }
 
+    /// The tab bar, the problems banner and the first-launch requests.
     public var body: some View {
         TabView(selection: Binding(get: { app.state.tab }, set: { app.select($0) })) {
             MapScreen(model: app.map)

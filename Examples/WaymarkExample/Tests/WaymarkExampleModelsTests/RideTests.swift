@@ -112,3 +112,43 @@ struct RideTests {
         #expect(await phone.server.storedFixes.count == app.ride.state.recordedFixes)
     }
 }
+
+/// What the app stores is enough for a new process to pick the ride up.
+@Suite("Ride tab across a relaunch")
+@MainActor
+struct RideRelaunchTests {
+    @Test("a new process made from the stored state resumes the ride under the same id and sends what was left")
+    func resumesFromTheStoredState() async throws {
+        let first = try SimulatedPhone(scenario: RideTests.ride(duration: 200))
+        await first.launch()
+        let app = first.app
+        _ = try await first.whileAdvancing(limit: 60) { await app.ride.start() }
+        await first.advance(seconds: 90)
+        app.save()   // what the app writes when it leaves the foreground
+        let stored = first.store.state
+        let rideID = try #require(app.ride.state.rideID)
+        #expect(stored.ride?.rideID == rideID)
+        #expect(stored.ride?.state.isActive == true)
+        #expect(stored.uploads.pendingFixes > 0)
+
+        // The process is gone; iOS relaunches the app, which builds everything from the stored state.
+        let second = try SimulatedPhone(scenario: Scenarios.existing(.authorizedAlways, motion: .granted,
+                                                                     route: Scenarios.eastbound(speed: 6, seconds: 200),
+                                                                     duration: 200),
+                                        stored: stored)
+        let ride = second.app.ride
+        #expect(ride.state.uploads.pendingFixes == stored.uploads.pendingFixes)
+        await second.launch()
+        second.app.setServer(ServerSettings(url: "http://127.0.0.1:8080", token: "wmd_test"))
+        await second.advance(seconds: 60)
+        #expect(ride.state.ride == .moving)
+        #expect(ride.state.rideID == rideID)
+        #expect(ride.state.recordedFixes > 5)
+        ride.uploadNow()
+        await ride.uploadsSettled()
+        let sent = await second.server.received.flatMap(\.records)
+        #expect(sent.allSatisfy { $0.rideID == rideID })
+        #expect(sent.filter(\.isFix).count == stored.uploads.pendingFixes + ride.state.recordedFixes)
+        #expect(sent.contains { !$0.isFix }, "the span between the processes is a gap marker")
+    }
+}
