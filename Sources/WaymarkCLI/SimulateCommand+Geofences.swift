@@ -22,8 +22,8 @@ extension SimulateCommand {
             rows.append(Self.row(mode, results))
         }
         writeLine("")
-        writeLine("| mode | crossings | reported | within 60 s | false events | median latency | p90 latency | max latency |")
-        writeLine("|---|---:|---:|---:|---:|---:|---:|---:|")
+        writeLine("| mode | crossings | reported | within 60 s of the boundary | within 60 s of 40 m past | false events | median latency | p90 latency | max latency |")
+        writeLine("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
         for row in rows { writeLine(row) }
     }
 
@@ -71,8 +71,9 @@ extension SimulateCommand {
         func pct(_ v: Double?) -> String { v.map { String(format: "%.1f%%", $0 * 100) } ?? "–" }
         let crossings = median(results.map { Double($0.crossings) }).map { String(Int($0)) } ?? "–"
         let recall = median(results.map(\.recall)), minute = median(results.map(\.recallWithinMinute))
+        let depth = median(results.map(\.recallWithinMinuteOfDepth))
         let falseEvents = median(results.map { Double($0.falseEvents) }).map { String(Int($0)) } ?? "–"
-        return "| \(mode.rawValue) | \(crossings) | \(pct(recall)) | \(pct(minute)) | \(falseEvents) | "
+        return "| \(mode.rawValue) | \(crossings) | \(pct(recall)) | \(pct(minute)) | \(pct(depth)) | \(falseEvents) | "
             + "\(seconds(median(results.compactMap(\.medianLatencySeconds)))) | \(seconds(median(results.compactMap(\.p90LatencySeconds)))) | "
             + "\(seconds(median(results.compactMap(\.maxLatencySeconds)))) |"
     }
