@@ -38,6 +38,16 @@ struct RegionFidelityTests {
         #expect(abs(exit - (beyondAt + 20 + 60)) <= 1.5, "exit at \(exit)")
     }
 
+    @Test("an entry counts 100 m inside while GNSS is off, 65 m inside while the app runs GNSS updates",
+          arguments: [(DesiredAccuracy?.none, 181.0), (.hundredMeters, 181.0), (.best, 177.0)])
+    func entryDistance(accuracy: DesiredAccuracy?, beyondAt: Double) throws {
+        var sim = try Self.riding([Self.office])
+        if let accuracy { sim.perform(.startUpdatingLocation(LocationConfiguration(desiredAccuracy: accuracy))) }
+        sim.run(until: 400)
+        let enter = try #require(sim.times { $0 == .regionEntered(identifier: "office") }.first)
+        #expect(abs(enter - (beyondAt + 20 + 60)) <= 1, "enter at \(enter)")
+    }
+
     @Test("the entry distance is at most half the effective radius, so a pass through the middle always counts")
     func entryDepthCapped() throws {
         // Entry distance 500 m in a 300 m region: capped at 150 m, passed at 1850 m east (185 s).
