@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "WaymarkEngine", targets: ["WaymarkEngine"]),
         .library(name: "WaymarkSimulator", targets: ["WaymarkSimulator"]),
         .library(name: "WaymarkSync", targets: ["WaymarkSync"]),
+        .library(name: "WaymarkTransport", targets: ["WaymarkTransport"]),
         .library(name: "WaymarkApple", targets: ["WaymarkApple"]),
         .library(name: "WaymarkServer", targets: ["WaymarkServer"]),
         .executable(name: "waymark", targets: ["waymark"]),
@@ -49,11 +50,19 @@ let package = Package(
             dependencies: ["WaymarkEngine"],
             swiftSettings: swiftSettings
         ),
+        // The upload transport seam: `UploadTransport` and its values, the URLSession transport and
+        // the outcome store of background transfers. Foundation only, so it compiles for iOS with
+        // the 17.4 SDK (GRDB and AsyncHTTPClient do not; WaymarkSync re-exports this module).
+        .target(
+            name: "WaymarkTransport",
+            swiftSettings: swiftSettings
+        ),
         // On-device durable store and upload queue.
         .target(
             name: "WaymarkSync",
             dependencies: [
                 "WaymarkEngine",
+                "WaymarkTransport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
@@ -62,7 +71,7 @@ let package = Package(
         // The live Device over CoreLocation & co. Compiles to nothing off Apple platforms.
         .target(
             name: "WaymarkApple",
-            dependencies: ["WaymarkEngine"],
+            dependencies: ["WaymarkEngine", "WaymarkTransport"],
             swiftSettings: swiftSettings
         ),
         // The tracking server.

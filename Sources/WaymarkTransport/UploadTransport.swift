@@ -3,9 +3,12 @@ import Foundation
 /// Sends one upload request and reports what came back; the ``UploadQueue`` decides what it means.
 ///
 /// Implementations must not retry on their own (the queue owns retries and backoff) and must
-/// honour task cancellation by returning ``UploadResponse/cancelled``. On Linux and in tests the
-/// transport is ``HTTPUploadTransport`` (AsyncHTTPClient). On iOS, an app that must upload while
-/// suspended would plug in a background `URLSession` transport here (not part of Waymark yet).
+/// honour task cancellation by returning ``UploadResponse/cancelled``. Waymark ships three:
+/// ``URLSessionUploadTransport`` (a foreground `URLSession`, here, on every platform),
+/// `HTTPUploadTransport` (AsyncHTTPClient, in WaymarkSync, for servers and Linux tools) and
+/// `BackgroundUploadTransport` (a background `URLSession` that goes on uploading while iOS has
+/// the app suspended, in WaymarkApple). This module needs only Foundation, so an iOS app can
+/// compile it with any SDK; WaymarkSync re-exports it.
 ///
 /// ```swift
 /// let response = await transport.send(UploadRequest(key: batch.key, body: body, token: token))

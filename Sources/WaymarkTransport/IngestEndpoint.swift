@@ -1,0 +1,51 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Where batches go, and the HTTP request that carries one: `POST {server}{path}` with
+/// `Authorization: Bearer <token>`, `Content-Type: application/json` and
+/// `Idempotency-Key: <batch key>`.
+///
+/// The `URLSession` transports share it, so a foreground and a background upload of the same
+/// batch are the same request, and the server can recognise a retry by its key.
+///
+/// ```swift
+/// let endpoint = try IngestEndpoint(server: URL(string: "https://track.example.com")!)
+/// var request = endpoint.urlRequest(for: upload, timeout: 30)   // no body: add it, or upload a file
+/// ```
+///
+/// A `Sendable` value type.
+public struct IngestEndpoint: Hashable, Sendable {
+    /// The full ingest URL.
+    public let url: URL
+
+    /// Makes an endpoint for `server` (scheme, host, port) and the ingest `path`.
+    ///
+    /// - throws: ``TransportError`` `.configuration` when the server URL has no http(s) scheme or host.
+    public init(server: URL, path: String = "/api/ingest") throws {
+        guard let scheme = server.scheme?.lowercased(), ["http", "https"].contains(scheme),
+              let host = server.host, !host.isEmpty else {
+            throw TransportError(.configuration, "server URL '\(server)' needs an http or https scheme and a host")
+        }
+        var base = server.absoluteString
+        while base.hasSuffix("/") { base.removeLast() }
+        let text = base + (path.hasPrefix("/") ? path : "/" + path)
+        guard let url = URL(string: text) else {
+            throw TransportError(.configuration, "'\(text)' is not a valid URL: check the ingest path '\(path)'")
+        }
+        self.url = url
+    }
+
+    /// The request for one upload, without its body (set `httpBody`, or upload from a file).
+    ///
+    /// - parameter timeout: the request's idle timeout, in seconds.
+    public func urlRequest(for request: UploadRequest, timeout: TimeInterval) -> URLRequest {
+        var http = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
+        http.httpMethod = "POST"
+        http.setValue("Bearer \(request.token)", forHTTPHeaderField: "Authorization")
+        http.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        http.setValue(request.key, forHTTPHeaderField: "Idempotency-Key")
+        return http
+    }
+}
