@@ -50,8 +50,9 @@ import os
 /// ```
 ///
 /// `UploadExecutor` and `UploadDriver` are WaymarkSync's, which needs GRDB and AsyncHTTPClient:
-/// those compile with the iOS 18 SDK (a current Xcode), not with the 17.4 SDK this package is
-/// checked against on Linux, so this file and WaymarkTransport are what CI compiles for iOS.
+/// their current sources use Swift 6.2 standard-library API (`SendableMetatype`, `Span`) that a
+/// current Xcode's SDK has and the 17.4 SDK this package is checked against on Linux lacks, so
+/// CI compiles this file and WaymarkTransport for iOS, not WaymarkSync.
 ///
 /// Thread-safety: `Sendable`; call ``send(_:)`` from any task, ``handleEvents(forBackgroundURLSession:completionHandler:)``
 /// on the main actor.
