@@ -74,9 +74,12 @@ public actor UploadCompletions {
     /// How many sends wait for `key` (for tests and diagnostics).
     public func waiting(for key: String) -> Int { waiters[key]?.count ?? 0 }
 
-    private func deliver(key: String, response: UploadResponse) {
+    func deliver(key: String, response: UploadResponse) {
         guard let list = waiters.removeValue(forKey: key), !list.isEmpty else { return }
-        store.forget(key)
+        // Forget the record only if it is this response: a wake-up that ran late (the send it was
+        // for took the record meanwhile, and a new transfer of the key has already finished) must
+        // not erase the newer outcome.
+        if store.outcome(for: key)?.response == response { store.forget(key) }
         for continuation in list.values { continuation.resume(returning: response) }
     }
 

@@ -85,6 +85,20 @@ struct UploadCompletionsTests {
         #expect(await send.value == Self.ack)
     }
 
+    @Test("a late wake-up from an earlier transfer of the key does not erase a newer transfer's outcome")
+    func lateWakeUp() async throws {
+        let temp = try TemporaryOutcomeStore()
+        defer { temp.remove() }
+        let completions = UploadCompletions(store: temp.store)
+        let send = Task { await completions.outcome(for: "k") }
+        await waitUntilWaiting(completions, "k")
+        // The second transfer's outcome is on disk; the first transfer's wake-up arrives only now.
+        try temp.store.record(UploadOutcome(key: "k", response: Self.ack, finishedAt: Date()))
+        await completions.deliver(key: "k", response: .status(503, body: []))
+        #expect(await send.value == .status(503, body: []))
+        #expect(completions.takeRecorded("k") == Self.ack, "the acknowledgement is still there for the next send")
+    }
+
     @Test("outcomes of other keys do not wake a send")
     func otherKeys() async throws {
         let temp = try TemporaryOutcomeStore()
