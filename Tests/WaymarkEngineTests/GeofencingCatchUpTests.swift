@@ -104,6 +104,64 @@ struct GeofencingCatchUpTests {
         #expect(clamped.time == Self.at(500))
     }
 
+    @Test("several crossings decided by fixes: each of iOS's late echoes is matched, none delivered again")
+    func severalEchoes() throws {
+        var m = try M.monitor()
+        var kinds = M.walk(&m, [900, 1100]).map(\.kind)                        // enter at 1
+        kinds += M.walk(&m, [950], from: 60).map(\.kind)                       // exit at 60
+        kinds += M.walk(&m, [1100], from: 200).map(\.kind)                     // enter at 200
+        kinds += M.walk(&m, [950], from: 260).map(\.kind)                      // exit at 260; GNSS stops
+        #expect(kinds == [.enter, .exit, .enter, .exit])
+        var late: [FenceEvent] = []
+        for (t, entered) in [(300.0, true), (330.0, false), (500.0, true), (520.0, false)] {
+            let event: DeviceEvent = entered ? .regionEntered(identifier: Self.region) : .regionExited(identifier: Self.region)
+            late += Self.events(m.handle(event, at: Self.at(t)))
+            if m.wantsFix { late += Self.fixAnswer(&m, 950, at: t + 5) }       // the check: outside
+        }
+        #expect(late.isEmpty)
+        #expect(m.presence(of: "shop") == .outside)
+    }
+
+    @Test("an iOS exit from a fence the monitor never saw the device enter delivers the missed entry first")
+    func missedCrossingInferred() throws {
+        var m = try M.monitor()
+        _ = M.walk(&m, [0])                                                   // found outside
+        #expect(Self.events(m.handle(.regionEntered(identifier: Self.region), at: Self.at(600))).map(\.kind) == [.enter])
+        #expect(Self.events(m.handle(.regionExited(identifier: Self.region), at: Self.at(900))).map(\.kind) == [.exit])
+        // iOS misses the next entry and reports only the exit.
+        let pair = Self.events(m.handle(.regionExited(identifier: Self.region), at: Self.at(2000)))
+        #expect(pair.map(\.kind) == [.enter, .exit])
+        #expect(pair.allSatisfy { $0.timing == .osDelayed && $0.deliveredAt == Self.at(2000) })
+        #expect(pair.map(\.sequence) == [3, 4])
+        // No position since the last exit: the missed entry is placed a typical delay before iOS's exit.
+        #expect(pair.map(\.time) == [Self.at(2000 - 480), Self.at(2000 - 240)])
+        #expect(pair.allSatisfy { $0.earliest == nil })
+        #expect(m.presence(of: "shop") == .outside)
+
+        // Not for a fence under 200 m (iOS's side of it is not the fence's), not when off.
+        let small = Fence(id: "shop", shape: .circle(center: M.east(1200), radiusMeters: 150))
+        for (fence, configuration) in [(small, GeofenceMonitor.Configuration()), (M.shop, .init(infersMissedCrossings: false))] {
+            var n = try M.monitor([fence], configuration)
+            _ = M.walk(&n, [0])
+            _ = n.handle(.regionEntered(identifier: Self.region), at: Self.at(600))
+            _ = n.handle(.regionExited(identifier: Self.region), at: Self.at(900))
+            #expect(Self.events(n.handle(.regionExited(identifier: Self.region), at: Self.at(2000))).isEmpty)
+        }
+        // A fence found outside that iOS reports leaving: the device entered while nobody looked.
+        var found = try M.monitor()
+        _ = M.walk(&found, [0])
+        let inferred = Self.events(found.handle(.regionExited(identifier: Self.region), at: Self.at(2000)))
+        #expect(inferred.map(\.kind) == [.enter, .exit])
+        #expect(inferred.first?.earliest == M.t0)                             // outside then, at the last fix
+        #expect(inferred.first?.time == Self.at(880))                          // halfway to iOS's estimated exit
+        // Not once a fix overruled iOS's side of the fence: iOS sees it differently.
+        var overruled = try M.monitor()
+        _ = M.walk(&overruled, [0])
+        _ = overruled.handle(.regionState(identifier: Self.region, state: .inside), at: Self.at(900))
+        #expect(Self.fixAnswer(&overruled, 985, at: 905).isEmpty)          // 15 m outside: iOS's inside is wrong
+        #expect(Self.events(overruled.handle(.regionExited(identifier: Self.region), at: Self.at(2000))).isEmpty)
+    }
+
     // MARK: - 3. Catching up
 
     @Test("every launch reason catches up: one fix decides the missed exit, marked caughtUp with its bounds")
@@ -161,6 +219,12 @@ struct GeofencingCatchUpTests {
         #expect(out.demand == .oneFix(.best))
         let exit = try #require(Self.fixAnswer(&m, 650, at: 605).first)
         #expect(exit.kind == .exit && exit.timing == .caughtUp)
+
+        // 1.3 km beyond with 1000 m accuracy: beyond its 68% circle, not beyond 1.5 times it (the margin).
+        var near = try M.monitor()
+        _ = M.walk(&near, [1200])
+        #expect(Self.events(near.handle(.significantChange(M.fix(-300, at: 600, accuracy: 1000)), at: Self.at(600))).isEmpty)
+        #expect(near.wantsFix)
 
         // Inside; a cell fix 4 km away with 1000 m accuracy decides the exit by itself.
         var far = try M.monitor()
@@ -231,6 +295,49 @@ struct GeofencingCatchUpTests {
         _ = failed.handle(.locationError(.locationUnknown), at: Self.at(1010))
         #expect(!failed.wantsFix)
         #expect(failed.nextDeadline == Self.at(121))
+    }
+
+    @Test("a background task keeps the app running while it waits for the fix, and ends with the wait or on expiry")
+    func backgroundTaskDuringWait() throws {
+        let task = GeofenceMonitor.backgroundTaskID
+        var m = try Self.relaunchedInside()
+        var out = m.handle(.launched(reason: .location), at: Self.at(1000))
+        #expect(out.commands == [.beginBackgroundTask(id: task)])
+        out = m.handle(.locations([M.fix(0, at: 1004)]), at: Self.at(1004))
+        #expect(out.commands.contains(.endBackgroundTask(id: task)))
+        #expect(!out.commands.contains(.beginBackgroundTask(id: task)))
+
+        var expiring = try Self.relaunchedInside()
+        _ = expiring.handle(.launched(reason: .location), at: Self.at(1000))
+        out = expiring.handle(.backgroundTaskExpired(id: task), at: Self.at(1030))
+        #expect(out.commands == [.endBackgroundTask(id: task)])
+        #expect(!expiring.wantsFix)
+        #expect(expiring.handle(.backgroundTaskExpired(id: 7), at: Self.at(1031)).commands.isEmpty)   // not ours
+
+        var without = try Self.relaunchedInside(.init(usesBackgroundTask: false))
+        #expect(without.handle(.launched(reason: .location), at: Self.at(1000)).commands.isEmpty)
+        #expect(without.wantsFix)
+    }
+
+    @Test("a region state that contradicts the presence is checked with a fix: iOS saw a crossing the monitor missed")
+    func contradictingRegionState() throws {
+        // Outside since t = 0; the region is registered again after the device got inside: iOS
+        // sends no enter, only the state.
+        var m = try M.monitor()
+        _ = M.walk(&m, [0])
+        var out = m.handle(.regionState(identifier: Self.region, state: .inside), at: Self.at(900))
+        #expect(Self.events(out).isEmpty)
+        #expect(out.demand == .oneFix(.best))
+        let enter = try #require(Self.fixAnswer(&m, 1200, at: 905).first)
+        #expect(enter.kind == .enter && enter.timing == .caughtUp)
+        #expect(enter.earliest == M.t0 && enter.latest == Self.at(905))
+
+        // iOS's state for a small fence it treats as 200 m: the fix finds the device outside; nothing.
+        var n = try M.monitor()
+        _ = M.walk(&n, [0])
+        _ = n.handle(.regionState(identifier: Self.region, state: .inside), at: Self.at(900))
+        #expect(Self.fixAnswer(&n, 950, at: 905).isEmpty)
+        #expect(n.presence(of: "shop") == .outside && !n.wantsFix)
     }
 
     // MARK: - Stored forms

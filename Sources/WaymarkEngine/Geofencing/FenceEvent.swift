@@ -28,6 +28,12 @@ import WaymarkGeo
 /// typical latency, clamped to its bounds; a caught-up event's ``time`` is the middle of its
 /// bounds (or ``latest`` when ``earliest`` is unknown).
 ///
+/// For live and caught-up events the bounds come from positions, so the crossing the engine
+/// decided lies between them (up to the positions' own errors). For OS-delayed events
+/// ``earliest`` assumes that iOS reports a crossing made after the engine's last position on the
+/// old side; iOS is sometimes later than that, and then the crossing (and the device's return,
+/// which iOS reports next) happened before ``earliest``.
+///
 /// ```swift
 /// if event.timing != .live { print("\(event.fenceID): \(event.kind) about \(Int(event.delay)) s ago") }
 /// ```
@@ -112,7 +118,10 @@ public struct FenceEvent: Hashable, Sendable, Codable {
         /// A location fix (a visit counts as a fix at its place, with its accuracy and source
         /// `fused`, at its arrival or departure time).
         case fix(Fix)
-        /// An OS region event (entered or exited) for this region identifier, with no fresh fix to check it.
+        /// An OS region event (entered or exited) for this region identifier, with no fresh fix to
+        /// check it. Also the cause of the crossing iOS missed that the monitor infers from it (an
+        /// enter delivered just before the exit of a fence it never saw the device enter; see
+        /// ``GeofenceMonitor/Configuration/infersMissedCrossings``).
         case region(identifier: String, entered: Bool)
         /// An OS region-state answer (initial state reports).
         case regionState(identifier: String, state: RegionState)

@@ -7,6 +7,9 @@ struct PendingRegionEvent: Hashable, Sendable {
     var entered: Bool
     /// When it arrived.
     var receivedAt: Date
+    /// Whether it contradicts a decided presence outright (a region state), rather than being a
+    /// possible echo or a polygon's circle: if the presence survives the check, iOS disagrees.
+    var disagreement: Bool
 }
 
 extension GeofenceMonitor {
@@ -40,6 +43,13 @@ extension GeofenceMonitor {
     /// check are dropped: a fix decided their fences, or none came to tell an echo from a crossing
     /// (the next catch-up decides them).
     mutating func endWait(into out: inout Output) {
+        for (handle, event) in pending where event.disagreement && presence[Int(handle)] != (event.entered ? .inside : .outside) {
+            let id = ids[Int(handle)]
+            guard var record = stored.records[id], record.osDisagrees != true else { continue }
+            record.osDisagrees = true
+            stored.records[id] = record
+            changed()
+        }
         fixWantedSince = nil
         waitDeadline = nil
         catchUpSince = nil

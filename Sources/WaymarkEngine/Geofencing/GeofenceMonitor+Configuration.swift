@@ -50,15 +50,18 @@ extension GeofenceMonitor {
         public var regionDelayEstimate: TimeInterval
         /// An iOS region event that contradicts the fence's presence, and has the same kind as a
         /// crossing the monitor decided from a position no longer ago than this, may be iOS's late
-        /// echo of that crossing (iOS reports minutes late, with a tail of hours after a termination,
-        /// PLATFORM.md §5 [S28]): it is checked with a fix instead of being delivered. Default 30 min.
+        /// echo of that crossing (iOS reports minutes late, with a tail of 30 min to 3 h after a
+        /// termination, PLATFORM.md §5 [S28]): it is checked with a fix instead of being delivered,
+        /// and one that agrees is not taken for a missed crossing. Default 3 h.
         public var echoWindow: TimeInterval
         /// How long the monitor waits for a fix it asked for (a catch-up or a check) before it goes on
         /// without one: iOS answers a one-shot request within about 10 s (PLATFORM.md §3, [S42]).
         public var fixWaitTimeout: TimeInterval
         /// A fix or visit coarser than ``maximumDecisionAccuracyMeters`` decides only the fences whose
         /// boundary is farther from it than this many times its accuracy (and only while no fresh
-        /// decision-grade fix is known); nearer fences wait for a better fix.
+        /// decision-grade fix is known); nearer fences wait for a better fix. The accuracy is the
+        /// radius of a 68% circle: a normally distributed error exceeds 1.5 times it about 8% of the
+        /// time (and must also point at the fence to mislead); twice it, about 1%.
         public var coarseMarginFactor: Double
         /// Fixes and visits coarser than this are not used for decisions at all (reduced-accuracy
         /// fixes are 1–20 km off, PLATFORM.md §2 [S9]).
@@ -68,6 +71,20 @@ extension GeofenceMonitor {
         /// unless a fresh fix is at hand. Without it, missed iOS events are found only by the next
         /// fix that happens to come.
         public var catchesUp: Bool
+        /// Hold a background task (``GeofenceMonitor/backgroundTaskID``) while waiting for a fix:
+        /// a location wake gives the app about 10 s, a one-shot GNSS fix may take longer, and an
+        /// answer that arrives after the app is suspended waits for its next wake (PLATFORM.md §3,
+        /// §4 [S41]). The task is ended when the wait ends or expires.
+        public var usesBackgroundTask: Bool
+        /// When iOS reports a crossing to the side the monitor already has the device on (an exit
+        /// from a fence it never saw the device enter), with no fresh fix and no crossing of that
+        /// kind decided by a position for iOS to echo, deliver the crossing iOS missed and then
+        /// iOS's own (both ``FenceEvent/Timing/osDelayed``). iOS misses region events now and then
+        /// (PLATFORM.md §5 [S26][S28]).
+        public var infersMissedCrossings: Bool
+        /// The smallest circle for which a missed crossing is inferred: iOS treats radii under about
+        /// 200 m as about 200 m ([S27]), so its side of a smaller fence is not the fence's side.
+        public var minimumInferenceRadiusMeters: Double
 
         /// Makes a configuration; the defaults suit GNSS fixes and iOS's 20 regions.
         public init(regionSlots: Int = 20, hostRegionIdentifiers: Set<String> = [], hostRegionCount: Int = 0,
@@ -76,9 +93,11 @@ extension GeofenceMonitor {
                     fixFreshness: TimeInterval = 20, refreshRadiusRange: ClosedRange<Double> = 150...5000,
                     reportsInitialState: Bool = false, usesSignificantChanges: Bool = true,
                     fixAccuracy: DesiredAccuracy = .best, indexCellDegrees: Double = 0.01,
-                    liveGap: TimeInterval = 60, regionDelayEstimate: TimeInterval = 240, echoWindow: TimeInterval = 1800,
+                    liveGap: TimeInterval = 60, regionDelayEstimate: TimeInterval = 240, echoWindow: TimeInterval = 10_800,
                     fixWaitTimeout: TimeInterval = 60, coarseMarginFactor: Double = 1.5,
-                    maximumCoarseAccuracyMeters: Double = 3000, catchesUp: Bool = true) {
+                    maximumCoarseAccuracyMeters: Double = 3000, catchesUp: Bool = true,
+                    usesBackgroundTask: Bool = true, infersMissedCrossings: Bool = true,
+                    minimumInferenceRadiusMeters: Double = 200) {
             self.regionSlots = regionSlots
             self.hostRegionIdentifiers = hostRegionIdentifiers
             self.hostRegionCount = hostRegionCount
@@ -101,6 +120,9 @@ extension GeofenceMonitor {
             self.coarseMarginFactor = coarseMarginFactor
             self.maximumCoarseAccuracyMeters = maximumCoarseAccuracyMeters
             self.catchesUp = catchesUp
+            self.usesBackgroundTask = usesBackgroundTask
+            self.infersMissedCrossings = infersMissedCrossings
+            self.minimumInferenceRadiusMeters = minimumInferenceRadiusMeters
         }
 
         /// The identifier of the refresh fence.

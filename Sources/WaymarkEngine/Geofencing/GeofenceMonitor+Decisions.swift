@@ -99,16 +99,22 @@ extension GeofenceMonitor {
         return true
     }
 
-    /// The last moment a position placed the device on the side of the fence's current presence:
-    /// this process's confirmations, the stored one of its last decision, the last evaluation (for
-    /// an outside fence it did not reach) and the stored last observation. Nil when none is known.
+    /// The last moment a position placed the device on the side of the fence's current presence,
+    /// since that presence was decided: this process's confirmations, the stored one of its last
+    /// decision, the last evaluation (for an outside fence it did not reach) and the stored last
+    /// observation. Nil when none is known.
     func oldSideBound(_ handle: FenceIndex.Handle) -> Date? {
         let i = Int(handle)
         let side = presence[i]
         guard side != .unknown else { return nil }
-        var bound = confirmed[i]
-        func offer(_ t: Date?) { if let t, bound.map({ $0 < t }) ?? true { bound = t } }
-        offer(stored.records[ids[i]]?.confirmedAt)
+        // Only what is known since the presence was decided counts: an older position on this
+        // side came before the crossing into it.
+        let record = stored.records[ids[i]]
+        let since = record?.decidedAt ?? .distantPast
+        var bound: Date?
+        func offer(_ t: Date?) { if let t, t >= since, bound.map({ $0 < t }) ?? true { bound = t } }
+        offer(confirmed[i])
+        offer(record?.confirmedAt)
         if side == .outside, stamps[i] != stamp { offer(lastEvaluationTime) }
         if let observation = stored.lastObservation, let shape = geometry[i],
            let accuracy = observation.horizontalAccuracy,
@@ -128,6 +134,9 @@ extension GeofenceMonitor {
         case position(Fix, live: Bool)
         /// An OS region event or state, received at the given time.
         case os(FenceEvent.Cause, receivedAt: Date)
+        /// The crossing iOS missed, inferred from its event received at the given time: it happened
+        /// before the crossing iOS reported.
+        case osInferred(FenceEvent.Cause, receivedAt: Date)
     }
 
     /// Moves one fence to a new presence and delivers what the user should hear.
@@ -147,15 +156,20 @@ extension GeofenceMonitor {
         presence[i] = new
         unknownHandles.remove(handle)
         pending[handle] = nil
+        record.osDisagrees = nil
         switch basis {
         case .position(let fix, _):
             record.decidedAt = fix.timestamp
             record.confirmedAt = fix.timestamp
             confirmed[i] = fix.timestamp
             if old != .unknown {
-                if new == .inside { record.positionEnter = fix.timestamp } else { record.positionExit = fix.timestamp }
+                if new == .inside {
+                    record.unechoedEnters = unechoed(record.unechoedEnters, adding: fix.timestamp)
+                } else {
+                    record.unechoedExits = unechoed(record.unechoedExits, adding: fix.timestamp)
+                }
             }
-        case .os(_, let receivedAt):
+        case .os(_, let receivedAt), .osInferred(_, let receivedAt):
             record.decidedAt = receivedAt
             record.confirmedAt = nil
             confirmed[i] = nil
@@ -210,11 +224,13 @@ extension GeofenceMonitor {
         let latest: Date
         switch basis {
         case .position(let fix, _): latest = fix.timestamp
-        case .os(_, let receivedAt): latest = receivedAt
+        case .os(_, let receivedAt), .osInferred(_, let receivedAt): latest = receivedAt
         }
         guard old != .unknown else {
-            if case .os = basis { return (latest, nil, latest, .osDelayed) }
-            return (latest, nil, latest, now.timeIntervalSince(latest) <= configuration.liveGap ? .live : .caughtUp)
+            if case .position = basis {
+                return (latest, nil, latest, now.timeIntervalSince(latest) <= configuration.liveGap ? .live : .caughtUp)
+            }
+            return (latest, nil, latest, .osDelayed)
         }
         let earliest = oldSideBound(handle).map { min($0, latest) }
         switch basis {
@@ -225,7 +241,23 @@ extension GeofenceMonitor {
         case .os:
             let estimate = latest.addingTimeInterval(-configuration.regionDelayEstimate)
             return (max(estimate, earliest ?? estimate), earliest, latest, .osDelayed)
+        case .osInferred:
+            // Before iOS's own crossing (estimated as for `.os`). A position on the old side after
+            // that estimate conflicts with it: the pair then most likely happened before it (iOS
+            // reports minutes late), so it bounds nothing.
+            let reported = latest.addingTimeInterval(-configuration.regionDelayEstimate)
+            guard let earliest, earliest <= reported else {
+                return (reported.addingTimeInterval(-configuration.regionDelayEstimate), nil, latest, .osDelayed)
+            }
+            return (earliest.addingTimeInterval(reported.timeIntervalSince(earliest) / 2), earliest, latest, .osDelayed)
         }
+    }
+
+    /// The crossings iOS has not echoed yet, with `time` added: those within the echo window of
+    /// it, at most 16.
+    func unechoed(_ list: [Date]?, adding time: Date) -> [Date] {
+        let kept = (list ?? []).filter { time.timeIntervalSince($0) <= configuration.echoWindow }
+        return Array((kept + [time]).suffix(16))
     }
 
     /// Recomputes the timer of one fence after its record changed.
@@ -279,7 +311,7 @@ extension GeofenceMonitor.Basis {
     var cause: FenceEvent.Cause {
         switch self {
         case .position(let fix, _): .fix(fix)
-        case .os(let cause, _): cause
+        case .os(let cause, _), .osInferred(let cause, _): cause
         }
     }
 }

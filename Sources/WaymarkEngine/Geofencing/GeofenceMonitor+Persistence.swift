@@ -24,11 +24,16 @@ public struct FenceRecord: Hashable, Sendable, Codable {
     /// The timestamp of the position that decided the presence (nil when the OS decided it): the
     /// device was on that side then, which bounds the next crossing (``FenceEvent/earliest``).
     public var confirmedAt: Date?
-    /// When a position last decided an entry, until iOS's own enter event for the fence arrives:
-    /// an iOS enter that contradicts the presence this soon after may be its late echo.
-    public var positionEnter: Date?
-    /// When a position last decided an exit, until iOS's own exit event for the fence arrives.
-    public var positionExit: Date?
+    /// When positions decided entries that iOS has not reported yet (oldest first, within
+    /// ``GeofenceMonitor/Configuration/echoWindow``): an iOS enter event that arrives meanwhile is
+    /// taken for the late echo of the oldest one.
+    public var unechoedEnters: [Date]?
+    /// When positions decided exits that iOS has not reported yet (see ``unechoedEnters``).
+    public var unechoedExits: [Date]?
+    /// Whether iOS reported the other side since the presence was decided and a fix overruled it
+    /// (iOS treats the fence differently, e.g. as a 200 m circle): no missed crossing is inferred
+    /// from iOS's events until the presence changes.
+    public var osDisagrees: Bool?
 
     /// Makes a record for a fence that was never decided.
     public init() {}

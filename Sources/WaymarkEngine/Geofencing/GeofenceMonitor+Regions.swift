@@ -60,10 +60,13 @@ extension GeofenceMonitor {
     /// An OS region event: the refresh fence triggers a reselection; a fence's event decides it when
     /// no fresh fix does, marked ``FenceEvent/Timing/osDelayed``.
     ///
-    /// An event that agrees with the presence changes nothing (a catch-up or fixes decided it
-    /// already). One that contradicts it is checked with a fix instead of being delivered when it
-    /// may be iOS's late echo of a crossing a position decided within ``Configuration/echoWindow``
-    /// (see ``FenceRecord/positionEnter``), or when it is a polygon's enclosing circle entered.
+    /// An event that contradicts the presence is checked with a fix instead of being delivered when
+    /// it may be iOS's late echo of a crossing a position decided within ``Configuration/echoWindow``
+    /// (see ``FenceRecord/unechoedEnters``), or when it is a polygon's enclosing circle entered.
+    /// An event that agrees with the presence is iOS's echo of a crossing already decided (a
+    /// catch-up, fixes), or else tells of a crossing iOS did not report: an exit from a fence the
+    /// monitor never saw the device enter means it entered meanwhile, so both are delivered (see
+    /// ``Configuration/infersMissedCrossings``).
     mutating func regionCrossed(_ identifier: String, entered: Bool, at now: Date, into out: inout Output) {
         if identifier == configuration.refreshRegionIdentifier {
             guard !entered else { return }
@@ -79,39 +82,70 @@ extension GeofenceMonitor {
         }
         guard let fenceID = configuration.fenceIdentifier(forRegion: identifier), let handle = handles[fenceID],
               stored.regions[identifier] != nil else { return }
-        // iOS's own event for a crossing a position decided: it cannot be an echo a second time.
-        var echoOf: Date?
-        if var record = stored.records[fenceID] {
-            echoOf = entered ? record.positionEnter : record.positionExit
-            if echoOf != nil {
-                if entered { record.positionEnter = nil } else { record.positionExit = nil }
-                stored.records[fenceID] = record
-                changed()
-            }
-        }
+        let echo = consumeEcho(fenceID, entered: entered, at: now)
         guard !hasFreshFix(at: now) else { return }
+        let i = Int(handle)
         let claimed: FencePresence = entered ? .inside : .outside
-        guard presence[Int(handle)] != claimed else { return }
         let cause = FenceEvent.Cause.region(identifier: identifier, entered: entered)
-        let polygonEntered = geometry[Int(handle)]?.polygon != nil && entered
-        if polygonEntered || echoOf.map({ now.timeIntervalSince($0) <= configuration.echoWindow }) == true {
-            pending[handle] = PendingRegionEvent(entered: entered, receivedAt: now)
+        if presence[i] == claimed {
+            guard !echo, infersMissedCrossing(handle) else { return }
+            transition(fenceID, to: entered ? .outside : .inside, basis: .osInferred(cause, receivedAt: now), crossing: true,
+                       into: &out)
+            transition(fenceID, to: claimed, basis: .os(cause, receivedAt: now), crossing: true, into: &out)
+            return
+        }
+        let polygonEntered = geometry[i]?.polygon != nil && entered
+        if polygonEntered || echo {
+            pending[handle] = PendingRegionEvent(entered: entered, receivedAt: now, disagreement: false)
             startWait()
             return
         }
         transition(fenceID, to: claimed, basis: .os(cause, receivedAt: now), crossing: true, into: &out)
     }
 
-    /// An OS region-state answer decides a fence that is still undecided (silently, as an initial state).
+    /// Takes the oldest crossing of this kind a position decided and iOS has not reported yet
+    /// (within the echo window): iOS's event at `now` may be its late echo. False when there is none.
+    mutating func consumeEcho(_ fenceID: String, entered: Bool, at now: Date) -> Bool {
+        guard var record = stored.records[fenceID] else { return false }
+        let list = entered ? record.unechoedEnters : record.unechoedExits
+        guard let list, !list.isEmpty else { return false }
+        var kept = list.filter { now.timeIntervalSince($0) <= configuration.echoWindow }
+        let echo = !kept.isEmpty
+        if echo { kept.removeFirst() }
+        let stored: [Date]? = kept.isEmpty ? nil : kept
+        if entered { record.unechoedEnters = stored } else { record.unechoedExits = stored }
+        self.stored.records[fenceID] = record
+        changed()
+        return echo
+    }
+
+    /// Whether an iOS event that agrees with the fence's presence reveals a crossing iOS missed:
+    /// the presence is decided, iOS has not been overruled on it (``FenceRecord/osDisagrees``), and
+    /// the fence is a circle big enough that iOS's side is the fence's side (iOS treats radii under
+    /// about 200 m as about 200 m, PLATFORM.md §5 [S27]; a polygon's circle is not the polygon).
+    func infersMissedCrossing(_ handle: FenceIndex.Handle) -> Bool {
+        guard configuration.infersMissedCrossings, let shape = geometry[Int(handle)], shape.polygon == nil,
+              shape.radius >= configuration.minimumInferenceRadiusMeters,
+              let record = stored.records[ids[Int(handle)]], record.presence != .unknown else { return false }
+        return record.osDisagrees != true
+    }
+
+    /// An OS region-state answer decides a fence that is still undecided (silently, as an initial
+    /// state). One that contradicts a decided fence, with no fresh fix, means iOS saw a crossing the
+    /// monitor missed (a region registered after the device had crossed gets no enter or exit, only
+    /// its state): it is checked with a fix, since iOS treats small radii as about 200 m.
     mutating func regionState(_ identifier: String, _ state: RegionState, at now: Date, into out: inout Output) {
         guard state != .unknown, let fenceID = configuration.fenceIdentifier(forRegion: identifier),
-              let handle = handles[fenceID], presence[Int(handle)] == .unknown, !hasFreshFix(at: now) else { return }
-        if geometry[Int(handle)]?.polygon != nil, state == .inside {
-            pending[handle] = PendingRegionEvent(entered: true, receivedAt: now)
+              let handle = handles[fenceID], !hasFreshFix(at: now) else { return }
+        let claimed: FencePresence = state == .inside ? .inside : .outside
+        let current = presence[Int(handle)]
+        guard current != claimed else { return }
+        if current != .unknown || (geometry[Int(handle)]?.polygon != nil && state == .inside) {
+            pending[handle] = PendingRegionEvent(entered: state == .inside, receivedAt: now, disagreement: current != .unknown)
             startWait()
             return
         }
-        transition(fenceID, to: state == .inside ? .inside : .outside,
+        transition(fenceID, to: claimed,
                    basis: .os(.regionState(identifier: identifier, state: state), receivedAt: now), into: &out)
     }
 

@@ -73,6 +73,8 @@ public struct GeofenceMonitor: Sendable {
     /// When the current wait for a fix began, and when it gives up.
     var fixWantedSince: Date?
     var waitDeadline: Date?
+    /// Whether the monitor holds its background task (``backgroundTaskID``).
+    var holdsBackgroundTask = false
     var recentlyFailed: Set<String> = []
     var blocked = false
     var scratch: [FenceIndex.Neighbor] = []
@@ -173,6 +175,8 @@ public struct GeofenceMonitor: Sendable {
             visited(visit, into: &out)
         case .locationError:
             endWait(into: &out)
+        case .backgroundTaskExpired(let id) where id == Self.backgroundTaskID:
+            endWait(into: &out)
         case .regionEntered(let identifier):
             regionCrossed(identifier, entered: true, at: now, into: &out)
         case .regionExited(let identifier):
@@ -199,8 +203,23 @@ public struct GeofenceMonitor: Sendable {
         return finish(out)
     }
 
-    func finish(_ output: Output) -> Output {
+    /// The identifier of the background task the monitor holds while it waits for a fix (see
+    /// ``Configuration/usesBackgroundTask``); apps number their own tasks from 0 upwards.
+    public static let backgroundTaskID = Int.min + 1
+
+    /// Ends a step: holds a background task exactly while a fix is wanted, and states the demand.
+    mutating func finish(_ output: Output) -> Output {
         var output = output
+        if !wantsFix {
+            fixWantedSince = nil
+            waitDeadline = nil
+        }
+        let hold = wantsFix && configuration.usesBackgroundTask
+        if hold != holdsBackgroundTask {
+            holdsBackgroundTask = hold
+            output.commands.append(hold ? .beginBackgroundTask(id: Self.backgroundTaskID)
+                                        : .endBackgroundTask(id: Self.backgroundTaskID))
+        }
         output.demand = demand
         return output
     }
