@@ -40,7 +40,8 @@ struct RideExperimentTests {
     }
 
     /// A 40-minute straight ride at 6 m/s, opened at 0, in the background at 30, then `action` at 600.
-    static func straightRide(_ action: UserAction.Kind, reopenAt: Double? = nil) throws -> Simulation {
+    /// `relaunchAfterForceQuit` overrides the profile's setting (current iOS: true).
+    static func straightRide(_ action: UserAction.Kind, reopenAt: Double? = nil, relaunchAfterForceQuit: Bool? = nil) throws -> Simulation {
         var actions = [UserAction(at: 0, .open), UserAction(at: 30, .background), UserAction(at: 600, action)]
         if let reopenAt { actions.append(UserAction(at: reopenAt, .open)) }
         let end = Geodesy.destination(from: Coordinate(uncheckedLatitude: 46.05, longitude: 14.5), bearing: 90, distance: 14_400)
@@ -48,7 +49,8 @@ struct RideExperimentTests {
             route: ScenarioRoute(start: Coordinate(uncheckedLatitude: 46.05, longitude: 14.5), legs: [.travel([end], speed: 6)]),
             device: DeviceSetup(install: .existing, location: .authorizedAlways, notifications: .granted, motion: .granted,
                                 backgroundModes: [.location]),
-            user: UserBehaviour(actions: actions), motion: MotionSetup(mode: .derived))
+            user: UserBehaviour(actions: actions), motion: MotionSetup(mode: .derived),
+            platform: relaunchAfterForceQuit.map { PlatformSetup(overrides: ["relaunchAfterForceQuit": .bool($0)]) })
         var sim = try Simulation(scenario: scenario, seed: 3, app: RideSimApp())
         sim.runToEnd()
         return sim
@@ -65,13 +67,25 @@ struct RideExperimentTests {
         #expect(sim.stats.launches["location"] == 1)
     }
 
-    @Test("force-quit: nothing until the user opens the app, then the ride resumes with a gap marker")
+    @Test("force-quit where iOS does not relaunch (iOS 7.0, the setting off): nothing until the user opens the app, then a gap marker")
     func forceQuitResumesOnOpen() throws {
-        let sim = try Self.straightRide(.forceQuit, reopenAt: 1200)
+        let sim = try Self.straightRide(.forceQuit, reopenAt: 1200, relaunchAfterForceQuit: false)
         let app = try #require(sim.rideApp)
         #expect(!app.storage.recorded.contains { $0.timestamp > sim.date(601) && $0.timestamp < sim.date(1200) })
         #expect(app.storage.recorded.contains { $0.timestamp > sim.date(1300) })
         #expect(app.storage.gaps.map(\.reason) == [.notRunningUntilOpened])
         #expect(sim.stats.launches["location"] == nil)
+    }
+
+    @Test("force-quit on current iOS: a significant change relaunches the app once it moved, the ride resumes before the user opens it")
+    func forceQuitRelaunchedBySignificantChange() throws {
+        let sim = try Self.straightRide(.forceQuit, reopenAt: 2000)
+        let app = try #require(sim.rideApp)
+        #expect(sim.stats.launches["location"] == 1)
+        let gap = try #require(app.storage.gaps.first)
+        #expect(app.storage.gaps.count == 1)
+        #expect(gap.reason == .terminated)                       // a background relaunch: the app cannot tell why it died
+        #expect(gap.start <= sim.date(600) && gap.end > sim.date(600) && gap.end < sim.date(1300))
+        #expect(app.storage.recorded.contains { $0.timestamp > sim.date(1300) && $0.timestamp < sim.date(2000) })
     }
 }

@@ -25,18 +25,23 @@ public struct RideSnapshot: Hashable, Sendable, Codable {
     public var statistics: RideStatistics
     /// Where the rider stopped, while auto-paused.
     public var stopAnchor: Coordinate?
+    /// When the ride auto-paused, while auto-paused: the hold and the watch are timed from it, also
+    /// across a relaunch (nil in snapshots stored before it existed).
+    public var stoppedAt: Date?
     /// Whether the wake fence around ``stopAnchor`` is registered with the OS.
     public var wakeFenceActive: Bool
 
     /// Makes a snapshot.
     public init(rideID: String, state: RideState, startedAt: Date, lastRecorded: Fix? = nil,
-                statistics: RideStatistics = RideStatistics(), stopAnchor: Coordinate? = nil, wakeFenceActive: Bool = false) {
+                statistics: RideStatistics = RideStatistics(), stopAnchor: Coordinate? = nil, stoppedAt: Date? = nil,
+                wakeFenceActive: Bool = false) {
         self.rideID = rideID
         self.state = state
         self.startedAt = startedAt
         self.lastRecorded = lastRecorded
         self.statistics = statistics
         self.stopAnchor = stopAnchor
+        self.stoppedAt = stoppedAt
         self.wakeFenceActive = wakeFenceActive
     }
 }

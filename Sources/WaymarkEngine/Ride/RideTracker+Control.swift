@@ -61,7 +61,7 @@ extension RideTracker {
             phase = .sleeping
             return output(commands, updates)
         case .significantChange(let fix):
-            return hintOfMovement(at: now, near: fix)
+            return significantChange(fix, at: now)
         case .regionExited(let identifier) where identifier == Self.wakeFenceIdentifier:
             guard state == .autoPaused else { return output() }
             return wake(at: now)
@@ -84,10 +84,15 @@ extension RideTracker {
             pendingGap = (snap.lastRecorded?.timestamp ?? snap.startedAt,
                           reason == .user ? .notRunningUntilOpened : .terminated)
         case .autoPaused:
-            // Woken for a reason: check with GNSS (a region exit arrives next and resumes at once).
             // The app was not running for part of the stop, and the rider may have ridden off in
-            // that time: the span up to the next recorded fix is a gap as well.
-            phase = .holding(until: now.addingTimeInterval(configuration.verifySeconds))
+            // that time: the span up to the next recorded fix is a gap as well. Opened by the user,
+            // or relaunched during the hold or the watch, GNSS checks at once (a region exit
+            // arrives next and resumes at once). Relaunched in the background after the watch, as
+            // iOS does for a significant change's idle wake every 15 minutes of a long park, the
+            // event that caused the launch decides (a fence exit, a significant change away from
+            // the stop, motion): a launch is no sign of movement by itself.
+            let watching = watchEnd(at: now).map { now < $0 } ?? true
+            phase = reason == .user || watching ? .holding(until: now.addingTimeInterval(configuration.verifySeconds)) : .sleeping
             pendingGap = (snap.lastRecorded?.timestamp ?? snap.startedAt,
                           reason == .user ? .notRunningUntilOpened : .terminated)
         default:
@@ -115,7 +120,10 @@ extension RideTracker {
     mutating func set(_ new: RideState) -> [RideUpdate] {
         guard var snap = snapshot, snap.state != new else { return [] }
         snap.state = new
-        if new == .moving || new == .ended || new == .userPaused { snap.stopAnchor = nil }
+        if new == .moving || new == .ended || new == .userPaused {
+            snap.stopAnchor = nil
+            snap.stoppedAt = nil
+        }
         snapshot = snap
         return [.state(new), .checkpoint(snap)]
     }

@@ -93,12 +93,9 @@ extension RideTracker {
         record(fix, updates: &updates)              // the stop's time (up to this fix) is not moving time
     }
 
-    /// A cell-level fix during the watch: clearly away from the stop means check with GNSS.
+    /// A coarse fix during the watch: clearly away from the stop means check with GNSS.
     mutating func watchFix(_ fix: Fix, at now: Date) {
-        guard let anchor = snapshot?.stopAnchor, let accuracy = fix.horizontalAccuracy else { return }
-        if LocalApproximation.segmentDistance(anchor, fix.coordinate) > 2 * accuracy + configuration.wakeFenceRadiusMeters {
-            _ = hintOfMovement(at: now, near: fix)
-        }
+        if showsMovement(fix) { _ = hintOfMovement(at: now) }
     }
 
     /// Adds a fix to the ride: gap marker if one is due, statistics, checkpoint.

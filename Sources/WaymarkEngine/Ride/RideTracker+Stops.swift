@@ -12,8 +12,8 @@ extension RideTracker {
             freshSince = now
         case .holding:
             guard configuration.policy.watch != nil else { phase = .holding(until: nil); break }
-            phase = .watching(until: configuration.watchSeconds.map { now.addingTimeInterval($0) })
-            commands += addWakeFence()
+            phase = restingPhase(at: now)
+            commands += addWakeFence()              // if the stop began without an anchor
         case .watching:
             phase = .sleeping
         case .recording, .sleeping:
@@ -28,6 +28,10 @@ extension RideTracker {
         updates += set(.autoPaused)
         let last = snapshot?.lastRecorded?.coordinate
         snapshot?.stopAnchor = anchor ?? last
+        snapshot?.stoppedAt = now
+        // The wake fence goes up at once, not after the hold: if iOS terminates the app at the
+        // stop, its exit relaunches the app (as a significant change would, often later).
+        if configuration.policy.watch != nil { commands += addWakeFence() }
         if let snap = snapshot { updates.append(.checkpoint(snap)) }
         phase = .holding(until: now.addingTimeInterval(configuration.holdSeconds))
         slowStart = nil
@@ -59,8 +63,24 @@ extension RideTracker {
         return output(commands, updates)
     }
 
-    /// Motion or a significant change during the watch: GNSS checks whether the rider left.
-    mutating func hintOfMovement(at now: Date, near fix: Fix?) -> Output {
+    /// When the watch of the current stop ends: ``Configuration/holdSeconds`` plus
+    /// ``Configuration/watchSeconds`` after the ride auto-paused; nil while the watch lasts the
+    /// whole stop.
+    func watchEnd(at now: Date) -> Date? {
+        guard let seconds = configuration.watchSeconds else { return nil }
+        return (snapshot?.stoppedAt ?? now).addingTimeInterval(configuration.holdSeconds + seconds)
+    }
+
+    /// Where a stop rests after the hold or a check: the watch until its end (timed from the stop,
+    /// so checks never prolong it), then only significant changes and the wake fence.
+    func restingPhase(at now: Date) -> Phase {
+        guard let end = watchEnd(at: now) else { return .watching(until: nil) }
+        return now < end ? .watching(until: end) : .sleeping
+    }
+
+    /// Motion, a significant change or a watch fix that shows movement during the watch or after
+    /// it: GNSS checks for ``Configuration/verifySeconds`` whether the rider left.
+    mutating func hintOfMovement(at now: Date) -> Output {
         guard state == .autoPaused else { return output() }
         switch phase {
         case .watching, .sleeping:
@@ -70,6 +90,27 @@ extension RideTracker {
             break
         }
         return output()
+    }
+
+    /// A significant-change fix while auto-paused: a hint of movement only if it lies clearly away
+    /// from the stop.
+    ///
+    /// iOS delivers significant changes for three reasons that look alike (PLATFORM.md §4): a cell
+    /// change (movement), the idle wake at least every 15 minutes without movement, and the cached
+    /// location when the service starts. Only a fix measured after the stop began and farther from
+    /// the stop than twice its accuracy plus the wake fence's radius shows that the rider left; an
+    /// idle wake or a cached fix near the stop does not turn GNSS on, so a parked app costs little
+    /// and iOS may suspend it.
+    mutating func significantChange(_ fix: Fix, at now: Date) -> Output {
+        guard state == .autoPaused, showsMovement(fix) else { return output() }
+        return hintOfMovement(at: now)
+    }
+
+    /// Whether a coarse fix lies clearly away from the stop (see ``significantChange(_:at:)``).
+    func showsMovement(_ fix: Fix) -> Bool {
+        guard let anchor = snapshot?.stopAnchor, let accuracy = fix.horizontalAccuracy, accuracy >= 0 else { return false }
+        if let stopped = snapshot?.stoppedAt, fix.timestamp < stopped { return false }
+        return LocalApproximation.segmentDistance(anchor, fix.coordinate) > 2 * accuracy + configuration.wakeFenceRadiusMeters
     }
 
     /// A new motion classification: stationary auto-pauses, movement during the watch wakes GNSS.
@@ -82,7 +123,7 @@ extension RideTracker {
         case (.moving, .stationary) where motion.confidence >= .medium:
             enterStop(at: now, anchor: snapshot?.lastRecorded?.coordinate, commands: &commands, updates: &updates)
         case (.autoPaused, .walking), (.autoPaused, .running), (.autoPaused, .cycling), (.autoPaused, .automotive):
-            return hintOfMovement(at: now, near: nil)
+            return hintOfMovement(at: now)
         default:
             break
         }
