@@ -186,6 +186,18 @@ struct GeofencingCatchUpTests {
         }
     }
 
+    @Test("a caught-up event decided by a moving fix is placed where its speed says it crossed")
+    func caughtUpProjectedBack() throws {
+        var m = try Self.relaunchedInside()
+        _ = m.handle(.launched(reason: .location), at: Self.at(1000))
+        // 200 m beyond the boundary (800 m east), riding at 8 m/s: crossed about 25 s before.
+        let moving = Fix(coordinate: M.east(800), horizontalAccuracy: 5, speed: 8, course: 270,
+                         timestamp: Self.at(1003), source: .gnss)
+        let exit = try #require(Self.events(m.handle(.locations([moving]), at: Self.at(1003))).first)
+        #expect(exit.timing == .caughtUp && exit.earliest == Self.at(1) && exit.latest == Self.at(1003))
+        #expect(abs(exit.time.timeIntervalSince(Self.at(978))) < 0.5)
+    }
+
     @Test("opening the app catches up unless a fresh fix is at hand")
     func foregroundCatchesUp() throws {
         var m = try M.monitor()

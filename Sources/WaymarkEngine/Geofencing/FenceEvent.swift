@@ -25,8 +25,9 @@ import WaymarkGeo
 /// stamped in the future by its source is not corrected), and ``delay`` (`deliveredAt − time`) is
 /// how late the event is. A live event's ``time`` is its deciding fix's timestamp (seconds after
 /// the boundary, within the hysteresis); an OS-delayed event's ``time`` is an estimate from iOS's
-/// typical latency, clamped to its bounds; a caught-up event's ``time`` is the middle of its
-/// bounds (or ``latest`` when ``earliest`` is unknown).
+/// typical latency, clamped to its bounds; a caught-up event's ``time`` is projected back from its
+/// deciding fix with the fix's speed (the time it took from the boundary to where the fix is),
+/// and without a speed it is the middle of its bounds (or ``latest`` when ``earliest`` is unknown).
 ///
 /// For live and caught-up events the bounds come from positions, so the crossing the engine
 /// decided lies between them (up to the positions' own errors). For OS-delayed events

@@ -234,8 +234,16 @@ extension GeofenceMonitor {
         }
         let earliest = oldSideBound(handle).map { min($0, latest) }
         switch basis {
-        case .position(_, let live):
+        case .position(let fix, let live):
             if live { return (latest, earliest, latest, .live) }
+            // Moving (a GNSS speed): the time it took from the boundary to where the fix is. Else
+            // the middle of the bounds: the device may have crossed any time in the gap.
+            if let speed = fix.speed, speed >= 0.5, let shape = geometry[Int(handle)] {
+                let past = abs(shape.signedDistance(to: fix.coordinate,
+                                                    centerDistance: LocalApproximation.distance(shape.center, fix.coordinate)))
+                let projected = latest.addingTimeInterval(-past / speed)
+                return (max(projected, earliest ?? projected), earliest, latest, .caughtUp)
+            }
             let time = earliest.map { $0.addingTimeInterval(latest.timeIntervalSince($0) / 2) } ?? latest
             return (time, earliest, latest, .caughtUp)
         case .os:
