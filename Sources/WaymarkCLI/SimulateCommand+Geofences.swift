@@ -16,7 +16,7 @@ extension SimulateCommand {
                 let r = try GeofenceExperiment.run(mode, seed: seed, trajectory: trajectory)
                 results.append(r)
                 writeLine("  \(mode.rawValue) seed \(seed): \(r.reported)/\(r.crossings) reported, \(r.reportedWithinMinute) within 60 s, "
-                          + "\(r.falseEvents) false of \(r.events), latency median \(Self.seconds(r.medianLatencySeconds)) "
+                          + "\(r.falseEvents) false of \(r.events), \(r.reportedLateMarked) of \(r.reportedLate) late ones marked late, latency median \(Self.seconds(r.medianLatencySeconds)) "
                           + "p90 \(Self.seconds(r.p90LatencySeconds)) max \(Self.seconds(r.maxLatencySeconds)), launches \(r.launches.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))")
             }
             rows.append(Self.row(mode, results))

@@ -61,6 +61,11 @@ public enum GeofenceExperiment {
         public var falseEvents: Int
         /// Delivery minus true crossing time over reported crossings: median, 90th percentile, maximum (s).
         public var medianLatencySeconds: Double?, p90LatencySeconds: Double?, maxLatencySeconds: Double?
+        /// Reported crossings whose event came more than 60 s after the boundary crossing.
+        public var reportedLate: Int
+        /// Of those, events marked late by the engine (``FenceEvent/Timing/osDelayed`` or
+        /// ``FenceEvent/Timing/caughtUp``); the rest claim to be live decisions.
+        public var reportedLateMarked: Int
         /// Launches of the app by reason.
         public var launches: [String: Int]
 
@@ -126,7 +131,7 @@ public enum GeofenceExperiment {
         var byFence: [String: [Int]] = [:]
         for i in events.indices where events[i].kind != .dwell { byFence[events[i].fenceID, default: []].append(i) }
         var latencies: [Double] = []
-        var withinMinute = 0, withinMinuteOfDepth = 0
+        var withinMinute = 0, withinMinuteOfDepth = 0, late = 0, lateMarked = 0
         for c in scored {
             let candidates = byFence[c.crossing.fence] ?? []
             guard let match = candidates.first(where: { i in
@@ -135,7 +140,10 @@ public enum GeofenceExperiment {
             used.insert(match)
             let latency = max(0, deliveries[match] - c.boundary)
             latencies.append(latency)
-            if latency <= 60 { withinMinute += 1 }
+            if latency <= 60 { withinMinute += 1 } else {
+                late += 1
+                if events[match].timing != .live { lateMarked += 1 }
+            }
             if deliveries[match] - max(c.boundary, c.deep) <= 60 { withinMinuteOfDepth += 1 }
         }
         let circles = Dictionary(uniqueKeysWithValues: fences.compactMap { f -> (String, (Coordinate, Double))? in
@@ -162,6 +170,7 @@ public enum GeofenceExperiment {
         return Result(mode: mode, seed: seed, crossings: scored.count, reported: latencies.count,
                       reportedWithinMinute: withinMinute, reportedWithinMinuteOfDepth: withinMinuteOfDepth, events: scoredEvents, falseEvents: falseEvents,
                       medianLatencySeconds: quantile(0.5), p90LatencySeconds: quantile(0.9), maxLatencySeconds: latencies.last,
+                      reportedLate: late, reportedLateMarked: lateMarked,
                       launches: sim.stats.launches)
     }
 }
