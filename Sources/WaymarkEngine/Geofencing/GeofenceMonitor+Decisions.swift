@@ -236,8 +236,9 @@ extension GeofenceMonitor {
         switch basis {
         case .position(let fix, let live):
             if live { return (latest, earliest, latest, .live) }
-            // Moving (a GNSS speed): the time it took from the boundary to where the fix is. Else
-            // the middle of the bounds: the device may have crossed any time in the gap.
+            // Moving (a GNSS speed of 0.5 m/s or more; slower is mostly noise): the time it took from
+            // the boundary to where the fix is. Else the middle of the bounds: it may have crossed any
+            // time in the gap.
             if let speed = fix.speed, speed >= 0.5, let shape = geometry[Int(handle)] {
                 let past = abs(shape.signedDistance(to: fix.coordinate,
                                                     centerDistance: LocalApproximation.distance(shape.center, fix.coordinate)))
