@@ -21,6 +21,11 @@ import Foundation
 ///   at the first point on the new side. Bound: the span without recorded points around the
 ///   phone's event, plus ``fixToleranceSeconds``.
 ///
+/// - **Late events.** An event the phone did not decide live (iOS's region event, or a position
+///   found after a gap: ``FenceEvent/Timing``) carries an estimate of the crossing time and the
+///   window it lies in. iOS delivers region events minutes late (PLATFORM.md §5), so its pair
+///   agrees when the server's time lies in that window, widened by ``fixToleranceSeconds``.
+///
 /// The events agree when both lists have the same length and, pair by pair in order, the same
 /// fence and kind, and times within the bound of the phone event's cause. A `Sendable` value.
 struct DemoFenceAgreement: Hashable, Sendable, Codable {
@@ -33,7 +38,8 @@ struct DemoFenceAgreement: Hashable, Sendable, Codable {
 
     /// Pairs compared (the shorter list's length).
     var pairs: Int
-    /// The largest time difference among matching pairs, seconds.
+    /// The largest time difference among matching pairs decided live, seconds (late events are
+    /// checked against their window instead).
     var largestDifferenceSeconds: Double
     /// What does not agree, one sentence each; empty when the events agree.
     var problems: [String]
@@ -55,6 +61,15 @@ struct DemoFenceAgreement: Hashable, Sendable, Codable {
                 continue
             }
             let difference = abs(d.time.timeIntervalSince(s.time))
+            if let latest = d.latest, d.timing != nil, d.timing != "live" {
+                let from = (d.earliest ?? s.time).addingTimeInterval(-Self.fixToleranceSeconds)
+                let to = latest.addingTimeInterval(Self.fixToleranceSeconds)
+                if s.time < from || s.time > to {
+                    problems.append(String(format: "event %d (%@ %@, %@): the server's time is outside the phone's window by %.0f s",
+                                           i + 1, d.kind, d.fence, d.timing ?? "", max(from.timeIntervalSince(s.time), s.time.timeIntervalSince(to))))
+                }
+                continue
+            }
             largestDifferenceSeconds = max(largestDifferenceSeconds, difference)
             let previous = device[..<i].last { $0.fence == d.fence }
             let debounced = d.kind == "enter" && previous.map {

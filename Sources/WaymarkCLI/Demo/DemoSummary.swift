@@ -20,6 +20,12 @@ struct DemoFenceEvent: Hashable, Sendable, Codable {
     var time: Date
     /// For phone events, what decided it: `fix`, `region`, `region state` or `debounce`; nil for the server.
     var decidedBy: String?
+    /// For phone events that were not decided live (``FenceEvent/Timing``: `osDelayed` or
+    /// `caughtUp`), the window the crossing lies in: the last position on the old side (when
+    /// known) and the deciding position or iOS delivery. Nil for live events and the server.
+    var earliest: Date? = nil, latest: Date? = nil
+    /// For phone events, ``FenceEvent/Timing`` (`live`, `osDelayed`, `caughtUp`); nil for the server.
+    var timing: String? = nil
 }
 
 /// The figures the demo prints at the end.
@@ -84,7 +90,9 @@ struct DemoSummary: Hashable, Sendable, Codable {
         gaps = app?.gaps.count ?? 0
         gapsStoredOnServer = gapsOnServer
         deviceFenceEvents = (app?.fenceEvents ?? []).map {
-            DemoFenceEvent(fence: $0.fenceID, kind: $0.kind.rawValue, time: $0.time, decidedBy: Self.describe($0.cause))
+            DemoFenceEvent(fence: $0.fenceID, kind: $0.kind.rawValue, time: $0.time, decidedBy: Self.describe($0.cause),
+                           earliest: $0.timing == .live ? nil : $0.earliest, latest: $0.timing == .live ? nil : $0.latest,
+                           timing: $0.timing.rawValue)
         }
         self.serverFenceEvents = serverFenceEvents
         fenceAgreement = DemoFenceAgreement(device: deviceFenceEvents, server: serverFenceEvents, recorded: fixes.map(\.timestamp))
