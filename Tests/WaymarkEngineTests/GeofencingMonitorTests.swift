@@ -32,11 +32,11 @@ struct GeofencingMonitorTests {
         return m
     }
 
-    @Test("enter once the fix is 10 m inside, exit once 20 m beyond; nothing in between")
+    @Test("enter once the fix is 20 m inside, exit once 20 m beyond; nothing in between")
     func hysteresis() throws {
         var m = try Self.monitor()
-        #expect(Self.walk(&m, [900, 995, 1005, 998, 1008]).isEmpty)   // undecided band: no event
-        let enter = Self.walk(&m, [1011], from: 5)
+        #expect(Self.walk(&m, [900, 995, 1005, 1015, 1008]).isEmpty)   // undecided band: no event
+        let enter = Self.walk(&m, [1021], from: 5)
         #expect(enter.map(\.kind) == [.enter])
         #expect(Self.walk(&m, [995, 1003, 985, 990], from: 6).isEmpty)   // back out by under 20 m: still inside
         #expect(m.presence(of: "shop") == .inside)

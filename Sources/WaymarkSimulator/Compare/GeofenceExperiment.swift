@@ -57,7 +57,8 @@ public enum GeofenceExperiment {
         /// Events (enter and exit) delivered to the app.
         public var events: Int
         /// Delivered events that are false: the true path was never on the claimed side within a
-        /// minute of the event's time or of its delivery.
+        /// minute of the event's time or of its delivery (for an event marked late, anywhere in its
+        /// `earliest`…delivery window).
         public var falseEvents: Int
         /// Delivery minus true crossing time over reported crossings: median, 90th percentile, maximum (s).
         public var medianLatencySeconds: Double?, p90LatencySeconds: Double?, maxLatencySeconds: Double?
@@ -157,6 +158,11 @@ public enum GeofenceExperiment {
             let claimed = events[i].time.timeIntervalSince(sim.epoch)
             var around: [Double] = Array(stride(from: claimed - 60, through: claimed + 60, by: 3))
             around.append(contentsOf: stride(from: deliveries[i] - 60, through: deliveries[i] + 60, by: 3))
+            if events[i].timing != .live {
+                // A late event claims a crossing somewhere in its window, not at its estimate.
+                let from = (events[i].earliest ?? events[i].time).timeIntervalSince(sim.epoch)
+                around.append(contentsOf: stride(from: from - 60, through: deliveries[i], by: 3))
+            }
             let sides: [Double] = around.map { (t: Double) -> Double in
                 Geodesy.haversineDistance(sim.trajectory.position(at: t), center) - r
             }
