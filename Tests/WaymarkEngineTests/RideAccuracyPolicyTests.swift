@@ -19,9 +19,9 @@ struct RideAccuracyPolicyTests {
         #expect(RideAccuracyPolicy.waymark.setting(for: activity, speed: speed) == expected)
     }
 
-    @Test("cycling, running and driving may duty-cycle GNSS, walking may not; the watch uses no GNSS")
+    @Test("cycling, running, walking and driving may duty-cycle GNSS; the watch uses no GNSS")
     func dutyCycleAndWatch() throws {
-        #expect(Setting.cycling.dutyCycle && Setting.driving.dutyCycle && Setting.running.dutyCycle && !Setting.walking.dutyCycle)
+        #expect(Setting.cycling.dutyCycle && Setting.driving.dutyCycle && Setting.running.dutyCycle && Setting.walking.dutyCycle)
         let watch = try #require(RideAccuracyPolicy.waymark.watch)
         #expect(!watch.usesGNSS && !watch.pausesAutomatically)
     }

@@ -131,4 +131,23 @@ struct GeofenceBoundaryDistanceTests {
         #expect(abs(inside - 150) < 1)
         #expect(GeofenceMonitor().nearestBoundaryDistance(to: GeofencingMonitorTests.origin, within: 10_000) == nil)
     }
+
+    @Test("pushing the bike on a straight path at 1.6 m/s: GNSS rests too, and the track keeps its length")
+    func walkingPaceIsDutyCycled() throws {
+        var h = TrackerHarness(RideTracker())
+        h.absorb(h.tracker.start(rideID: "r1", at: Ride.at(0)))
+        h.send(.motionActivity(MotionActivity(.walking, confidence: .high)), at: 0)
+        var restedSeconds = 0
+        for t in 1...180 {
+            if let due = h.tracker.nextDeadline, due <= Ride.at(Double(t)) { h.fire(at: Double(t)) }
+            guard h.tracker.currentSetting?.usesGNSS == true else { restedSeconds += 1; continue }
+            h.send(.locations([Ride.fix(Double(t), east: 1.6 * Double(t - 1), speed: 1.6)]), at: Double(t))
+        }
+        #expect(h.tracker.currentSetting?.accuracy == .nearestTenMeters || h.tracker.currentSetting?.usesGNSS == false)
+        #expect(h.tracker.dutyCycleSpells >= 3)
+        #expect(restedSeconds > 60, "GNSS rested \(restedSeconds) of 180 s")
+        let first = try #require(h.recorded.first), last = try #require(h.recorded.last)
+        let walked = 1.6 * last.timestamp.timeIntervalSince(first.timestamp)
+        #expect(abs(h.tracker.statistics.distanceMeters - walked) < 10)
+    }
 }

@@ -28,9 +28,11 @@ struct EngineRideSimulationTests {
 
     @Test("ride east at 6 m/s past four fences, killed at 500 s: significant-change relaunch, one gap, each event once")
     func rideWithKill() throws {
-        // f1 and f2 are crossed (and reported late by the OS) before the kill at 3 km; the next
-        // significant change (≥ 300 s after the one at 300 s) relaunches the app at about 600 s,
-        // before the device reaches f3's boundary at 4.3 km.
+        // f1 and f2 are crossed (and reported late by the OS) before the kill at 3 km. The first
+        // location event after the kill relaunches the app: f2's exit, committed at about 430 s and
+        // delivered minutes late as iOS does (issue #14), or else the next significant change
+        // (≥ 300 s after the one at 300 s, so about 600 s); either comes before the device reaches
+        // f3's boundary at 4.3 km.
         let fences = [Self.circle("f1", east: 1_000, radius: 200), Self.circle("f2", east: 2_000, radius: 150),
                       Self.circle("f3", east: 4_500, radius: 200), Self.circle("f4", east: 6_000, radius: 200)]
         let scenario = Self.scenario(route: Fixture.eastbound(speed: 6, seconds: 1_200),
@@ -42,7 +44,7 @@ struct EngineRideSimulationTests {
 
         #expect(run.launches.map(\.value) == [.user, .background])   // UIScene (default): no location launch key [S14]–[S16]
         let relaunch = try #require(run.launches.last?.time)
-        #expect((560...700).contains(relaunch.timeIntervalSince(sim.epoch)))
+        #expect((501...700).contains(relaunch.timeIntervalSince(sim.epoch)))
 
         let fixes = run.recordedFixes
         #expect(zip(fixes, fixes.dropFirst()).allSatisfy { $0.timestamp < $1.timestamp })

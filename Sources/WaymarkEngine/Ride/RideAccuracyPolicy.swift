@@ -102,11 +102,14 @@ public struct RideAccuracyPolicy: Hashable, Sendable, Codable {
 extension RideAccuracyPolicy.Setting {
     /// Cycling: GNSS at full rate, duty-cycled on steady straight stretches.
     public static let cycling = Self(accuracy: .best, distanceFilterMeters: nil, dutyCycle: true)
-    /// Walking (pushing the bike): ten-metre GNSS with a 5 m filter, never duty-cycled (below
-    /// 3 m/s the Doppler course is too noisy to predict from, and turns are frequent).
-    public static let walking = Self(accuracy: .nearestTenMeters, distanceFilterMeters: 5)
-    /// Running: as walking, but duty-cycled on steady straight stretches. A runner at 3–4 m/s on a
-    /// straight road is as predictable as a cyclist; the check after each spell catches turns.
+    /// Walking (pushing the bike): ten-metre GNSS with a 5 m filter, duty-cycled on steady straight
+    /// stretches down to ``RideTracker/DutyCycle/minimumSpeed``. One Doppler reading's course is
+    /// noisy at a walking pace (±11° at 1.5 m/s), but the steadiness check allows for that noise,
+    /// the prediction uses the mean of the stretch's readings, and the check after each spell
+    /// catches a turn; a spell at 1.5 m/s covers at most 40 m.
+    public static let walking = Self(accuracy: .nearestTenMeters, distanceFilterMeters: 5, dutyCycle: true)
+    /// Running: as walking. A runner at 3–4 m/s on a straight road is as predictable as a cyclist;
+    /// the check after each spell catches turns.
     public static let running = Self(accuracy: .nearestTenMeters, distanceFilterMeters: 5, dutyCycle: true)
     /// Driving: GNSS with a 20 m filter, duty-cycled on steady stretches.
     public static let driving = Self(accuracy: .best, distanceFilterMeters: 20, dutyCycle: true)
@@ -121,8 +124,8 @@ extension RideAccuracyPolicy {
     /// |---|---|---|---|
     /// | automotive | ≥ medium | any | driving |
     /// | cycling | ≥ low | any | cycling |
-    /// | walking | ≥ medium | < 4 | walking |
-    /// | running | ≥ medium | < 4 | running (walking, duty-cycled) |
+    /// | walking | ≥ medium | < 4 | walking (ten-metre GNSS, duty-cycled) |
+    /// | running | ≥ medium | < 4 | running (as walking) |
     /// | any | — | ≥ 12 | driving |
     /// | any | — | 4 ..< 12 | cycling |
     /// | (fallback) | | | cycling |

@@ -106,7 +106,9 @@ extension RideTracker {
         public var courseToleranceDegrees: Double
         /// Largest relative spread of the speed.
         public var speedTolerance: Double
-        /// Slowest speed at which GNSS may rest, m/s.
+        /// Slowest speed at which GNSS may rest, m/s (default 1.5: a brisk walk pushing the bike).
+        /// Below it a spell covers too little ground to be worth a GNSS restart, and the stop
+        /// detection needs GNSS.
         public var minimumSpeed: Double
         /// The noise of one Doppler speed reading (about one standard deviation), m/s: at a
         /// runner's pace it alone spreads ten readings by a third, so the spread allows for it.
@@ -120,7 +122,7 @@ extension RideTracker {
 
         /// Makes a duty-cycle configuration.
         public init(enabled: Bool = true, steadySeconds: TimeInterval = 10, courseToleranceDegrees: Double = 8,
-                    speedTolerance: Double = 0.3, minimumSpeed: Double = 3, initialOffSeconds: TimeInterval = 10,
+                    speedTolerance: Double = 0.3, minimumSpeed: Double = 1.5, initialOffSeconds: TimeInterval = 10,
                     maximumOffSeconds: TimeInterval = 25, predictionToleranceMeters: Double = 15,
                     speedNoiseMetersPerSecond: Double = 0.3, confirmSeconds: TimeInterval = 3) {
             self.confirmSeconds = confirmSeconds
