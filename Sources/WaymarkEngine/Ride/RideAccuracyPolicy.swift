@@ -7,7 +7,7 @@ import Foundation
 /// current activity with at least ``Row/minimumConfidence``, and the speed (the latest filtered
 /// speed in m/s; 0 when unknown) lies in ``Row/minimumSpeed``..<``Row/maximumSpeed``. When no row
 /// matches, ``fallback`` applies. While the rider stands still the tracker uses ``watch``
-/// instead (cell-level accuracy, so GNSS is off).
+/// instead (three-kilometre accuracy, so GNSS is off; iOS serves it from Wi-Fi where it can).
 ///
 /// ```swift
 /// let policy = RideAccuracyPolicy.waymark
@@ -113,7 +113,9 @@ extension RideAccuracyPolicy.Setting {
     public static let running = Self(accuracy: .nearestTenMeters, distanceFilterMeters: 5, dutyCycle: true)
     /// Driving: GNSS with a 20 m filter, duty-cycled on steady stretches.
     public static let driving = Self(accuracy: .best, distanceFilterMeters: 20, dutyCycle: true)
-    /// The stationary watch: cell-level updates (no GNSS) that iOS never pauses.
+    /// The stationary watch: three-kilometre updates (no GNSS) that iOS never pauses. Current iOS
+    /// serves them from Wi-Fi (about 100 m, at Wi-Fi cost) where Wi-Fi is known, from cell towers
+    /// elsewhere (PLATFORM.md §3); the name is historical.
     public static let cellWatch = Self(accuracy: .threeKilometers)
 }
 

@@ -27,17 +27,20 @@ extension RideTracker {
         public var resumeDistanceMeters: Double
         /// How long GNSS stays on at a stop before the low-power watch (default 120 s: traffic lights stay cheap to resume).
         public var holdSeconds: TimeInterval
-        /// How long the cell-level watch runs before only significant changes and the wake fence remain
-        /// (default 3600 s); nil keeps it for the whole stop. While the watch keeps the app running,
-        /// motion activity reaches it and GNSS checks about 30 s after the rider moves off; once the
-        /// app is suspended only the wake fence notices, some 300–500 m of riding later, and that
-        /// stretch is recorded as a straight line. The watch costs about 0.06 per second (cell
-        /// positioning and the running app), an hour of it as much as 3.6 minutes of GNSS; most
-        /// breaks on a ride are shorter, and a parked commuter pays it once.
+        /// How long the coarse watch runs, counted from the end of the hold, before only significant
+        /// changes and the wake fence remain (default 3600 s); nil keeps it for the whole stop.
+        /// Checks during the watch do not prolong it. While the watch keeps the app running, motion
+        /// activity reaches it and GNSS checks 30–90 s after the rider moves off. Once iOS has
+        /// suspended the app, only a fence exit (about 200 m outside its ~200 m effective radius,
+        /// then 3–5 minutes late on average), a significant change away from the stop or the motion
+        /// delivered with one of iOS's idle wakes (every 15 minutes) notices, typically 1–3 km of
+        /// riding later, and that stretch is recorded as a straight line (PLATFORM.md §4–§5). Where
+        /// Wi-Fi is known, iOS serves the watch's three-kilometre accuracy from Wi-Fi at Wi-Fi cost:
+        /// about 0.16 per second with the running app, so an hour costs as much as 10 minutes of
+        /// GNSS; most breaks on a ride are shorter, and a parked commuter pays it once.
         public var watchSeconds: TimeInterval?
-        /// The wake fence's radius around the stop (default 100 m, the smallest radius iOS keeps as
-        /// given: the rider covers about radius + 50 m before the exit is noticed, so smaller is
-        /// earlier, but below 100 m iOS behaves as if the radius were 100–200 m).
+        /// The wake fence's radius around the stop (default 100 m). iOS treats radii under about
+        /// 200 m as about 200 m, so a smaller radius notices nothing sooner.
         public var wakeFenceRadiusMeters: Double
         /// How long GNSS runs to check a hint of movement (motion activity, a significant change) during the watch (default 90 s).
         public var verifySeconds: TimeInterval

@@ -12,12 +12,14 @@ import WaymarkGeo
 /// (standard updates and significant changes) for the ``DemandResolver``.
 ///
 /// While moving, the ``RideAccuracyPolicy`` row for the current motion activity and speed decides
-/// the location settings. At a stop GNSS stays on for ``Configuration/holdSeconds`` (a traffic
-/// light), then the low-power watch takes over: cell-level updates that iOS never pauses,
-/// significant changes, and one wake fence (`waymark.ride.wake`, one of the app's 20 region
-/// slots) around the stop. Motion or a significant change wakes GNSS to check; leaving the fence
-/// resumes at once. After ``Configuration/watchSeconds`` only significant changes and the fence
-/// remain, so the app may be suspended.
+/// the location settings. When the rider stops, one wake fence (`waymark.ride.wake`, one of the
+/// app's 20 region slots) goes up around the stop and GNSS stays on for
+/// ``Configuration/holdSeconds`` (a traffic light); then the low-power watch takes over: coarse
+/// updates without GNSS that iOS never pauses, and significant changes. Motion, a coarse fix or a
+/// significant change clearly away from the stop wakes GNSS to check; leaving the fence resumes at
+/// once. ``Configuration/watchSeconds`` after the hold only significant changes and the fence
+/// remain, so iOS may suspend the app; its idle wakes and cached fixes near the stop do not turn
+/// GNSS on.
 ///
 /// After a termination the app restores the tracker from the last ``RideSnapshot``; the
 /// `launched` event (a significant-change or region relaunch, or the user opening the app after a
