@@ -64,12 +64,12 @@ struct DemoAppReader {
             case .permission(.outcome(_, let outcome)) where !outcome.prompted:
                 lines.append(DemoTimelineEntry(t: t, kind: .prompt, text: "\(outcome.request): \(outcome.result) (no prompt)"))
             case .ride(.state(let state)):
-                if state != .moving, let summary = summarizeFixes(recorded, before: entry.time.addingTimeInterval(1e-3), epoch: epoch) {
+                if state != .moving, let summary = summarizeFixes(recorded, before: entry.time.addingTimeInterval(1e-3), epoch: epoch, at: t) {
                     lines.append(summary)
                 }
                 lines.append(DemoTimelineEntry(t: t, kind: .ride, text: describe(state, at: t)))
             case .ride(.gap(let gap)):
-                if let summary = summarizeFixes(recorded, before: gap.end, epoch: epoch) { lines.append(summary) }
+                if let summary = summarizeFixes(recorded, before: gap.end, epoch: epoch, at: t) { lines.append(summary) }
                 try store.recordGap(WaymarkSync.GapMarker(ride: ride, start: gap.start, end: gap.end, reason: gap.reason.rawValue))
                 lines.append(DemoTimelineEntry(t: gap.end.timeIntervalSince(epoch), kind: .gap, text:
                     "gap marker \(DemoTimelineEntry.clock(gap.start.timeIntervalSince(epoch)))–"
@@ -93,7 +93,9 @@ struct DemoAppReader {
 
     /// `recorded 212 fixes 0:07:52–0:14:40, 1.84 km, median ±6 m` for the fixes recorded since
     /// the last summary and before `before`, or nil when there are none.
-    private mutating func summarizeFixes(_ recorded: [Fix], before: Date, epoch: Date) -> DemoTimelineEntry? {
+    /// The line is placed at `at` when given (when the reader learned that the spell ended, which
+    /// may be later than its last fix), else at the last fix, so the timeline stays in time order.
+    private mutating func summarizeFixes(_ recorded: [Fix], before: Date, epoch: Date, at: Double? = nil) -> DemoTimelineEntry? {
         var end = summarized
         while end < recorded.count, recorded[end].timestamp < before { end += 1 }
         let spell = recorded[summarized..<end]
@@ -103,7 +105,7 @@ struct DemoAppReader {
         let accuracies = spell.compactMap(\.horizontalAccuracy).sorted()
         let median = accuracies.isEmpty ? 0 : accuracies[accuracies.count / 2]
         let from = first.timestamp.timeIntervalSince(epoch), to = last.timestamp.timeIntervalSince(epoch)
-        return DemoTimelineEntry(t: to, kind: .fixes, text: String(
+        return DemoTimelineEntry(t: max(to, at ?? to), kind: .fixes, text: String(
             format: "recorded %d fix%@ %@–%@, %.2f km, median ±%.0f m", spell.count, spell.count == 1 ? "" : "es",
             DemoTimelineEntry.clock(from), DemoTimelineEntry.clock(to), meters / 1000, median))
     }
