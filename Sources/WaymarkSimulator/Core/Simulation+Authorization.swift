@@ -43,30 +43,26 @@ extension Simulation {
         permissions.outOfUseSince = since
         guard now - since >= constants.temporaryAuthorizationLapseSeconds else { return }
         let before = permissions.authorization
-        if permissions.allowOnce {
-            permissions.allowOnce = false
-            permissions.location = .notDetermined
-            note("allow-once grant lapsed after \(Int(now - since)) s out of use")
-        }
-        if permissions.temporaryFullAccuracy {
-            permissions.temporaryFullAccuracy = false
-            note("temporary full accuracy lapsed after \(Int(now - since)) s out of use")
-        }
-        permissions.outOfUseSince = nil
+        clearTemporaryGrants(because: "lapsed after \(Int(now - since)) s out of use")
         reportAuthorizationChange(from: before)
     }
 
     /// A new process never inherits a temporary grant: Allow Once is "this process only", and
     /// temporary full accuracy lasts while the app is in use [S8][S10]. Called from `launch()`.
     mutating func lapseTemporaryGrantsAtLaunch() {
+        clearTemporaryGrants(because: "expired with the previous process")
+    }
+
+    /// Ends an Allow Once grant (back to notDetermined) and temporary full accuracy, noting why.
+    private mutating func clearTemporaryGrants(because reason: String) {
         if permissions.allowOnce {
             permissions.allowOnce = false
             permissions.location = .notDetermined
-            note("allow-once grant expired with the previous process")
+            note("allow-once grant \(reason)")
         }
         if permissions.temporaryFullAccuracy {
             permissions.temporaryFullAccuracy = false
-            note("temporary full accuracy expired with the previous process")
+            note("temporary full accuracy \(reason)")
         }
         permissions.outOfUseSince = nil
     }
