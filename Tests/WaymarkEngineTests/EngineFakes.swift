@@ -101,7 +101,18 @@ actor FakeDevice: Device {
         (events, continuation) = AsyncStream.makeStream(of: TimedDeviceEvent.self)
     }
 
-    func perform(_ command: DeviceCommand) {
+    private var holding: DeviceCommand?
+    private var held: CheckedContinuation<Void, Never>?
+    private var heldWaiter: CheckedContinuation<Void, Never>?
+
+    func perform(_ command: DeviceCommand) async {
+        if command == holding {
+            // Stands for a slow hop to the main actor: the engine's step stays suspended here.
+            holding = nil
+            heldWaiter?.resume()
+            heldWaiter = nil
+            await withCheckedContinuation { held = $0 }
+        }
         performed.append(command)
         if let waiter = commandWaiter {
             commandWaiter = nil
@@ -117,8 +128,29 @@ actor FakeDevice: Device {
         continuation.yield(TimedDeviceEvent(time: clock.date, event: event))
     }
 
+    /// Sends an event stamped `seconds` after the clock's time, without moving the clock (a
+    /// phone whose timer has not woken yet, e.g. because the app was suspended).
+    nonisolated func send(_ event: DeviceEvent, after seconds: TimeInterval) {
+        continuation.yield(TimedDeviceEvent(time: clock.date.addingTimeInterval(seconds), event: event))
+    }
+
     /// Ends the event stream.
     nonisolated func finish() { continuation.finish() }
+
+    /// Holds the next `command` inside `perform` until ``release()``.
+    func hold(_ command: DeviceCommand) { holding = command }
+
+    /// Returns once the held command reached `perform`.
+    func waitUntilHeld() async {
+        if held != nil { return }
+        await withCheckedContinuation { heldWaiter = $0 }
+    }
+
+    /// Lets the held command through.
+    func release() {
+        held?.resume()
+        held = nil
+    }
 
     /// The next command the engine performs (returns at once if one is already unread).
     func nextCommand() async -> DeviceCommand {

@@ -27,6 +27,25 @@ extension Engine {
         await apply(core.deadlineReached(at: deadline))
     }
 
+    /// Acts on every deadline due at or before `date` now, in order, without waiting for the
+    /// clock to wake the timer, and returns once their commands have reached the device.
+    ///
+    /// The engine calls this before each device event, so an overdue deadline (the app was
+    /// suspended while its timer slept) is handled at its own time, before the newer event.
+    /// Drivers that advance virtual time (a simulated phone in tests) call it after each step
+    /// so the engine has done everything due by then before time moves on; otherwise the
+    /// timer's task may run only after the simulation has gone further.
+    public func handleDeadlines(through date: Date) async {
+        while !stopped, let deadline = timerDeadline, deadline <= date {
+            timer?.cancel()
+            timer = nil
+            timerDeadline = nil
+            await apply(core.deadlineReached(at: deadline))
+        }
+        // A timer task may have started the same deadline's step just before; wait for it too.
+        await effects?.value
+    }
+
     private static func sleep<C: Clock<Duration>>(_ clock: C, seconds: Double) async throws {
         try await clock.sleep(until: clock.now.advanced(by: .seconds(seconds)), tolerance: nil)
     }

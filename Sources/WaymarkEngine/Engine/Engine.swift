@@ -24,6 +24,8 @@ public actor Engine {
     var timer: Task<Void, Never>?
     var timerDeadline: Date?
     var stopped = false
+    /// The effects (updates, commands) of the latest core step, performed after those of the steps before it.
+    var effects: Task<Void, Never>?
     /// Device events fully handled (commands performed); lets tests wait until the engine is idle.
     var eventsHandled = 0
     /// The time of the latest device event handled; app calls are never stamped earlier.
@@ -86,6 +88,8 @@ public actor Engine {
     public func run() async {
         for await timed in device.events {
             guard !stopped else { break }
+            await handleDeadlines(through: timed.time)
+            guard !stopped else { break }
             latestEventTime = max(latestEventTime ?? timed.time, timed.time)
             let out = core.handle(timed.event, at: timed.time)
             await apply(out)
@@ -136,15 +140,31 @@ public actor Engine {
         return try await withCheckedThrowingContinuation { waiters[batch] = $0 }
     }
 
-    /// Publishes the updates and performs the commands of one core step, then re-arms the timer.
+    /// Re-arms the timer, then publishes the updates and performs the commands of one core step,
+    /// after those of every earlier step.
+    ///
+    /// The order matters because the engine is an actor and `device.perform` suspends: while one
+    /// step's commands are on their way (say, the launch locator's `stopUpdatingLocation` after
+    /// the launch fix), an app call can run a newer step (the ride's `startUpdatingLocation`).
+    /// Performed as they came, the older stop would land last and switch the ride's GNSS off.
+    /// Chaining each step's effects behind the previous step's keeps the device in the order the
+    /// core decided, and the caller returns only once its own step has been performed.
     func apply(_ out: EngineOutput) async {
         rescheduleTimer()
-        for update in out.updates { await publish(update) }
+        var stored: GeofenceMonitor.PersistentState?
         if core.geofences.revision != fenceRevision {
             fenceRevision = core.geofences.revision
-            await fenceStore.publish(core.geofences.persistentState)
+            stored = core.geofences.persistentState
         }
-        for command in out.commands { await device.perform(command) }
+        let previous = effects
+        let step = Task {
+            await previous?.value
+            for update in out.updates { await self.publish(update) }
+            if let stored { await self.fenceStore.publish(stored) }
+            for command in out.commands { await self.device.perform(command) }
+        }
+        effects = step
+        await step.value
     }
 
     private func publish(_ update: EngineUpdate) async {

@@ -47,14 +47,24 @@ final class SimulatedPhone {
     }
 
     /// Waits (by yielding, never sleeping) until the engine handled every event the device
-    /// delivered, then lets the tab models' subscriptions catch up.
+    /// delivered and every deadline due by the current virtual second, then lets the tab models'
+    /// subscriptions catch up.
     func settle() async {
+        await eventsHandled()
+        // The engine's timer sleeps on the manual clock; its task may run late on a loaded
+        // machine, so hand the engine its due deadlines directly (their commands reach the
+        // simulator before time moves on).
+        await app.engine.handleDeadlines(through: simulated.now())
+        await eventsHandled()
+        for _ in 0..<40 { await Task.yield() }
+    }
+
+    private func eventsHandled() async {
         for _ in 0..<20_000 {
             let delivered = await simulated.state.received.count
             if await device.reader.reads >= delivered + 1 { break }
             await Task.yield()
         }
-        for _ in 0..<40 { await Task.yield() }
     }
 
     /// Advances virtual time one second at a time, the engine's clock with it.
