@@ -23,5 +23,11 @@ extension LiveDevice {
                                              bundle: Bundle = .main) -> [ConfigurationProblem] {
         InfoPlistCheck.problems(in: bundle.infoDictionary ?? [:], for: uses)
     }
+
+    /// The main bundle's Info.plist declarations; ``Engine`` reads them when it starts and
+    /// publishes what is missing (`engine.diagnostics`).
+    public func infoPlist() async -> InfoPlistDeclarations? {
+        InfoPlistDeclarations(infoDictionary: Bundle.main.infoDictionary ?? [:])
+    }
 }
 #endif

@@ -96,8 +96,12 @@ actor FakeDevice: Device {
     private var read = 0
     private var commandWaiter: CheckedContinuation<DeviceCommand, Never>?
 
-    init(clock: ManualClock) {
+    /// What ``infoPlist()`` reports (nil: the device cannot tell).
+    private let declarations: InfoPlistDeclarations?
+
+    init(clock: ManualClock, declarations: InfoPlistDeclarations? = nil) {
         self.clock = clock
+        self.declarations = declarations
         (events, continuation) = AsyncStream.makeStream(of: TimedDeviceEvent.self)
     }
 
@@ -122,6 +126,8 @@ actor FakeDevice: Device {
     }
 
     func now() -> Date { clock.date }
+
+    func infoPlist() async -> InfoPlistDeclarations? { declarations }
 
     /// Sends an event stamped with the clock's time.
     nonisolated func send(_ event: DeviceEvent) {

@@ -13,8 +13,9 @@ struct EngineTests {
         let engine: Engine
         let run: Task<Void, Never>
 
-        init(configuration: EngineCore.Configuration = .init(), memory: PermissionMemory = .init()) {
-            device = FakeDevice(clock: clock)
+        init(configuration: EngineCore.Configuration = .init(), memory: PermissionMemory = .init(),
+             declarations: InfoPlistDeclarations? = nil) {
+            device = FakeDevice(clock: clock, declarations: declarations)
             let engine = Engine(device: device, clock: clock, configuration: configuration, memory: memory)
             self.engine = engine
             run = Task { await engine.run() }

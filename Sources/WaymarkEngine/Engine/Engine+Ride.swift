@@ -4,6 +4,10 @@ import WaymarkGeo
 extension Engine {
     /// Performs a rider's tap at the device's time.
     func rideCommand(_ command: RideCommand) async {
+        if case .start = command {
+            // A ride records with the screen off, and may query motion for its accuracy policy.
+            await noteUse(AppCapabilities(backgroundLocation: true, motion: core.configuration.ride.usesMotion))
+        }
         await apply(core.rideCommand(command, at: await appCallTime()))
     }
 }

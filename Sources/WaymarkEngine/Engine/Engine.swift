@@ -43,7 +43,13 @@ public actor Engine {
     nonisolated let rideStates: ReplayBroadcaster<RideState>
     nonisolated let rideStatistics: ReplayBroadcaster<RideStatistics>
     nonisolated let rideRecords = ReplayBroadcaster<RideRecord>(replaysCurrent: false)
+    nonisolated let problemStates = ReplayBroadcaster<[ConfigurationProblem]>(initial: [])
     var fenceRevision: Int
+    /// The app's Info.plist declarations, once read from the device.
+    var declarations: InfoPlistDeclarations?
+    /// What the app uses: the configured capabilities and what it asked for since.
+    var uses: AppCapabilities
+    var publishedProblems: [ConfigurationProblem] = []
 
     /// Makes an engine over `device`.
     ///
@@ -58,6 +64,7 @@ public actor Engine {
         self.clock = clock
         let core = EngineCore(configuration: configuration, memory: memory, geofences: geofences, ride: ride)
         self.core = core
+        self.uses = configuration.capabilities
         self.memoryStates = ReplayBroadcaster(initial: memory)
         self.fenceStates = ReplayBroadcaster(initial: core.geofences.fences.keys.reduce(into: [:]) {
             $0[$1] = core.geofences.presence(of: $1) ?? .unknown })
@@ -83,9 +90,13 @@ public actor Engine {
     /// The ride: start, pause, resume, stop; states, statistics and what to store.
     public nonisolated var ride: EngineRide { EngineRide(engine: self) }
 
+    /// What the app's Info.plist lacks for what it uses, with messages a developer can act on.
+    public nonisolated var diagnostics: EngineDiagnostics { EngineDiagnostics(engine: self) }
+
     /// Consumes the device's events until the stream ends, then stops: pending requests throw
     /// ``EngineError/Code/stopped`` and every state sequence ends. Call once.
     public func run() async {
+        await readDeclarations()
         for await timed in device.events {
             guard !stopped else { break }
             await handleDeadlines(through: timed.time)
@@ -120,6 +131,7 @@ public actor Engine {
         await rideStates.finish()
         await rideStatistics.finish()
         await rideRecords.finish()
+        await problemStates.finish()
     }
 
     /// The time to stamp an app call with: the device's clock, never before the latest event.
@@ -130,6 +142,7 @@ public actor Engine {
 
     func requestPermissions(_ requests: [PermissionRequest]) async throws -> [PermissionOutcome] {
         guard !stopped else { throw EngineError(.stopped, "the engine is not running; call run() first") }
+        await noteUse(Self.capabilities(for: requests))
         let batch = nextBatch
         nextBatch += 1
         let deviceNow = await device.now()

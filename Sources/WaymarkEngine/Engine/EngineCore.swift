@@ -38,16 +38,23 @@ public struct EngineCore: Sendable {
         public var geofencing: GeofenceMonitor.Configuration
         /// The ride tracker's policy, filters and timings.
         public var ride: RideTracker.Configuration
+        /// What the app uses of the OS from its first launch, checked against its Info.plist
+        /// (see ``EngineDiagnostics``). The engine adds what the app turns out to use: Always and
+        /// motion when requested, background location (and motion, with
+        /// ``RideTracker/Configuration/usesMotion``) when a ride starts.
+        public var capabilities: AppCapabilities
 
         /// Makes a configuration.
         public init(permissions: PermissionSequencer.Configuration = .init(),
                     launchLocation: LaunchLocator.Configuration = .init(),
                     geofencing: GeofenceMonitor.Configuration = .init(),
-                    ride: RideTracker.Configuration = .init()) {
+                    ride: RideTracker.Configuration = .init(),
+                    capabilities: AppCapabilities = .init()) {
             self.permissions = permissions
             self.launchLocation = launchLocation
             self.geofencing = geofencing
             self.ride = ride
+            self.capabilities = capabilities
         }
 
         /// The geofence configuration the core runs: ``geofencing`` with one slot reserved for
@@ -60,7 +67,7 @@ public struct EngineCore: Sendable {
     }
 
     /// The configuration in force.
-    public let configuration: Configuration
+    public internal(set) var configuration: Configuration
     /// The permission sequencer.
     public internal(set) var permissions: PermissionSequencer
     /// The launch locator.
@@ -86,6 +93,15 @@ public struct EngineCore: Sendable {
         launchLocator = LaunchLocator(configuration: configuration.launchLocation)
         geofences = GeofenceMonitor(configuration: configuration.effectiveGeofencing, restoring: stored)
         rideTracker = RideTracker(configuration: configuration.ride, restoring: snapshot)
+    }
+
+    /// Takes the usage descriptions the app declares when its configuration did not give them
+    /// (``PermissionSequencer/Configuration/declaredUsageDescriptions`` nil), so a request whose
+    /// key is missing ends as misconfigured at once instead of waiting for a prompt.
+    public mutating func adoptDeclaredUsageDescriptions(_ keys: Set<UsageDescriptionKey>) {
+        guard permissions.configuration.declaredUsageDescriptions == nil else { return }
+        permissions.configuration.declaredUsageDescriptions = keys
+        configuration.permissions.declaredUsageDescriptions = keys
     }
 
     /// The earliest time a component must be woken with ``deadlineReached(at:)``.

@@ -74,7 +74,7 @@ public struct PermissionSequencer: Sendable {
     }
 
     /// The configuration in force.
-    public let configuration: Configuration
+    public internal(set) var configuration: Configuration
     /// The persisted memory (see ``PermissionMemory``).
     public internal(set) var memory: PermissionMemory
     /// The latest location authorization callback, nil before the first one of this launch.

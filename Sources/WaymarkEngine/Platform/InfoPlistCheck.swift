@@ -31,6 +31,17 @@ public struct AppCapabilities: Hashable, Sendable {
         self.appRefreshTaskIdentifiers = appRefreshTaskIdentifiers
         self.processingTaskIdentifiers = processingTaskIdentifiers
     }
+
+    /// Everything either set of capabilities uses.
+    public func union(_ other: AppCapabilities) -> AppCapabilities {
+        func merged(_ a: [String], _ b: [String]) -> [String] { a + b.filter { !a.contains($0) } }
+        return AppCapabilities(locationAlways: locationAlways || other.locationAlways,
+                               backgroundLocation: backgroundLocation || other.backgroundLocation,
+                               motion: motion || other.motion,
+                               remoteNotifications: remoteNotifications || other.remoteNotifications,
+                               appRefreshTaskIdentifiers: merged(appRefreshTaskIdentifiers, other.appRefreshTaskIdentifiers),
+                               processingTaskIdentifiers: merged(processingTaskIdentifiers, other.processingTaskIdentifiers))
+    }
 }
 
 /// One thing missing from the app's Info.plist, with a message a developer can act on.
@@ -74,13 +85,13 @@ public enum InfoPlistCheck {
 
     /// The entries of `UIBackgroundModes` (empty when the key is absent or malformed).
     public static func backgroundModes(in info: [String: Any]) -> Set<String> {
-        Set(info[backgroundModesKey] as? [String] ?? [])
+        InfoPlistDeclarations(infoDictionary: info).backgroundModes
     }
 
     /// The usage-description keys present with a non-empty string, for
     /// ``PermissionSequencer/Configuration/declaredUsageDescriptions``.
     public static func declaredUsageDescriptions(in info: [String: Any]) -> Set<UsageDescriptionKey> {
-        Set(UsageDescriptionKey.allCases.filter { isNonEmptyString(info[$0.rawValue]) })
+        InfoPlistDeclarations(infoDictionary: info).declaredUsageDescriptions
     }
 
     /// Whether `allowsBackgroundLocationUpdates` may be set to `requested`: true only when the
@@ -92,14 +103,19 @@ public enum InfoPlistCheck {
 
     /// Every problem, in a stable order: usage descriptions first, then background modes, then task identifiers.
     public static func problems(in info: [String: Any], for uses: AppCapabilities) -> [ConfigurationProblem] {
+        problems(in: InfoPlistDeclarations(infoDictionary: info), for: uses)
+    }
+
+    /// Every problem of `declared` for `uses`, in the same stable order.
+    public static func problems(in declared: InfoPlistDeclarations, for uses: AppCapabilities) -> [ConfigurationProblem] {
         var problems: [ConfigurationProblem] = []
         func usage(_ key: UsageDescriptionKey, _ consequence: String) {
-            guard let value = info[key.rawValue] else {
+            guard let value = declared.usageDescriptions[key] else {
                 problems.append(ConfigurationProblem(.missingUsageDescription(key), message:
                     "Info.plist lacks \(key.rawValue): \(consequence) Add it with a sentence telling the user why the app needs it."))
                 return
             }
-            if !isNonEmptyString(value) {
+            if value.allSatisfy(\.isWhitespace) {
                 problems.append(ConfigurationProblem(.emptyUsageDescription(key), message:
                     "Info.plist's \(key.rawValue) is empty or not a string: App Review rejects it, and the prompt explains nothing. Write a sentence telling the user why the app needs it."))
             }
@@ -113,7 +129,7 @@ public enum InfoPlistCheck {
         if uses.motion {
             usage(.motion, "the app crashes on its first motion-activity query.")
         }
-        let modes = backgroundModes(in: info)
+        let modes = declared.backgroundModes
         func mode(_ name: String, _ consequence: String) {
             guard !modes.contains(name) else { return }
             problems.append(ConfigurationProblem(.missingBackgroundMode(name), message:
@@ -131,16 +147,11 @@ public enum InfoPlistCheck {
         if !uses.processingTaskIdentifiers.isEmpty {
             mode("processing", "BGTaskScheduler refuses to schedule processing tasks.")
         }
-        let permitted = Set(info[permittedTaskIdentifiersKey] as? [String] ?? [])
+        let permitted = declared.permittedTaskIdentifiers
         for id in uses.appRefreshTaskIdentifiers + uses.processingTaskIdentifiers where !permitted.contains(id) {
             problems.append(ConfigurationProblem(.missingPermittedTaskIdentifier(id), message:
                 "BGTaskSchedulerPermittedIdentifiers lacks \"\(id)\": registering that task fails. Add the identifier to the array in Info.plist."))
         }
         return problems
-    }
-
-    private static func isNonEmptyString(_ value: Any?) -> Bool {
-        guard let text = value as? String else { return false }
-        return !text.allSatisfy(\.isWhitespace)
     }
 }

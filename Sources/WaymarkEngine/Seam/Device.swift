@@ -29,6 +29,12 @@ public protocol Device: Sendable {
 
     /// The device's current time (virtual on a simulator).
     func now() async -> Date
+
+    /// What the app declares in its Info.plist (the simulator: its scenario's declarations). The
+    /// engine reads it once, when it starts (see ``EngineDiagnostics``). A device that cannot tell
+    /// returns nil: the engine then reports no configuration problems and waits for prompts as if
+    /// every key were declared. A device that wraps another forwards it.
+    func infoPlist() async -> InfoPlistDeclarations?
 }
 
 /// One event together with the time the OS reported it.

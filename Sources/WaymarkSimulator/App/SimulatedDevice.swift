@@ -40,6 +40,16 @@ public actor SimulatedDevice: Device {
 
     public func now() -> Date { simulation.currentDate }
 
+    /// The scenario's declarations (``DeviceSetup/usageDescriptions``, ``DeviceSetup/backgroundModes``).
+    /// The simulator does not model `BGTaskScheduler`, so no task identifier is permitted.
+    public func infoPlist() async -> InfoPlistDeclarations? {
+        InfoPlistDeclarations(
+            usageDescriptions: Dictionary(uniqueKeysWithValues: simulation.usageDescriptions.compactMap { declared in
+                UsageDescriptionKey(rawValue: declared.rawValue).map { ($0, "Declared in the scenario.") }
+            }),
+            backgroundModes: Set(simulation.backgroundModes.map(\.rawValue)))
+    }
+
     /// Advances virtual time by `seconds`, yielding the events produced.
     public func advance(by seconds: Double) {
         simulation.advance(by: seconds)

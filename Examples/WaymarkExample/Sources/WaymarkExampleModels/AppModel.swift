@@ -127,6 +127,11 @@ public final class AppModel: Observable {
             app.state.authorization = auth
             app.ride.apply(auth)
         }
+        observe(engine.diagnostics.problems) { app, problems in
+            for message in problems.map(\.message) where !app.state.problems.contains(message) {
+                app.state.problems.append(message)
+            }
+        }
         observe(engine.permissions.memory) { app, memory in
             app.stored.permissionMemory = memory
             app.save()

@@ -38,6 +38,7 @@ public enum ExampleApp {
     public static func engineConfiguration(declaredUsageDescriptions: Set<UsageDescriptionKey>? = nil) -> EngineCore.Configuration {
         EngineCore.Configuration(
             permissions: PermissionSequencer.Configuration(declaredUsageDescriptions: declaredUsageDescriptions),
-            ride: RideTracker.Configuration(policy: .waymark))
+            ride: RideTracker.Configuration(policy: .waymark),
+            capabilities: capabilities)
     }
 }

@@ -21,15 +21,14 @@ public final class ExampleAppDelegate: NSObject, UIApplicationDelegate {
     /// The app's view models over the engine.
     public let app: AppModel
 
-    /// Makes the app model with the state stored on earlier launches.
+    /// Makes the app model with the state stored on earlier launches. The engine reads the
+    /// Info.plist through `LiveDevice` when it starts and publishes what is missing, which the
+    /// root view shows.
     public override init() {
-        let info = Bundle.main.infoDictionary ?? [:]
         let support = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
             ?? FileManager.default.temporaryDirectory
         app = AppModel(device: device,
                        store: FileAppStateStore(url: support.appendingPathComponent("Waymark/example-state.json")),
-                       declaredUsageDescriptions: InfoPlistCheck.declaredUsageDescriptions(in: info),
-                       configurationProblems: LiveDevice.configurationProblems(for: ExampleApp.capabilities),
                        makeUploader: { BackgroundTaskUploader(URLSessionRideUploader(settings: $0)) })
         super.init()
     }

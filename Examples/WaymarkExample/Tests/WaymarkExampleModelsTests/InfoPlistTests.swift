@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WaymarkEngine
+import WaymarkSimulator
 @testable import WaymarkExampleModels
 
 /// The shipped Info.plist has every key the app needs, checked with the engine's InfoPlistCheck:
@@ -54,5 +55,28 @@ struct InfoPlistTests {
         var info = try Self.info()
         info[key] = nil
         #expect(InfoPlistCheck.problems(in: info, for: ExampleApp.capabilities).count == 1)
+    }
+}
+
+/// The engine reads the (simulated) Info.plist when it starts; the root view lists what is missing.
+@Suite("Setup problems on screen")
+@MainActor
+struct SetupProblemTests {
+    @Test("an app built without the location background mode says so at launch, and one with it says nothing")
+    func missingBackgroundMode() async throws {
+        for declared in [false, true] {
+            let scenario = Scenario(durationSeconds: 30, route: ScenarioRoute(start: Scenarios.origin, legs: []),
+                                    device: DeviceSetup(install: .fresh, backgroundModes: declared ? [.location] : []),
+                                    platform: PlatformSetup(overrides: Scenarios.noCache))
+            let phone = try SimulatedPhone(scenario: scenario)
+            await phone.launch()
+            let problems = phone.app.state.problems
+            if declared {
+                #expect(problems.isEmpty, "\(problems)")
+            } else {
+                #expect(problems.count == 1)
+                #expect(problems.first?.contains("UIBackgroundModes lacks \"location\"") == true, "\(problems)")
+            }
+        }
     }
 }

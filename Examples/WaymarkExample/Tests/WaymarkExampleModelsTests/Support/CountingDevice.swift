@@ -21,6 +21,8 @@ final class CountingDevice: Device {
 
     func now() async -> Date { await simulated.now() }
 
+    func infoPlist() async -> InfoPlistDeclarations? { await simulated.infoPlist() }
+
     /// Reads the simulated device's stream for the engine and counts the reads.
     actor Reader {
         private var iterator: AsyncStream<TimedDeviceEvent>.Iterator

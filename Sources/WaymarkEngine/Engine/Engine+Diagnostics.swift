@@ -1,0 +1,67 @@
+import Foundation
+
+/// What the app's setup lacks, as an ``Engine`` state: each ``ConfigurationProblem`` says what to
+/// add to the Info.plist and what breaks without it.
+///
+/// The engine reads the app's declarations from its ``Device`` when it starts
+/// (``Device/infoPlist()``) and checks them against what the app uses: the configured
+/// ``EngineCore/Configuration/capabilities``, plus what the app turns out to use (a request for
+/// Always or motion, a ride that records in the background). A problem is published instead of a
+/// crash or a silent hang:
+/// - a missing usage description makes the request end as
+///   ``PermissionResult/misconfigured(missingUsageDescription:)`` at once (iOS would show no prompt
+///   and never answer);
+/// - without the `location` background mode the live device leaves `allowsBackgroundLocationUpdates`
+///   off (setting it would crash the app), so a ride records only in the foreground.
+///
+/// ```swift
+/// for await problems in engine.diagnostics.problems where !problems.isEmpty {
+///     for problem in problems { logger.fault("\(problem.message)") }
+/// }
+/// ```
+///
+/// A `Sendable` handle; use it from any task.
+public struct EngineDiagnostics: Sendable {
+    let engine: Engine
+
+    /// Every change of the problem list, with replay (the current list first; empty when nothing is
+    /// missing or the device cannot read the declarations).
+    public var problems: ReplaySequence<[ConfigurationProblem]> { engine.problemStates.values }
+
+    /// The current problems.
+    public var current: [ConfigurationProblem] {
+        get async { await engine.problemStates.current ?? [] }
+    }
+}
+
+extension Engine {
+    /// Reads the app's declarations once, at start: adopts its usage descriptions when the
+    /// configuration gave none, and publishes the problems.
+    func readDeclarations() async {
+        guard let declared = await device.infoPlist() else { return }
+        declarations = declared
+        core.adoptDeclaredUsageDescriptions(declared.declaredUsageDescriptions)
+        await publishProblems()
+    }
+
+    /// The app uses `more`: publishes the problems again if that needs something undeclared.
+    func noteUse(_ more: AppCapabilities) async {
+        let merged = uses.union(more)
+        guard merged != uses else { return }
+        uses = merged
+        await publishProblems()
+    }
+
+    private func publishProblems() async {
+        guard let declarations else { return }
+        let problems = InfoPlistCheck.problems(in: declarations, for: uses)
+        guard problems != publishedProblems else { return }
+        publishedProblems = problems
+        await problemStates.publish(problems)
+    }
+
+    /// What a permission request uses.
+    static func capabilities(for requests: [PermissionRequest]) -> AppCapabilities {
+        AppCapabilities(locationAlways: requests.contains(.locationAlwaysUpgrade), motion: requests.contains(.motion))
+    }
+}
