@@ -138,9 +138,11 @@ public final class LiveDevice: NSObject, Device, @unchecked Sendable {
 
     /// The identifiers of every region the OS monitors for this app (Waymark's and the host app's;
     /// they persist across launches), read from `monitoredRegions`.
-    @MainActor
-    public func monitoredRegionIdentifiers() -> Set<String> {
-        Set(mainManager().monitoredRegions.map(\.identifier))
+    ///
+    /// The engine reads them at each launch (the `Device` requirement) to reconcile its stored
+    /// regions; reading them creates the main manager if the launch has not yet.
+    public func monitoredRegionIdentifiers() async -> Set<String>? {
+        await MainActor.run { Set(self.mainManager().monitoredRegions.map(\.identifier)) }
     }
 
     /// Performs one command on the main actor.

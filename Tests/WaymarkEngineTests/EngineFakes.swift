@@ -129,6 +129,13 @@ actor FakeDevice: Device {
 
     func infoPlist() async -> InfoPlistDeclarations? { declarations }
 
+    /// What ``monitoredRegionIdentifiers()`` reports (nil: the device cannot tell).
+    var osRegions: Set<String>?
+
+    func setOSRegions(_ ids: Set<String>?) { osRegions = ids }
+
+    func monitoredRegionIdentifiers() async -> Set<String>? { osRegions }
+
     /// Sends an event stamped with the clock's time.
     nonisolated func send(_ event: DeviceEvent) {
         continuation.yield(TimedDeviceEvent(time: clock.date, event: event))

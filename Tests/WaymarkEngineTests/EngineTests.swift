@@ -14,9 +14,9 @@ struct EngineTests {
         let run: Task<Void, Never>
 
         init(configuration: EngineCore.Configuration = .init(), memory: PermissionMemory = .init(),
-             declarations: InfoPlistDeclarations? = nil) {
+             declarations: InfoPlistDeclarations? = nil, geofences: GeofenceMonitor.PersistentState? = nil) {
             device = FakeDevice(clock: clock, declarations: declarations)
-            let engine = Engine(device: device, clock: clock, configuration: configuration, memory: memory)
+            let engine = Engine(device: device, clock: clock, configuration: configuration, memory: memory, geofences: geofences)
             self.engine = engine
             run = Task { await engine.run() }
         }

@@ -102,6 +102,7 @@ public actor Engine {
             await handleDeadlines(through: timed.time)
             guard !stopped else { break }
             latestEventTime = max(latestEventTime ?? timed.time, timed.time)
+            if case .launched = timed.event { core.osMonitoredRegions = await device.monitoredRegionIdentifiers() }
             let out = core.handle(timed.event, at: timed.time)
             await apply(out)
             eventsHandled += 1

@@ -95,6 +95,12 @@ public struct EngineCore: Sendable {
         rideTracker = RideTracker(configuration: configuration.ride, restoring: snapshot)
     }
 
+    /// The regions the OS monitors for the app as this process starts, set before the
+    /// ``DeviceEvent/launched(reason:)`` event is handled (``Engine`` reads them from
+    /// ``Device/monitoredRegionIdentifiers()``); the launch reconciles the geofences' stored
+    /// regions with them (see ``GeofenceMonitor/reconcile(osMonitoredRegions:)``). Nil: unknown.
+    public var osMonitoredRegions: Set<String>?
+
     /// Takes the usage descriptions the app declares when its configuration did not give them
     /// (``PermissionSequencer/Configuration/declaredUsageDescriptions`` nil), so a request whose
     /// key is missing ends as misconfigured at once instead of waiting for a prompt.
@@ -122,12 +128,15 @@ public struct EngineCore: Sendable {
         var out = EngineOutput()
         switch event {
         case .launched:
+            let osRegions = osMonitoredRegions
             if launched {
                 self = EngineCore(configuration: configuration, memory: permissions.memory,
                                   geofences: geofences.persistentState, ride: rideTracker.snapshot)
             }
             launched = true
             out.commands.append(.createLocationManager)
+            if let osRegions { out.absorb(geofences.reconcile(osMonitoredRegions: osRegions), as: EngineUpdate.geofence) }
+            osMonitoredRegions = nil
         case .locationError(.denied):
             resolver.deviceStoppedStandardUpdates()
         default:

@@ -90,11 +90,27 @@ extension GeofenceMonitor {
             guard let shape = try? FenceGeometry(fence.shape) else { continue }
             insert(fence, geometry: shape, record: state.records[fence.id] ?? FenceRecord())
         }
-        if let osMonitoredRegions {
-            for id in stored.regions.keys where !osMonitoredRegions.contains(id) { stored.regions[id] = nil }
-            orphans = osMonitoredRegions.filter { configuration.ownsRegion($0) && stored.regions[$0] == nil }
-        }
+        if let osMonitoredRegions { _ = reconcile(osMonitoredRegions: osMonitoredRegions) }
         needsReselect = true
+    }
+
+    /// Brings the stored regions in line with what the OS monitors for the app (iOS:
+    /// `CLLocationManager.monitoredRegions`, which survives relaunches and reinstalls from a
+    /// backup): a Waymark region the OS lost is registered again at the next selection, and a
+    /// region of this monitor the stored state does not know (stored state lost or restored from
+    /// an older copy) is stopped then. Regions of the host app and of other components are never
+    /// touched.
+    public mutating func reconcile(osMonitoredRegions: Set<String>) -> Output {
+        var out = Output()
+        let lost = stored.regions.keys.filter { !osMonitoredRegions.contains($0) }
+        for id in lost { stored.regions[id] = nil }
+        orphans = osMonitoredRegions.filter { configuration.ownsRegion($0) && stored.regions[$0] == nil }
+        if !lost.isEmpty || !orphans.isEmpty {
+            needsReselect = true
+            changed()
+            out.updates.append(.monitoredRegions(stored.regions.values.sorted { $0.identifier < $1.identifier }))
+        }
+        return out
     }
 
     /// Adds one fence to the runtime structures with its record.

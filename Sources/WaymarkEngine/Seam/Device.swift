@@ -35,6 +35,12 @@ public protocol Device: Sendable {
     /// returns nil: the engine then reports no configuration problems and waits for prompts as if
     /// every key were declared. A device that wraps another forwards it.
     func infoPlist() async -> InfoPlistDeclarations?
+
+    /// The identifiers of every region the OS monitors for the app now, the host app's included
+    /// (iOS: `CLLocationManager.monitoredRegions`, which persists across launches); nil when the
+    /// device cannot tell. The engine reads them at each launch and reconciles its stored regions:
+    /// a Waymark region the OS lost is registered again, one it no longer knows is stopped.
+    func monitoredRegionIdentifiers() async -> Set<String>?
 }
 
 /// One event together with the time the OS reported it.

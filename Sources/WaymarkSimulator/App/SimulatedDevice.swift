@@ -40,6 +40,11 @@ public actor SimulatedDevice: Device {
 
     public func now() -> Date { simulation.currentDate }
 
+    /// The regions the simulated iOS monitors for the app (the host's included).
+    public func monitoredRegionIdentifiers() async -> Set<String>? {
+        Set(simulation.regions.map(\.region.identifier))
+    }
+
     /// The scenario's declarations (``DeviceSetup/usageDescriptions``, ``DeviceSetup/backgroundModes``).
     /// The simulator does not model `BGTaskScheduler`, so no task identifier is permitted.
     public func infoPlist() async -> InfoPlistDeclarations? {

@@ -23,6 +23,8 @@ final class CountingDevice: Device {
 
     func infoPlist() async -> InfoPlistDeclarations? { await simulated.infoPlist() }
 
+    func monitoredRegionIdentifiers() async -> Set<String>? { await simulated.monitoredRegionIdentifiers() }
+
     /// Reads the simulated device's stream for the engine and counts the reads.
     actor Reader {
         private var iterator: AsyncStream<TimedDeviceEvent>.Iterator
