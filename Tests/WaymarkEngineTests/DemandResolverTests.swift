@@ -14,6 +14,21 @@ struct DemandResolverTests {
         #expect(resolver.standardStarts == 1)
     }
 
+    @Test("a refused start is not asked for again until the app may start services again; another configuration is")
+    func refusedStart() {
+        var resolver = DemandResolver()
+        let started = resolver.resolve([Self.best])
+        #expect(started.count == 1)
+        resolver.deviceStoppedStandardUpdates()   // CLError.denied: a when-in-use app in the background
+        #expect(resolver.resolve([Self.best]).isEmpty, "retrying at once would be refused again, in a loop")
+        let coarse = LocationDemand.standard(StandardDemand(accuracy: .hundredMeters))
+        #expect(resolver.resolve([coarse]) == [.startUpdatingLocation(LocationConfiguration(desiredAccuracy: .hundredMeters))])
+        resolver.deviceStoppedStandardUpdates()
+        #expect(resolver.resolve([coarse]).isEmpty)
+        resolver.deviceMayStartAgain()            // the app came to the foreground
+        #expect(resolver.resolve([coarse]) == [.startUpdatingLocation(LocationConfiguration(desiredAccuracy: .hundredMeters))])
+    }
+
     @Test("dropping the last demand stops updates once")
     func stopsOnce() {
         var resolver = DemandResolver()
@@ -63,11 +78,12 @@ struct DemandResolverTests {
         #expect(running.resolve([Self.best, .oneFix(.kilometer)]).count == 1)
     }
 
-    @Test("after the OS stopped updates on its own, the same demand starts them again")
+    @Test("after the OS stopped updates on its own, the same demand starts them again once the app may (authorization back)")
     func restartAfterOSStop() {
         var resolver = DemandResolver()
         _ = resolver.resolve([Self.best])
         resolver.deviceStoppedStandardUpdates()
+        resolver.deviceMayStartAgain()
         #expect(resolver.resolve([Self.best]).count == 1)
         #expect(resolver.standardStarts == 2)
     }

@@ -265,7 +265,25 @@ struct StandardUpdateTests {
             #expect(sim.stats.startsIgnoredInBackground == 1)
             #expect(sim.fixes.isEmpty)
             #expect(sim.appState == .suspended)
+            #expect(sim.received.contains { $0.event == .locationError(.denied) }, "forums 748098: CLError.denied")
         }
+    }
+
+    @Test("a when-in-use start from the background: CLError.denied, or silence with the setting off",
+          arguments: [true, false])
+    func backgroundStartDeniedSetting(denied: Bool) throws {
+        var sim = try Simulation(scenario: Fixture.opened(device: Fixture.existing(.authorizedWhenInUse, modes: [.location]),
+                                                          actions: [UserAction(at: 10, .background), UserAction(at: 20, .silentPush)],
+                                                          overrides: Fixture.noCache.merging(["backgroundStartFailsWithDenied": .bool(denied)]) { $1 }))
+        sim.run(until: 0)
+        sim.perform(.createLocationManager)
+        sim.run(until: 20)
+        sim.perform(.startUpdatingLocation(LocationConfiguration(allowsBackgroundLocationUpdates: true)))
+        sim.run(until: 60)
+        #expect(sim.stats.startsIgnoredInBackground == 1)
+        #expect(sim.fixes.isEmpty)
+        let errors = sim.received.filter { $0.event == .locationError(.denied) }
+        #expect(errors.count == (denied ? 1 : 0))
     }
 
     @Test("a when-in-use app may still start updates in the few seconds' grace after leaving the foreground (still in use)")

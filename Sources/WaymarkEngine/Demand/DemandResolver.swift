@@ -22,6 +22,8 @@ public struct DemandResolver: Hashable, Sendable {
     /// How many `startUpdatingLocation` commands were emitted (starts and reconfigurations).
     public private(set) var standardStarts = 0
     private var oneFixPending: DesiredAccuracy?
+    /// Standard updates the OS refused, not asked for again until ``deviceMayStartAgain()``.
+    private var refusedStandard: LocationConfiguration?
 
     /// Makes a resolver for a fresh process: nothing running, significant changes unknown.
     public init() {}
@@ -42,7 +44,7 @@ public struct DemandResolver: Hashable, Sendable {
     public mutating func resolve(_ demands: [LocationDemand]) -> [DeviceCommand] {
         var commands: [DeviceCommand] = []
         let standard = Self.mergedStandard(demands)
-        if standard != runningStandard {
+        if standard != runningStandard, standard == nil || standard != refusedStandard {
             if let standard {
                 commands.append(.startUpdatingLocation(standard))
                 standardStarts += 1
@@ -67,9 +69,18 @@ public struct DemandResolver: Hashable, Sendable {
         return commands
     }
 
-    /// Records that the OS stopped standard updates on its own (authorization lost), so the next
-    /// demand for them starts them again.
+    /// Records that the OS refused or stopped standard updates (`CLError.denied`: authorization
+    /// lost, or a when-in-use app starting them while not in use). The same configuration is not
+    /// asked for again until ``deviceMayStartAgain()``, so a refusal is not retried in a loop; a
+    /// different configuration is started at once.
     public mutating func deviceStoppedStandardUpdates() {
+        refusedStandard = runningStandard
         runningStandard = nil
+    }
+
+    /// The app may start services again (it came to the foreground, the authorization changed, or
+    /// a location event woke it): the next resolution asks again for a refused configuration.
+    public mutating func deviceMayStartAgain() {
+        refusedStandard = nil
     }
 }

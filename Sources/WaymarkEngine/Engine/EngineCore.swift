@@ -139,6 +139,9 @@ public struct EngineCore: Sendable {
             osMonitoredRegions = nil
         case .locationError(.denied):
             resolver.deviceStoppedStandardUpdates()
+        case .willEnterForeground, .authorizationChanged, .regionEntered, .regionExited, .significantChange, .visit:
+            // In use again, or woken by a location event: a when-in-use app may start updates now.
+            resolver.deviceMayStartAgain()
         default:
             break
         }

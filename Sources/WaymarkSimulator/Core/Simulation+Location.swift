@@ -36,7 +36,8 @@ extension Simulation {
     /// when-in-use, services must be started "while the app is in use" (Apple,
     /// `CLAuthorizationStatus.authorizedWhenInUse` [S22]): in the foreground, within the grace
     /// after leaving it (``appInUse``), or in the window of a location launch or wake-up; a start
-    /// from a Bluetooth or push wake does nothing (forums 748098 [S22]).
+    /// from a Bluetooth or push wake fails with `CLError.denied` (forums 748098 [S22]; setting
+    /// ``PlatformConstants/backgroundStartFailsWithDenied``).
     var mayStartStandardUpdatesInBackground: Bool {
         if permissions.always { return true }
         if appInUse { return true }
@@ -72,7 +73,12 @@ extension Simulation {
         }
         if process.state == .background, !mayStartStandardUpdatesInBackground {
             stats.startsIgnoredInBackground += 1
-            note("start of standard updates ignored: when-in-use app not in use (background, no location launch)")
+            if constants.backgroundStartFailsWithDenied {
+                note("start of standard updates refused: when-in-use app not in use (background, no location launch)")
+                emit(.locationError(.denied))
+            } else {
+                note("start of standard updates ignored: when-in-use app not in use (background, no location launch)")
+            }
             return
         }
         if var s = standard {

@@ -66,7 +66,7 @@ extension Simulation {
         guard let i = regions.firstIndex(where: { $0.region.identifier == identifier && $0.serial == serial }) else { return }
         if regionMonitoringUnavailable {
             stats.regionEventsDroppedUnavailable += 1
-            note("region \(identifier) event dropped: region monitoring unavailable (reduced accuracy)")
+            note("region \(identifier) event dropped: region monitoring unavailable (\(regionMonitoringUnavailableReason ?? ""))")
             return
         }
         let holdForPush = enter && constants.regionEnterHeldAfterPushLaunch && inPushLaunchedProcess

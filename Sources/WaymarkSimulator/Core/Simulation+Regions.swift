@@ -11,7 +11,8 @@ import WaymarkGeo
 /// authorization fails with ``RegionFailure/denied``; a region registered while authorization is
 /// still notDetermined is accepted and starts working once it is granted [S30]. Under reduced
 /// accuracy (Precise off) region monitoring is unavailable [S9]: a registration fails with
-/// ``RegionFailure/unavailable``; regions already registered stay registered but decide and deliver
+/// ``RegionFailure/unavailable``; with Background App Refresh off (or Low Power Mode) a registration
+/// fails with ``RegionFailure/denied`` [S31]. In both cases regions already registered stay registered but decide and deliver
 /// nothing (no failure callback: Apple documents none, and the Settings change that turns Precise
 /// off terminates a running app anyway [S13]); events that come due meanwhile are dropped; they work
 /// again, from the state they had, once full accuracy returns (also a temporary grant).
@@ -29,8 +30,21 @@ import WaymarkGeo
 /// `didDetermineState` (`.regionState`), which also fires once after a registration when the state
 /// is known [S29].
 extension Simulation {
-    /// Whether region monitoring is unavailable because the app has reduced accuracy [S9].
-    var regionMonitoringUnavailable: Bool { sourceClass(.best) == .reduced }
+    /// Why region monitoring is unavailable now, or nil: the app has reduced accuracy [S9], or
+    /// Background App Refresh is off for it (in Settings, or by Low Power Mode [S31]), with which
+    /// region monitoring fails with `kCLErrorRegionMonitoringDenied` (rdar 16078124 [S31]; field
+    /// evidence, so the setting ``PlatformConstants/regionMonitoringNeedsBackgroundRefresh``).
+    var regionMonitoringUnavailableReason: String? {
+        if sourceClass(.best) == .reduced { return "reduced accuracy" }
+        if constants.regionMonitoringNeedsBackgroundRefresh, !backgroundRefreshAvailable {
+            return scenario.device?.lowPowerMode == true ? "Low Power Mode turns Background App Refresh off"
+                : "Background App Refresh is off"
+        }
+        return nil
+    }
+
+    /// Whether region monitoring is unavailable (see ``regionMonitoringUnavailableReason``).
+    var regionMonitoringUnavailable: Bool { regionMonitoringUnavailableReason != nil }
 
     /// Whether GNSS already runs for the app: standard updates with a GNSS-class desired accuracy,
     /// producing. Crossings then count at ``PlatformConstants/regionCrossingDistanceWithGNSSMeters`` [S28].
@@ -92,9 +106,14 @@ extension Simulation {
             emit(.regionMonitoringFailed(identifier: region.identifier, reason: .denied))
             return
         }
+        if let reason = regionMonitoringUnavailableReason, sourceClass(.best) != .reduced {
+            note("region \(region.identifier) rejected: region monitoring denied (\(reason))")
+            emit(.regionMonitoringFailed(identifier: region.identifier, reason: .denied))
+            return
+        }
         if regionMonitoringUnavailable || constants.maxRegionRadiusMeters < 0 {
             note("region \(region.identifier) rejected: region monitoring unavailable"
-                 + (regionMonitoringUnavailable ? " (reduced accuracy)" : ""))
+                 + (regionMonitoringUnavailableReason.map { " (\($0))" } ?? ""))
             emit(.regionMonitoringFailed(identifier: region.identifier, reason: .unavailable))
             return
         }

@@ -105,6 +105,15 @@ public struct PlatformConstants: Hashable, Sendable, Codable {
     /// #10, AtB-AS/mittatb-app #4129 [S21]). Default true. False: the old graceful model, where the
     /// updates simply stop when the app is suspended.
     public var crashOnBackgroundUpdatesWithoutMode = true
+    /// Whether a when-in-use app that starts standard updates while not in use (in the background,
+    /// outside a location launch or wake) gets `CLError.denied` (forums 748098: a Bluetooth-woken
+    /// start [S22]). Field evidence, so a setting: default true; false ignores the start silently.
+    public var backgroundStartFailsWithDenied = true
+    /// Whether region monitoring needs Background App Refresh (``DeviceSetup/backgroundAppRefresh``,
+    /// switched off by ``DeviceSetup/lowPowerMode``): without it a registration fails with
+    /// `kCLErrorRegionMonitoringDenied` and registered regions deliver nothing (rdar 16078124,
+    /// corona-warn-app #974 [S31]). Field evidence, so a setting: default true.
+    public var regionMonitoringNeedsBackgroundRefresh = true
     /// Whether standard updates under a GNSS accuracy deliver Wi-Fi or cell fixes during a GNSS outage
     /// (a tunnel) after the `locationUnknown` error, instead of nothing until GNSS returns. An
     /// inference from Apple's "apps must be prepared to use less accurate data" (`desiredAccuracy`
