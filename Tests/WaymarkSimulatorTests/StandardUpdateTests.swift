@@ -383,6 +383,27 @@ struct StandardUpdateTests {
         #expect(sim.times { $0 == .locationError(.locationUnknown) } == [10])
     }
 
+    @Test("a one-shot request before authorization fails at the timeout unless the grant comes first; with the setting off it waits",
+          arguments: [true, false], [3.0, 30.0])
+    func oneShotBeforeAuthorization(timesOut: Bool, think: Double) throws {
+        // "May time out and produce an error if authorization has not yet been granted" (Apple, requestLocation() [S37]).
+        var sim = try Simulation(scenario: Fixture.opened(prompts: [.locationWhenInUse: PromptResponse(.allow, thinkSeconds: think)],
+                                                          overrides: Fixture.noCache.merging(["oneShotTimesOutBeforeAuthorization": .bool(timesOut)]) { $1 }))
+        sim.run(until: 0)
+        sim.perform(.createLocationManager)
+        sim.perform(.requestLocation(.hundredMeters))
+        sim.perform(.requestWhenInUseAuthorization)
+        sim.run(until: 60)
+        let grantedInTime = think < 10
+        if timesOut && !grantedInTime {
+            #expect(sim.times { $0 == .locationError(.locationUnknown) } == [10])
+            #expect(sim.fixes.isEmpty)
+        } else {
+            #expect(sim.locationErrors.isEmpty)
+            #expect(sim.fixes.count == 1, "the request ran once the grant came")
+        }
+    }
+
     @Test("starting updates while notDetermined waits for the answer, then runs")
     func startBeforeAuthorization() throws {
         var sim = try Simulation(scenario: Fixture.opened(overrides: Fixture.noCache))

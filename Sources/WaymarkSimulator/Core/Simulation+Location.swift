@@ -294,7 +294,14 @@ extension Simulation {
         }
         nextOneShotID += 1
         oneShots.append(OneShot(id: nextOneShotID, accuracy: accuracy, waitingForAuthorization: !permissions.locationAuthorized))
-        if permissions.locationAuthorized { scheduleOneShot(index: oneShots.count - 1) }
+        if permissions.locationAuthorized {
+            scheduleOneShot(index: oneShots.count - 1)
+        } else if constants.oneShotTimesOutBeforeAuthorization {
+            // "May time out and produce an error if authorization has not yet been granted" (Apple,
+            // `requestLocation()` [S37]): unless a grant comes first (which reschedules it under a
+            // new id), the request fails at the timeout.
+            schedule(.oneShotDue(nextOneShotID), in: constants.oneShotTimeoutSeconds)
+        }
     }
 
     mutating func scheduleOneShot(index: Int) {
@@ -311,6 +318,11 @@ extension Simulation {
     mutating func completeOneShot(id: Int) {
         guard let i = oneShots.firstIndex(where: { $0.id == id }) else { return }
         let request = oneShots.remove(at: i)
+        if request.waitingForAuthorization {
+            note("one-shot location request timed out: authorization not granted yet")
+            emit(.locationError(.locationUnknown))
+            return
+        }
         let truth = trajectory.state(at: now)
         let source = sourceClass(request.accuracy)
         if source == .gnss, isOutage(at: now, truth.coordinate) {

@@ -218,6 +218,9 @@ extension Simulation {
             }
             for i in oneShots.indices where oneShots[i].waitingForAuthorization {
                 oneShots[i].waitingForAuthorization = false
+                // A new id: the request's pending authorization timeout no longer finds it.
+                nextOneShotID += 1
+                oneShots[i].id = nextOneShotID
                 scheduleOneShot(index: i)
             }
         } else if permissions.location != .notDetermined || !permissions.servicesEnabled {

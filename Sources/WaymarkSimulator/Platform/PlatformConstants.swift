@@ -94,6 +94,11 @@ public struct PlatformConstants: Hashable, Sendable, Codable {
     public var backgroundTaskGraceSeconds = 1.0
     /// One-shot request timeout before `locationUnknown`.
     public var oneShotTimeoutSeconds = 10.0
+    /// Whether a one-shot request made before authorization is granted fails with `locationUnknown`
+    /// after ``oneShotTimeoutSeconds`` unless a grant comes first ("may time out and produce an
+    /// error if authorization has not yet been granted", Apple `requestLocation()` [S37]). Apple
+    /// says "may", so a setting: default true; false waits for the grant, however long.
+    public var oneShotTimesOutBeforeAuthorization = true
     /// Fixes the system holds for a suspended app; they arrive late in one batch when it runs again
     /// [S41], and are lost if it is terminated. Beyond this the oldest are dropped.
     public var heldFixLimit = 100
