@@ -51,10 +51,12 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // The upload transport seam: `UploadTransport` and its values, the URLSession transport and
-        // the outcome store of background transfers. Foundation only, so it compiles for iOS with
+        // the outcome store of background transfers, the native batch format. Foundation and
+        // WaymarkGeo only, so it compiles for iOS with
         // the 17.4 SDK (GRDB and AsyncHTTPClient do not; WaymarkSync re-exports this module).
         .target(
             name: "WaymarkTransport",
+            dependencies: ["WaymarkGeo"],
             swiftSettings: swiftSettings
         ),
         // On-device durable store and upload queue.

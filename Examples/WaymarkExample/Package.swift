@@ -27,6 +27,7 @@ let package = Package(
             dependencies: [
                 .product(name: "WaymarkEngine", package: "Waymark"),
                 .product(name: "WaymarkGeo", package: "Waymark"),
+                .product(name: "WaymarkTransport", package: "Waymark"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -1,6 +1,7 @@
 import Foundation
 import WaymarkEngine
 import WaymarkGeo
+import WaymarkTransport
 
 /// The seam through which the Ride tab sends a batch to a `waymark serve` server.
 ///
@@ -38,8 +39,20 @@ public struct RideUploadBatch: Hashable, Sendable {
     /// The number of fixes in the batch.
     public var fixCount: Int { records.filter(\.isFix).count }
 
-    /// The request body: Waymark's native batch (Overland GeoJSON), see ``IngestBody``.
-    public var body: [UInt8] { IngestBody.encode(records) }
+    /// The request body: Waymark's native batch (Overland GeoJSON) written by `WaymarkTransport`'s
+    /// `NativeBatchFormat`, fixes first, then gap markers as features without geometry.
+    public var body: [UInt8] {
+        var fixes: [Fix] = []
+        var gaps: [NativeBatchFormat.Gap] = []
+        for record in records {
+            switch record {
+            case .fix(let fix, _): fixes.append(fix)
+            case .gap(let gap, let rideID):
+                gaps.append(NativeBatchFormat.Gap(rideID: rideID, start: gap.start, end: gap.end, reason: gap.reason.rawValue))
+            }
+        }
+        return NativeBatchFormat().body(for: fixes, gaps: gaps)
+    }
 
     static func key(for records: [PendingRecord]) -> String {
         let first = records.map(\.time).min().map { Int64(($0.timeIntervalSince1970 * 1000).rounded()) } ?? 0

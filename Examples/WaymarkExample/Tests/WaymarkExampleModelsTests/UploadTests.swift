@@ -20,10 +20,11 @@ struct UploadTests {
     @Test("the body is the native batch: fixes as Points, then gap markers without geometry")
     func body() {
         let gap = GapMarker(start: Self.t0, end: Self.t0.addingTimeInterval(60), reason: .signalLost)
-        let text = String(decoding: IngestBody.encode([.gap(gap, rideID: "r\"1"), .fix(Self.fix(0), rideID: "r\"1")]), as: UTF8.self)
+        let batch = RideUploadBatch(records: [.gap(gap, rideID: "r\"1"), .fix(Self.fix(0), rideID: "r\"1")])
+        let text = String(decoding: batch.body, as: UTF8.self)
         #expect(text == """
         {"locations":[{"type":"Feature","geometry":{"type":"Point","coordinates":[14.5,46.05,300]},\
-        "properties":{"timestamp":"2026-01-01T08:00:00.250Z","altitude":300,"horizontal_accuracy":5,"speed":4.5}},\
+        "properties":{"timestamp":"2026-01-01T08:00:00.250Z","horizontal_accuracy":5,"speed":4.5,"altitude":300}},\
         {"type":"Feature","geometry":null,"properties":{"waymark_kind":"gap","ride_id":"r\\"1",\
         "start":"2026-01-01T08:00:00.250Z","end":"2026-01-01T08:01:00.250Z","reason":"signalLost"}}]}
         """)

@@ -26,8 +26,31 @@ import WaymarkGeo
 /// let body = format.body(for: batch.fixes)      // UTF-8 JSON
 /// ```
 ///
+/// It lives in `WaymarkTransport` (Foundation and `WaymarkGeo` only) so an app that cannot build
+/// `WaymarkSync` for its SDK, such as the example app on the iOS 17.4 SDK, sends the same bytes.
+///
 /// A `Sendable` value type.
 public struct NativeBatchFormat: Hashable, Sendable {
+    /// A gap marker as the format writes it: the ride, the span with no fixes, and why.
+    public struct Gap: Hashable, Sendable {
+        /// The ride's identifier, written as `ride_id`.
+        public var rideID: String
+        /// The last moment data was still recorded.
+        public var start: Date
+        /// The first moment data was recorded again.
+        public var end: Date
+        /// Why nothing was recorded, e.g. `"terminated"`.
+        public var reason: String
+
+        /// Makes a gap marker.
+        public init(rideID: String, start: Date, end: Date, reason: String) {
+            self.rideID = rideID
+            self.start = start
+            self.end = end
+            self.reason = reason
+        }
+    }
+
     /// The `device_id` property written into every feature; nil leaves it out.
     public var deviceID: String?
 
@@ -38,7 +61,7 @@ public struct NativeBatchFormat: Hashable, Sendable {
     public static let envelopeBytes = 16
 
     /// The whole request body for these fixes and gap markers (after the fixes), as UTF-8 JSON.
-    public func body(for fixes: [Fix], gaps: [GapMarker] = []) -> [UInt8] {
+    public func body(for fixes: [Fix], gaps: [Gap] = []) -> [UInt8] {
         var out = Array("{\"locations\":[".utf8)
         out.reserveCapacity(fixes.count * 260)
         for (i, fix) in fixes.enumerated() {
@@ -56,9 +79,9 @@ public struct NativeBatchFormat: Hashable, Sendable {
     /// The property value that marks a feature as a gap marker (`"waymark_kind":"gap"`).
     public static let gapKind = "gap"
 
-    func appendGap(_ gap: GapMarker, to out: inout [UInt8]) {
+    func appendGap(_ gap: Gap, to out: inout [UInt8]) {
         var s = "{\"type\":\"Feature\",\"geometry\":null,\"properties\":{\"waymark_kind\":\"\(Self.gapKind)\""
-        s += ",\"ride_id\":" + Self.jsonString(gap.ride.uuidString)
+        s += ",\"ride_id\":" + Self.jsonString(gap.rideID)
         s += ",\"start\":\"" + Self.timestamp(gap.start) + "\",\"end\":\"" + Self.timestamp(gap.end) + "\""
         s += ",\"reason\":" + Self.jsonString(gap.reason)
         if let deviceID { s += ",\"device_id\":" + Self.jsonString(deviceID) }
@@ -119,9 +142,10 @@ public struct NativeBatchFormat: Hashable, Sendable {
         return s + "\""
     }
 
-    /// `2024-05-01T10:00:00.250Z`: UTC, always with milliseconds (civil-from-days conversion).
-    static func timestamp(_ date: Date) -> String {
-        let ms = StoreTime.millis(date)
+    /// How the format writes a time: `2024-05-01T10:00:00.250Z`, UTC, always with milliseconds
+    /// (rounded to the nearest; civil-from-days conversion).
+    public static func timestamp(_ date: Date) -> String {
+        let ms = Int64((date.timeIntervalSince1970 * 1000).rounded())
         let secs = ms >= 0 ? ms / 1000 : (ms - 999) / 1000
         let milli = Int(ms - secs * 1000)
         let days = secs >= 0 ? secs / 86_400 : (secs - 86_399) / 86_400
