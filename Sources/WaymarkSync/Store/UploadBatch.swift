@@ -18,7 +18,7 @@ public struct UploadBatch: Hashable, Sendable {
     public var state: State
     /// Why the batch was quarantined; nil while pending.
     public var reason: String?
-    /// Gap markers sent along with the fixes (after them, see ``NativeBatchFormat``).
+    /// Gap markers sent along with the fixes (after them, see `NativeBatchFormat` in `WaymarkTransport`).
     public var gaps: [GapMarker]
 
     /// Whether a batch will be sent or has been set aside.
