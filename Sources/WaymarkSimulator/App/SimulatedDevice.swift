@@ -6,7 +6,8 @@ import WaymarkGeo
 ///
 /// Commands are performed at the current virtual time; the clock moves only when the test calls
 /// ``advance(by:)`` or ``run(until:)``, and the events produced are then yielded on ``events``
-/// in order. No real time passes.
+/// in order. No real time passes: give an engine ``clock`` and its timeouts run on the same
+/// virtual time.
 ///
 /// ```swift
 /// let device = try SimulatedDevice(scenario: scenario, seed: 42)
@@ -24,13 +25,29 @@ public actor SimulatedDevice: Device {
 
     /// Every event delivered to the app, in order. Single consumer.
     public nonisolated let events: AsyncStream<TimedDeviceEvent>
+    /// The ``SimulatedClock`` (stored untyped: the type needs macOS 15 / iOS 18, the device does not).
+    private nonisolated let clockStorage: any Sendable
+
+    /// A `Clock` on this device's virtual time, for an `Engine` (or anything else that takes a
+    /// `Clock`) driven by it: its sleepers wake as the device advances, never by real time.
+    @available(macOS 15, iOS 18, *)
+    public nonisolated var clock: SimulatedClock {
+        guard let clock = clockStorage as? SimulatedClock else { preconditionFailure("the device made its clock at init") }
+        return clock
+    }
 
     /// Makes a device running `scenario` with `seed`.
     ///
     /// - throws: ``SimulatorError`` when the scenario is invalid.
     public init(scenario: Scenario, seed: UInt64? = nil, trajectory: Trajectory? = nil) throws(SimulatorError) {
-        simulation = try Simulation(scenario: scenario, seed: seed, trajectory: trajectory)
+        let simulation = try Simulation(scenario: scenario, seed: seed, trajectory: trajectory)
+        self.simulation = simulation
         (events, continuation) = AsyncStream.makeStream(of: TimedDeviceEvent.self)
+        if #available(macOS 15, iOS 18, *) {
+            clockStorage = SimulatedClock(seconds: simulation.now)
+        } else {
+            clockStorage = 0
+        }
     }
 
     public func perform(_ command: DeviceCommand) {
@@ -81,6 +98,7 @@ public actor SimulatedDevice: Device {
     public func finish() { continuation.finish() }
 
     private func flush() {
+        if #available(macOS 15, iOS 18, *) { clock.move(to: simulation.now) }
         while yielded < simulation.received.count {
             continuation.yield(simulation.received[yielded])
             yielded += 1

@@ -18,7 +18,6 @@ import WaymarkSimulator
 final class SimulatedPhone {
     let simulated: SimulatedDevice
     let device: CountingDevice
-    let clock = ManualClock()
     let store: MemoryAppStateStore
     let server = FakeServer()
     let app: AppModel
@@ -28,7 +27,7 @@ final class SimulatedPhone {
         device = CountingDevice(simulated)
         store = MemoryAppStateStore(stored)
         let server = server
-        app = AppModel(device: device, clock: clock, store: store,
+        app = AppModel(device: device, clock: simulated.clock, store: store,
                        declaredUsageDescriptions: declaresInfoPlistKeys ? Set(UsageDescriptionKey.allCases) : nil,
                        makeUploader: { _ in server })
     }
@@ -51,7 +50,7 @@ final class SimulatedPhone {
     /// subscriptions catch up.
     func settle() async {
         await eventsHandled()
-        // The engine's timer sleeps on the manual clock; its task may run late on a loaded
+        // The engine's timer sleeps on the device's virtual clock; its task may run late on a loaded
         // machine, so hand the engine its due deadlines directly (their commands reach the
         // simulator before time moves on).
         await app.engine.handleDeadlines(through: simulated.now())
@@ -67,11 +66,10 @@ final class SimulatedPhone {
         }
     }
 
-    /// Advances virtual time one second at a time, the engine's clock with it.
+    /// Advances virtual time one second at a time (the engine's clock is the device's).
     func advance(seconds: Int) async {
         for _ in 0..<seconds {
             await simulated.advance(by: 1)
-            clock.advance(by: .seconds(1))
             await settle()
         }
     }

@@ -1,0 +1,100 @@
+import Synchronization
+
+/// A `Clock` on a ``SimulatedDevice``'s virtual time: its `now` is the simulation's current second,
+/// and a sleeper wakes when the device is advanced to its deadline, never by real time.
+///
+/// Hand it to an ``WaymarkEngine/Engine`` (or anything that takes a `Clock`) so its timeouts
+/// fire at the right virtual moment while a test drives the device:
+///
+/// ```swift
+/// let device = try SimulatedDevice(scenario: scenario)
+/// let engine = Engine(device: device, clock: device.clock)
+/// Task { await engine.run() }
+/// await device.advance(by: 30)                 // a 20 s timeout has come due
+/// await engine.handleDeadlines(through: await device.now())   // deterministic: no race with its timer task
+/// ```
+///
+/// Waking a sleeper resumes its task; when that task runs is up to the scheduler. A test that must
+/// see a deadline's effects before time moves on calls `Engine.handleDeadlines(through:)`.
+///
+/// `Sendable`: its state is behind a `Mutex`.
+@available(macOS 15, iOS 18, *)
+public final class SimulatedClock: Clock, Sendable {
+    /// A point in virtual time: the offset from the scenario's start.
+    public struct Instant: InstantProtocol {
+        /// Virtual time since the scenario started.
+        public var offset: Duration
+
+        /// Makes an instant at `offset` from the scenario's start.
+        public init(offset: Duration) { self.offset = offset }
+
+        public func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
+        public func duration(to other: Instant) -> Duration { other.offset - offset }
+        public static func < (a: Instant, b: Instant) -> Bool { a.offset < b.offset }
+    }
+
+    private struct Sleeper {
+        var id: Int
+        var deadline: Instant
+        var continuation: CheckedContinuation<Void, any Error>
+    }
+
+    private struct State {
+        var now: Instant
+        var sleepers: [Sleeper] = []
+        var nextID = 0
+    }
+
+    private let state: Mutex<State>
+
+    init(seconds: Double) {
+        state = Mutex(State(now: Instant(offset: .seconds(seconds))))
+    }
+
+    /// The device's virtual time.
+    public var now: Instant { state.withLock { $0.now } }
+
+    /// Zero: virtual time has no granularity of its own.
+    public var minimumResolution: Duration { .zero }
+
+    /// Suspends until the device has been advanced to `deadline`; throws `CancellationError` when
+    /// the task is cancelled first.
+    public func sleep(until deadline: Instant, tolerance: Duration?) async throws {
+        let id = state.withLock { s in s.nextID += 1; return s.nextID }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                enum Now { case wait, wake, cancel }
+                let now = state.withLock { s -> Now in
+                    if Task.isCancelled { return .cancel }
+                    if deadline <= s.now { return .wake }
+                    s.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
+                    return .wait
+                }
+                switch now {
+                case .wait: break
+                case .wake: continuation.resume()
+                case .cancel: continuation.resume(throwing: CancellationError())
+                }
+            }
+        } onCancel: {
+            let cancelled = state.withLock { s -> Sleeper? in
+                guard let i = s.sleepers.firstIndex(where: { $0.id == id }) else { return nil }
+                return s.sleepers.remove(at: i)
+            }
+            cancelled?.continuation.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Moves to virtual second `seconds` (never back) and wakes every sleeper whose deadline came.
+    func move(to seconds: Double) {
+        let due = state.withLock { s -> [Sleeper] in
+            let target = Instant(offset: .seconds(seconds))
+            if s.now < target { s.now = target }
+            let now = s.now
+            let due = s.sleepers.filter { $0.deadline <= now }
+            s.sleepers.removeAll { $0.deadline <= now }
+            return due
+        }
+        for sleeper in due { sleeper.continuation.resume() }
+    }
+}
