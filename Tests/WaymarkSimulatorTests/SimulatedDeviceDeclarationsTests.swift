@@ -27,8 +27,9 @@ struct SimulatedDeviceDeclarationsTests {
 
     @Test("the engine on a simulated app without the location mode reports it when a ride starts")
     func engineReportsMissingMode() async throws {
+        guard #available(macOS 15, iOS 18, *) else { return }
         let device = try SimulatedDevice(scenario: try Self.scenario(nil, nil))
-        let engine = Engine(device: device, clock: ContinuousClock())
+        let engine = Engine(device: device, clock: device.clock)
         let run = Task { await engine.run() }
         await device.open()
         try await EngineActorSimulationTests.settle(engine, device)
