@@ -66,6 +66,8 @@ public final class LiveDevice: NSObject, Device, @unchecked Sendable {
     private var delegates: [LocationDelegate] = []
     private var backgroundTasks: [Int: UIBackgroundTaskIdentifier] = [:]
     private var observers: [any NSObjectProtocol] = []
+    /// The iOS 17 services (`LiveDevice+Modern`).
+    let modern: ModernServices
     #if canImport(CoreMotion)
     let motion = CMMotionActivityManager()
     #endif
@@ -78,6 +80,7 @@ public final class LiveDevice: NSObject, Device, @unchecked Sendable {
         let (events, continuation) = AsyncStream.makeStream(of: TimedDeviceEvent.self)
         self.events = events
         sink = EventSink(continuation)
+        modern = ModernServices()
         super.init()
         let center = NotificationCenter.default
         observers.append(center.addObserver(forName: UIApplication.didEnterBackgroundNotification, object: nil,
@@ -174,6 +177,7 @@ public final class LiveDevice: NSObject, Device, @unchecked Sendable {
 
     @MainActor
     private func performOnMain(_ command: DeviceCommand) {
+        if performModern(command) { return }
         switch command {
         case .createLocationManager:
             _ = mainManager()
@@ -249,6 +253,9 @@ public final class LiveDevice: NSObject, Device, @unchecked Sendable {
             // On a device, WaymarkSync's UploadTransport performs real HTTP uploads; the seam's
             // upload command exists for the simulator's network model only.
             emit(.uploadFinished(id: id, result: .cancelled))
+        default:
+            // The iOS 17 commands, performed above (LiveDevice+Modern).
+            break
         }
     }
 

@@ -38,6 +38,8 @@ public struct EngineCore: Sendable {
         public var geofencing: GeofenceMonitor.Configuration
         /// The ride tracker's policy, filters and timings.
         public var ride: RideTracker.Configuration
+        /// The Core Location API the device runs location work on (default: `CLLocationManager`).
+        public var backend: LocationBackend
         /// What the app uses of the OS from its first launch, checked against its Info.plist
         /// (see ``EngineDiagnostics``). The engine adds what the app turns out to use: Always and
         /// motion when requested, background location (and motion, with
@@ -49,7 +51,8 @@ public struct EngineCore: Sendable {
                     launchLocation: LaunchLocator.Configuration = .init(),
                     geofencing: GeofenceMonitor.Configuration = .init(),
                     ride: RideTracker.Configuration = .init(),
-                    capabilities: AppCapabilities = .init()) {
+                    capabilities: AppCapabilities = .init(), backend: LocationBackend = .locationManager) {
+            self.backend = backend
             self.permissions = permissions
             self.launchLocation = launchLocation
             self.geofencing = geofencing
@@ -80,6 +83,8 @@ public struct EngineCore: Sendable {
     public private(set) var map = MapLaunchHelper()
     /// The demand resolver.
     public private(set) var resolver = DemandResolver()
+    /// The iOS 17 translation (used with ``Configuration/backend`` `.modern`).
+    public private(set) var modern = ModernBackendAdapter()
     private var launched = false
     var motionGate = MotionGate.unknown
     var motionStartHeld = false
@@ -123,8 +128,19 @@ public struct EngineCore: Sendable {
         return out
     }
 
-    /// Handles one device event.
+    /// Handles one device event (on the iOS 17 backend, translated first: ``ModernBackendAdapter``).
     public mutating func handle(_ event: DeviceEvent, at now: Date) -> EngineOutput {
+        guard configuration.backend == .modern else { return handleEvent(event, at: now) }
+        var out = EngineOutput()
+        for translated in modern.events(event) {
+            let step = handleEvent(translated, at: now)
+            out.updates += step.updates
+            out.commands += step.commands
+        }
+        return out
+    }
+
+    private mutating func handleEvent(_ event: DeviceEvent, at now: Date) -> EngineOutput {
         var out = EngineOutput()
         switch event {
         case .launched:
@@ -201,5 +217,6 @@ public struct EngineCore: Sendable {
             out.updates.append(.map(change))
         }
         out.commands += resolver.resolve([launchLocator.demand] + geofences.demands + rideTracker.demands)
+        if configuration.backend == .modern { out.commands = modern.commands(out.commands) }
     }
 }

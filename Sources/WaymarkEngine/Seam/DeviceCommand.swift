@@ -49,6 +49,29 @@ public enum DeviceCommand: Hashable, Sendable, Codable {
     case endBackgroundTask(id: Int)
     /// Send `bytes` bytes to the server; the answer arrives as ``DeviceEvent/uploadFinished(id:result:)``.
     case upload(id: Int, bytes: Int)
+
+    // The iOS 17 APIs (``LocationBackend/modern``) ------------------------------------------------
+    /// Start iterating `CLLocationUpdate.liveUpdates(_:)`; updates arrive as ``DeviceEvent/liveUpdate(_:)``.
+    case startLiveUpdates(LiveUpdateConfiguration)
+    /// Stop iterating the live updates.
+    case stopLiveUpdates
+    /// Create a `CLBackgroundActivitySession`: a when-in-use app stays "in use" in the background
+    /// (with the indicator). It must be created while the app is in use.
+    case beginBackgroundActivitySession
+    /// Invalidate the background activity session.
+    case endBackgroundActivitySession
+    /// Open the app's `CLMonitor` (at launch, so events that came while it was not running are delivered).
+    case openMonitor
+    /// Add a circular condition to the monitor; its events arrive as ``DeviceEvent/monitorEvent(identifier:state:)``.
+    case addMonitorCondition(MonitoredRegion)
+    /// Remove a condition from the monitor.
+    case removeMonitorCondition(identifier: String)
+    /// Ask for a condition's last state (the monitor's record); the answer is a monitor event.
+    case requestMonitorState(identifier: String)
+    /// Hold a `CLServiceSession` with this authorization goal (iOS 18; modelled, no live code yet).
+    case beginServiceSession(ServiceSessionGoal)
+    /// Invalidate the service session.
+    case endServiceSession
 }
 
 /// Notification authorization options (`UNAuthorizationOptions`).

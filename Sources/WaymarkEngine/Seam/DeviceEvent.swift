@@ -55,6 +55,11 @@ public enum DeviceEvent: Hashable, Sendable, Codable {
     case networkReachability(online: Bool)
     /// An upload finished (or failed).
     case uploadFinished(id: Int, result: UploadResult)
+    /// One live update (iOS 17 `CLLocationUpdate`): a fix, or a report that the device is stationary.
+    case liveUpdate(LiveUpdate)
+    /// A `CLMonitor` event (iOS 17): a condition's state, delivered on every change and again when
+    /// the app opens the monitor.
+    case monitorEvent(identifier: String, state: MonitorConditionState)
 }
 
 /// Location authorization as iOS reports it: status plus accuracy authorization.

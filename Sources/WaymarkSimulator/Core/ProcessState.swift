@@ -17,6 +17,10 @@ struct ProcessState: Sendable {
     /// End of a window in which standard updates may be started from the background (location events only).
     var locationWakeUntil: Double?
     var motionUpdates = false
+    /// A `CLBackgroundActivitySession` is held (iOS 17); it ends with the process.
+    var backgroundActivitySession = false
+    /// The app's `CLMonitor` is open in this process.
+    var monitorOpen = false
     /// The classifier update last delivered to this process (``Simulation/motionSerial``).
     var deliveredMotionSerial = 0
     var inFlightUploads: [Int] = []

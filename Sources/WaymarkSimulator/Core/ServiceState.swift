@@ -25,6 +25,9 @@ struct StandardUpdates: Sendable {
     var paused = false
     var stillSince: Double?
     var lastDelivered: Coordinate?
+    /// Started as `CLLocationUpdate.liveUpdates` (iOS 17): delivered as live updates, paused while
+    /// the device is stationary and resumed by iOS itself when it moves.
+    var live = false
 }
 
 /// A pending one-shot request.
@@ -38,6 +41,8 @@ struct OneShot: Sendable {
 /// A monitored region and the system's view of the device relative to it.
 struct RegionMonitor: Sendable {
     var region: MonitoredRegion
+    /// Added as a `CLMonitor` condition (iOS 17): reported as monitor events, not enter/exit.
+    var isCondition = false
     var effectiveRadius: Double
     var state: RegionState
     var candidate: RegionState?

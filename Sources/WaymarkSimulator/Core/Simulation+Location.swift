@@ -11,7 +11,7 @@ extension Simulation {
     /// Standard updates that keep a background app running.
     var backgroundLocationActive: Bool {
         guard let s = standard, !s.waitingForAuthorization, !s.paused else { return false }
-        return backgroundAllowed(s.config)
+        return s.live ? liveBackgroundAllowed : backgroundAllowed(s.config)
     }
 
     /// Whether the receiver is producing fixes for standard updates right now.
@@ -172,7 +172,11 @@ extension Simulation {
         defer { if standard != nil { standard = s } }
         // Paused updates stay paused, in the foreground as in the background, until the app starts
         // them again: "Core Location does not resume updates automatically after it pauses them" [S23].
-        if s.paused { return }
+        if s.live {
+            if !stepLiveStationary(&s, truth) { return }
+        } else if s.paused {
+            return
+        }
         guard standardProducing else { s.wasProducing = false; return }
         if !s.wasProducing {
             s.wasProducing = true
@@ -205,6 +209,10 @@ extension Simulation {
         }
         guard let fix = nextStandardFix(&s, truth) else { return }
         lastKnownFix = fix
+        if s.live {
+            emit(.liveUpdate(LiveUpdate(fix: fix)))
+            return
+        }
         if let filter = s.config.distanceFilterMeters, let last = s.lastDelivered,
            Geodesy.haversineDistance(last, fix.coordinate) < filter {
             stats.fixesSuppressedByDistanceFilter += 1
@@ -237,7 +245,7 @@ extension Simulation {
             if isOutage(at: now, truth.coordinate) {
                 if s.acquired || s.hotStarting {
                     note("GNSS lost (outage)")
-                    emit(.locationError(.locationUnknown))
+                    emit(s.live ? .liveUpdate(LiveUpdate(fix: nil)) : .locationError(.locationUnknown))
                 }
                 s.acquired = false
                 s.hotStarting = false

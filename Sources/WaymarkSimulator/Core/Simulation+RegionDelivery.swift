@@ -107,6 +107,12 @@ extension Simulation {
     /// state if the app runs to hear it (and behind the event if that waits for the user's
     /// provisional-Always confirmation).
     mutating func deliverRegionEvent(_ identifier: String, enter: Bool) {
+        if regions.contains(where: { $0.region.identifier == identifier && $0.isCondition }) {
+            // A CLMonitor condition: one event carrying the new state.
+            deliverSystemLocationEvent(.monitorEvent(identifier: identifier, state: enter ? .satisfied : .unsatisfied),
+                                       reason: .location)
+            return
+        }
         let event: DeviceEvent = enter ? .regionEntered(identifier: identifier) : .regionExited(identifier: identifier)
         let state = DeviceEvent.regionState(identifier: identifier, state: enter ? .inside : .outside)
         deliverSystemLocationEvent(event, reason: .location)

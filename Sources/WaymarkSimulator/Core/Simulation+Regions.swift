@@ -147,7 +147,9 @@ extension Simulation {
         guard let monitor = regions.first(where: { $0.region.identifier == identifier }) else { return }
         let known = now >= monitor.determinedAt && !monitor.awaitingAuthorization
             && permissions.locationAuthorized && !regionMonitoringUnavailable
-        emit(.regionState(identifier: identifier, state: known ? monitor.state : .unknown))
+        let state = known ? monitor.state : .unknown
+        emit(monitor.isCondition ? .monitorEvent(identifier: identifier, state: Self.conditionState(state))
+             : .regionState(identifier: identifier, state: state))
     }
 
     /// One tick of region monitoring: delivers held events that may go now, then commits crossings
@@ -188,7 +190,10 @@ extension Simulation {
                 // didDetermineState after startMonitoring, once the state is known [S29]; only the
                 // registering process hears it.
                 m.registrationStateReported = true
-                if process.isRunning { emit(.regionState(identifier: m.region.identifier, state: m.state)) }
+                if process.isRunning {
+                    emit(m.isCondition ? .monitorEvent(identifier: m.region.identifier, state: Self.conditionState(m.state))
+                         : .regionState(identifier: m.region.identifier, state: m.state))
+                }
             }
             regions[i] = m
         }

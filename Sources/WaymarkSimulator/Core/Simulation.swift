@@ -272,6 +272,16 @@ public struct Simulation: Sendable {
         case .beginBackgroundTask(let id): beginBackgroundTask(id)
         case .endBackgroundTask(let id): endBackgroundTask(id)
         case .upload(let id, let bytes): upload(id: id, bytes: bytes)
+        case .startLiveUpdates(let configuration): startLiveUpdates(configuration)
+        case .stopLiveUpdates: if standard?.live == true { stopStandardUpdates() }
+        case .beginBackgroundActivitySession: beginBackgroundActivitySession()
+        case .endBackgroundActivitySession: process.backgroundActivitySession = false
+        case .openMonitor: openMonitor()
+        case .addMonitorCondition(let region): addMonitorCondition(region)
+        case .removeMonitorCondition(let identifier): regions.removeAll { $0.region.identifier == identifier && $0.isCondition }
+        case .requestMonitorState(let identifier): reportRegionState(identifier)
+        case .beginServiceSession(let goal): beginServiceSession(goal)
+        case .endServiceSession: note("service session ended")
         }
     }
 }
@@ -281,7 +291,8 @@ extension DeviceEvent {
     var needsLocationManager: Bool {
         switch self {
         case .authorizationChanged, .locations, .locationError, .locationUpdatesPaused, .locationUpdatesResumed,
-             .regionState, .regionEntered, .regionExited, .regionMonitoringFailed, .significantChange, .visit:
+             .regionState, .regionEntered, .regionExited, .regionMonitoringFailed, .significantChange, .visit,
+             .liveUpdate, .monitorEvent:
             true
         default:
             false

@@ -93,6 +93,9 @@ enum TimelineText {
         case .backgroundTaskExpired(let id): "background task \(id) expired"
         case .networkReachability(let online): "network " + (online ? "online" : "offline")
         case .uploadFinished(let id, let result): "upload \(id): \(upload(result))"
+        case .liveUpdate(let u) where u.isStationary: "live update: stationary, paused"
+        case .liveUpdate(let u): u.fix.map { "live update: " + fixes([$0]) + age([$0], at: date) } ?? "live update: no location"
+        case .monitorEvent(let id, let state): "monitor condition \"\(id)\": \(state.rawValue)"
         }
     }
 
@@ -140,6 +143,16 @@ enum TimelineText {
         case .beginBackgroundTask(let id): "begin background task \(id)"
         case .endBackgroundTask(let id): "end background task \(id)"
         case .upload(let id, let bytes): "upload \(id) (\(String(format: "%.1f", Double(bytes) / 1024)) KB)"
+        case .startLiveUpdates(let c): "start live updates (\(words(c.rawValue)))"
+        case .stopLiveUpdates: "stop live updates"
+        case .beginBackgroundActivitySession: "begin a background activity session"
+        case .endBackgroundActivitySession: "end the background activity session"
+        case .openMonitor: "open the monitor"
+        case .addMonitorCondition(let r): "monitor condition \"\(r.identifier)\" (\(Int(r.radiusMeters.rounded())) m)"
+        case .removeMonitorCondition(let id): "remove monitor condition \"\(id)\""
+        case .requestMonitorState(let id): "request the state of condition \"\(id)\""
+        case .beginServiceSession(let goal): "begin a service session (\(words(goal.rawValue)))"
+        case .endServiceSession: "end the service session"
         }
         return "app: " + text
     }

@@ -85,6 +85,10 @@ public struct PlatformConstants: Hashable, Sendable, Codable {
     public var autoPauseFitnessSeconds = 300.0
     /// True speed below which the device counts as still.
     public var stillSpeedMetersPerSecond = 0.5
+    /// How long the device stays still before `CLLocationUpdate.liveUpdates` reports it stationary
+    /// and pauses (iOS 17). Apple gives no figure (WWDC23 10180 shows the behaviour only), so a
+    /// setting; the default matches the legacy fitness auto-pause.
+    public var liveStationarySeconds = 300.0
     /// Time from leaving the foreground to suspension without background execution; standard updates
     /// without background location keep flowing until then (the grace window), then stop.
     public var backgroundSuspendSeconds = 5.0

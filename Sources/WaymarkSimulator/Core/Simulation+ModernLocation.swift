@@ -1,0 +1,131 @@
+import Foundation
+import WaymarkEngine
+import WaymarkGeo
+
+/// The iOS 17 location APIs (PLATFORM.md §9; Apple, WWDC23 10180 "Discover streamlined location
+/// updates"; `CLBackgroundActivitySession`, `CLMonitor` [S43]).
+///
+/// **Live updates** (`CLLocationUpdate.liveUpdates`) run on the standard-update machinery at best
+/// accuracy (the API has no desired accuracy) and are delivered as ``DeviceEvent/liveUpdate(_:)``.
+/// After ``PlatformConstants/liveStationarySeconds`` still they report `isStationary` and pause;
+/// unlike legacy updates they **resume by themselves** when the device moves, waking a suspended
+/// app that may receive them. Iterating them while authorization is notDetermined raises the
+/// when-in-use prompt (an implicit session, §9). They continue in the background only with the
+/// `location` background mode and either Always or a background activity session.
+///
+/// **Background activity sessions** keep a when-in-use app "in use" in the background; one must
+/// be created while the app is in use (a refused start is noted), and it ends with the process.
+///
+/// **Monitor conditions** (`CLMonitor`) share the region machinery and its 20 slots: the same
+/// crossing distances, dwell, latency and misses; each change is one
+/// ``DeviceEvent/monitorEvent(identifier:state:)`` (no separate state callback), and opening the
+/// monitor re-emits every condition's current state. A refused condition is reported as a
+/// monitoring failure with its reason (CLMonitor's `unmonitored` event; iOS 18 flags the full
+/// pool as `conditionLimitExceeded`).
+///
+/// **Service sessions** (`CLServiceSession`, iOS 18) are modelled as their prompt: a when-in-use
+/// or Always goal while authorization is notDetermined raises the when-in-use prompt.
+extension Simulation {
+    /// Whether live updates may continue while the app is in the background.
+    var liveBackgroundAllowed: Bool {
+        backgroundModes.contains(.location) && permissions.locationAuthorized
+            && (permissions.always || process.backgroundActivitySession)
+    }
+
+    mutating func startLiveUpdates(_ configuration: LiveUpdateConfiguration) {
+        guard permissions.servicesEnabled, permissions.location != .denied, permissions.location != .restricted else {
+            note("live updates started without authorization: nothing is delivered")
+            return
+        }
+        if process.state == .background, !mayStartStandardUpdatesInBackground, !process.backgroundActivitySession {
+            stats.startsIgnoredInBackground += 1
+            note("live updates not started: when-in-use app not in use (background, no session, no location launch)")
+            return
+        }
+        let activity: ActivityType = switch configuration {
+        case .default: .other
+        case .automotiveNavigation: .automotiveNavigation
+        case .otherNavigation: .otherNavigation
+        case .fitness: .fitness
+        case .airborne: .airborne
+        }
+        var updates = StandardUpdates(config: LocationConfiguration(desiredAccuracy: .best, activityType: activity,
+                                                                    pausesLocationUpdatesAutomatically: false,
+                                                                    allowsBackgroundLocationUpdates: true),
+                                      waitingForAuthorization: !permissions.locationAuthorized)
+        updates.live = true
+        standard = updates
+        if permissions.location == .notDetermined, process.state == .foreground {
+            note("live updates iterated while notDetermined: iOS raises the when-in-use prompt (implicit session)")
+            requestWhenInUse()
+        }
+    }
+
+    /// The stationary pause of live updates; false while paused (nothing is produced).
+    mutating func stepLiveStationary(_ s: inout StandardUpdates, _ truth: Trajectory.State) -> Bool {
+        let still = truth.speed < constants.stillSpeedMetersPerSecond
+        if s.paused {
+            guard !still else { return false }
+            s.paused = false
+            s.stillSince = nil
+            s.wasProducing = false
+            note("live updates resumed by iOS: the device moves")
+            if process.state == .suspended, liveBackgroundAllowed { wake() }
+            return true
+        }
+        guard still else {
+            s.stillSince = nil
+            return true
+        }
+        let since = s.stillSince ?? now
+        s.stillSince = since
+        guard now - since >= constants.liveStationarySeconds else { return true }
+        s.paused = true
+        s.wasProducing = false
+        note("live updates paused: the device is stationary")
+        emit(.liveUpdate(LiveUpdate(fix: lastKnownFix, isStationary: true)))
+        if process.state == .background {
+            schedule(.suspendCheck(process.generation), in: constants.backgroundSuspendSeconds)
+        }
+        return false
+    }
+
+    mutating func beginBackgroundActivitySession() {
+        guard appInUse else {
+            note("background activity session refused: it must be created while the app is in use")
+            return
+        }
+        process.backgroundActivitySession = true
+        note("background activity session begun")
+    }
+
+    /// Opens the monitor: every condition's current state is delivered again.
+    mutating func openMonitor() {
+        process.monitorOpen = true
+        for m in regions where m.isCondition {
+            let known = now >= m.determinedAt && !m.awaitingAuthorization && permissions.locationAuthorized
+            emit(.monitorEvent(identifier: m.region.identifier, state: known ? Self.conditionState(m.state) : .unknown))
+        }
+    }
+
+    mutating func addMonitorCondition(_ region: MonitoredRegion) {
+        startMonitoring(region)
+        if let i = regions.firstIndex(where: { $0.region.identifier == region.identifier }) { regions[i].isCondition = true }
+    }
+
+    mutating func beginServiceSession(_ goal: ServiceSessionGoal) {
+        note("service session begun (goal \(goal.rawValue))")
+        if goal != .none, permissions.location == .notDetermined, process.state == .foreground {
+            requestWhenInUse()
+        }
+    }
+
+    /// A region state as a monitor condition's state.
+    static func conditionState(_ state: RegionState) -> MonitorConditionState {
+        switch state {
+        case .inside: .satisfied
+        case .outside: .unsatisfied
+        case .unknown: .unknown
+        }
+    }
+}
