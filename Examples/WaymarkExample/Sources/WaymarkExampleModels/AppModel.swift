@@ -85,10 +85,11 @@ public final class AppModel: Observable {
     /// - parameter declaredUsageDescriptions: the Info.plist's usage descriptions
     ///   (`InfoPlistCheck.declaredUsageDescriptions(in:)`), so a missing one is reported at once.
     /// - parameter configurationProblems: what `LiveDevice.configurationProblems(for:)` found; shown on screen.
+    /// - parameter backend: the Core Location API the engine uses (see `LocationBackend`).
     /// - parameter makeUploader: makes the uploader for a server (``URLSessionRideUploader`` by default).
     public init(device: any Device, clock: any Clock<Duration> = ContinuousClock(), store: any AppStateStore,
                 declaredUsageDescriptions: Set<UsageDescriptionKey>? = nil,
-                configurationProblems: [ConfigurationProblem] = [],
+                configurationProblems: [ConfigurationProblem] = [], backend: LocationBackend = .locationManager,
                 makeUploader: @escaping @MainActor (ServerSettings) -> any RideUploader = { URLSessionRideUploader(settings: $0) }) {
         let stored = store.load()
         self.device = device
@@ -96,7 +97,8 @@ public final class AppModel: Observable {
         self.stored = stored
         self.makeUploader = makeUploader
         engine = Engine(device: device, clock: clock,
-                        configuration: ExampleApp.engineConfiguration(declaredUsageDescriptions: declaredUsageDescriptions),
+                        configuration: ExampleApp.engineConfiguration(declaredUsageDescriptions: declaredUsageDescriptions,
+                                                                      backend: backend),
                         memory: stored.permissionMemory, geofences: stored.geofences, ride: stored.ride)
         map = MapModel()
         ride = RideModel(engine: engine, device: device, uploads: stored.uploads, checkpoint: stored.ride,

@@ -34,11 +34,13 @@ public enum ExampleApp {
     /// usage descriptions the Info.plist declares, so a missing one is reported at once.
     ///
     /// - parameter declaredUsageDescriptions: from `InfoPlistCheck.declaredUsageDescriptions(in:)`
-    ///   on a device; nil when unknown (a missing key is then found by the prompt timeout).
-    public static func engineConfiguration(declaredUsageDescriptions: Set<UsageDescriptionKey>? = nil) -> EngineCore.Configuration {
+    ///   on a device; nil when unknown (the engine then reads them from the device).
+    /// - parameter backend: the Core Location API (`CLLocationManager` by default, or the iOS 17 APIs).
+    public static func engineConfiguration(declaredUsageDescriptions: Set<UsageDescriptionKey>? = nil,
+                                           backend: LocationBackend = .locationManager) -> EngineCore.Configuration {
         EngineCore.Configuration(
             permissions: PermissionSequencer.Configuration(declaredUsageDescriptions: declaredUsageDescriptions),
             ride: RideTracker.Configuration(policy: .waymark),
-            capabilities: capabilities)
+            capabilities: capabilities, backend: backend)
     }
 }

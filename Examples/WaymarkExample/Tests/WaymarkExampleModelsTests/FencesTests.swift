@@ -9,11 +9,11 @@ import WaymarkSimulator
 @Suite("Fences tab")
 @MainActor
 struct FencesTests {
-    @Test("a ride through a fence lists its enter and exit, newest first, and the log is stored")
-    func rideThroughAFence() async throws {
+    @Test("a ride through a fence lists its enter and exit, newest first, and the log is stored", arguments: LocationBackend.allCases)
+    func rideThroughAFence(backend: LocationBackend) async throws {
         let scenario = Scenarios.existing(.authorizedAlways, motion: .granted,
                                           route: Scenarios.eastbound(speed: 6, seconds: 400, after: 20), duration: 600)
-        let phone = try SimulatedPhone(scenario: scenario)
+        let phone = try SimulatedPhone(scenario: scenario, backend: backend)
         await phone.launch()
         let app = phone.app
         try await app.fences.addFence(named: "Bakery", at: Scenarios.east(1_200), radiusMeters: 150)

@@ -8,9 +8,9 @@ import WaymarkSimulator
 @Suite("First launch: one prompt at a time")
 @MainActor
 struct FirstLaunchTests {
-    @Test("a fresh install asks for notifications, then location; both granted, zero collisions")
-    func notificationsThenLocation() async throws {
-        let phone = try SimulatedPhone(scenario: Scenarios.fresh(duration: 300))
+    @Test("a fresh install asks for notifications, then location; both granted, zero collisions", arguments: LocationBackend.allCases)
+    func notificationsThenLocation(backend: LocationBackend) async throws {
+        let phone = try SimulatedPhone(scenario: Scenarios.fresh(duration: 300), backend: backend)
         await phone.launch()
         let app = phone.app
         let outcomes = try await phone.whileAdvancing(limit: 60) {

@@ -9,9 +9,9 @@ import WaymarkSimulator
 @Suite("Map tab")
 @MainActor
 struct MapTests {
-    @Test("centres once on the launch fix, at the zoom the user left, and enables the button")
-    func centresOnceKeepingTheZoom() async throws {
-        let phone = try SimulatedPhone(scenario: Scenarios.fresh(duration: 300))
+    @Test("centres once on the launch fix, at the zoom the user left, and enables the button", arguments: LocationBackend.allCases)
+    func centresOnceKeepingTheZoom(backend: LocationBackend) async throws {
+        let phone = try SimulatedPhone(scenario: Scenarios.fresh(duration: 300), backend: backend)
         let map = phone.app.map
         await phone.launch()
         map.cameraMoved(to: MapViewport(center: nil, distanceMeters: 1_200))   // the user zoomed in before the fix

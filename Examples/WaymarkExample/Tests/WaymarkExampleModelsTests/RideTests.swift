@@ -68,9 +68,10 @@ struct RideTests {
         #expect(await phone.sim.stats.promptCollisions == 0)
     }
 
-    @Test("a failing server loses nothing: batches stay on the phone and go again with the same key")
-    func failuresKeepTheRecords() async throws {
-        let phone = try SimulatedPhone(scenario: Self.ride())
+    @Test("a failing server loses nothing: batches stay on the phone and go again with the same key",
+          arguments: LocationBackend.allCases)
+    func failuresKeepTheRecords(backend: LocationBackend) async throws {
+        let phone = try SimulatedPhone(scenario: Self.ride(), backend: backend)
         await phone.server.fail(next: [.failed("offline"), .failed("The server answered 503; will try again"), .tooLarge])
         try await Self.startRide(phone)
         let ride = phone.app.ride

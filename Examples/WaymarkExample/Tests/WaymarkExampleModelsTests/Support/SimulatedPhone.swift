@@ -22,14 +22,15 @@ final class SimulatedPhone {
     let server = FakeServer()
     let app: AppModel
 
-    init(scenario: Scenario, seed: UInt64 = 1, stored: StoredAppState = StoredAppState(), declaresInfoPlistKeys: Bool = true) throws {
+    init(scenario: Scenario, seed: UInt64 = 1, stored: StoredAppState = StoredAppState(), declaresInfoPlistKeys: Bool = true,
+         backend: LocationBackend = .locationManager) throws {
         simulated = try SimulatedDevice(scenario: scenario, seed: seed)
         device = CountingDevice(simulated)
         store = MemoryAppStateStore(stored)
         let server = server
         app = AppModel(device: device, clock: simulated.clock, store: store,
                        declaredUsageDescriptions: declaresInfoPlistKeys ? Set(UsageDescriptionKey.allCases) : nil,
-                       makeUploader: { _ in server })
+                       backend: backend, makeUploader: { _ in server })
     }
 
     /// The simulation as it stands.
