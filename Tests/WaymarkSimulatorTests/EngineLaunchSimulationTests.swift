@@ -17,18 +17,18 @@ struct EngineLaunchSimulationTests {
         [PromptResponse.Answer.allow, .deny].flatMap { l in [true, false].map { Combination(notifications: n, location: l, apnsAvailable: $0) } }
     }
 
-    static func firstLaunch(_ c: Combination, seed: UInt64 = 1) throws -> Simulation {
+    static func firstLaunch(_ c: Combination, seed: UInt64 = 1, backend: LocationBackend = .locationManager) throws -> Simulation {
         let scenario = Fixture.opened(prompts: [.notifications: PromptResponse(c.notifications),
                                                 .locationWhenInUse: PromptResponse(c.location)],
                                       world: World(network: World.Network(apnsAvailable: c.apnsAvailable)), duration: 300)
-        var sim = try Simulation(scenario: scenario, seed: seed, app: EngineApp.mapApp())
+        var sim = try Simulation(scenario: scenario, seed: seed, app: EngineApp.mapApp(configuration: .init(backend: backend)))
         sim.runToEnd()
         return sim
     }
 
-    @Test("no prompt collision, correct results, location started at most once", arguments: combinations)
-    func firstLaunchCombinations(c: Combination) throws {
-        let sim = try Self.firstLaunch(c)
+    @Test("no prompt collision, correct results, location started at most once", arguments: combinations, LocationBackend.allCases)
+    func firstLaunchCombinations(c: Combination, backend: LocationBackend) throws {
+        let sim = try Self.firstLaunch(c, backend: backend)
         let app = try #require(sim.engineApp)
         #expect(sim.stats.promptCollisions == 0)
         #expect(sim.stats.promptsShown == 2)

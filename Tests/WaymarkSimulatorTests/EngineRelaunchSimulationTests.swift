@@ -7,10 +7,14 @@ import WaymarkGeo
 @Suite("Engine in the simulator: relaunches, allow once, always-upgrade, energy, replay")
 struct EngineRelaunchSimulationTests {
     /// Opened at 0, force-quit at 60, opened again at 120.
-    static func twoLaunches(prompts: [PromptKind: PromptResponse] = [:], requests: [PermissionRequest]? = nil) throws -> Simulation {
+    static func twoLaunches(prompts: [PromptKind: PromptResponse] = [:], requests: [PermissionRequest]? = nil,
+                            backend: LocationBackend = .locationManager) throws -> Simulation {
         let scenario = Fixture.opened(prompts: prompts, actions: [UserAction(at: 60, .forceQuit), UserAction(at: 120, .open)],
                                       duration: 240)
-        var sim = try Simulation(scenario: scenario, app: requests.map { EngineApp.mapApp(requests: $0) } ?? EngineApp.mapApp())
+        let configuration = EngineCore.Configuration(backend: backend)
+        var sim = try Simulation(scenario: scenario,
+                                 app: requests.map { EngineApp.mapApp(requests: $0, configuration: configuration) }
+                                     ?? EngineApp.mapApp(configuration: configuration))
         sim.runToEnd()
         return sim
     }
@@ -28,9 +32,9 @@ struct EngineRelaunchSimulationTests {
         #expect(app.launchStates.last?.value.fix != nil)
     }
 
-    @Test("allow, quit, relaunch: updates start exactly once in each process")
-    func allowThenRelaunch() throws {
-        let sim = try Self.twoLaunches()
+    @Test("allow, quit, relaunch: updates start exactly once in each process", arguments: LocationBackend.allCases)
+    func allowThenRelaunch(backend: LocationBackend) throws {
+        let sim = try Self.twoLaunches(backend: backend)
         #expect(sim.launchTimes == [0, 120])
         #expect(sim.authorizationStatuses == [.notDetermined, .authorizedWhenInUse, .authorizedWhenInUse])
         #expect(sim.stats.promptsShown == 2)
@@ -39,9 +43,9 @@ struct EngineRelaunchSimulationTests {
         #expect(sim.stats.promptCollisions == 0)
     }
 
-    @Test("allow once, then relaunch: asked again without collision, one start per process, a fix each time")
-    func allowOnceThenRelaunch() throws {
-        let sim = try Self.twoLaunches(prompts: [.locationWhenInUse: PromptResponse(.allowOnce)])
+    @Test("allow once, then relaunch: asked again without collision, one start per process, a fix each time", arguments: LocationBackend.allCases)
+    func allowOnceThenRelaunch(backend: LocationBackend) throws {
+        let sim = try Self.twoLaunches(prompts: [.locationWhenInUse: PromptResponse(.allowOnce)], backend: backend)
         let app = try #require(sim.engineApp)
         #expect(sim.authorizationStatuses == [.notDetermined, .authorizedWhenInUse, .notDetermined, .authorizedWhenInUse])
         #expect(sim.stats.promptsShown == 3)   // notifications once, location in each process

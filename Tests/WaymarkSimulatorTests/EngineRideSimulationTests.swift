@@ -26,8 +26,9 @@ struct EngineRideSimulationTests {
         Fence(id: id, shape: .circle(center: Fixture.east(meters), radiusMeters: radius), triggers: [.enter, .exit])
     }
 
-    @Test("ride east at 6 m/s past four fences, killed at 500 s: significant-change relaunch, one gap, each event once")
-    func rideWithKill() throws {
+    @Test("ride east at 6 m/s past four fences, killed at 500 s: significant-change relaunch, one gap, each event once",
+          arguments: LocationBackend.allCases)
+    func rideWithKill(backend: LocationBackend) throws {
         // f1 and f2 are crossed (and reported late by the OS) before the kill at 3 km. The first
         // location event after the kill relaunches the app: f2's exit, committed at about 430 s and
         // delivered minutes late as iOS does (issue #14), or else the next significant change
@@ -37,7 +38,7 @@ struct EngineRideSimulationTests {
                       Self.circle("f3", east: 4_500, radius: 200), Self.circle("f4", east: 6_000, radius: 200)]
         let scenario = Self.scenario(route: Fixture.eastbound(speed: 6, seconds: 1_200),
                                      actions: [UserAction(at: 500, .systemTerminate)], duration: 1_260)
-        let app = EngineApp(script: .init(startsRide: true, fences: fences))
+        let app = EngineApp(configuration: EngineCore.Configuration(backend: backend), script: .init(startsRide: true, fences: fences))
         var sim = try Simulation(scenario: scenario, seed: 7, app: app)
         sim.runToEnd()
         let run = try #require(sim.engineApp)
@@ -76,13 +77,15 @@ struct EngineRideSimulationTests {
         #expect(abs(distance - 7_200) < 150, "distance \(distance)")
     }
 
-    @Test("host app with 7 regions, 200 fences and a stop: Waymark (fences, refresh and wake fence) never uses more than 13 slots")
-    func slotBudgetWithWakeFence() throws {
+    @Test("host app with 7 regions, 200 fences and a stop: Waymark (fences, refresh and wake fence) never uses more than 13 slots",
+          arguments: LocationBackend.allCases)
+    func slotBudgetWithWakeFence(backend: LocationBackend) throws {
         let host = (0..<7).map { MonitoredRegion(identifier: "host.\($0)", center: Fixture.east(-5_000 - Double($0) * 500), radiusMeters: 200) }
         let corridor = (0..<200).map { Self.circle("c\($0)", east: 500 + Double($0) * 150, radius: 100) }
         let route = ScenarioRoute(start: Fixture.origin, legs: [.travel([Fixture.east(3_000)], speed: 10),
                                                               .stop(600), .travel([Fixture.east(6_000)], speed: 10)])
-        let configuration = EngineCore.Configuration(geofencing: .init(hostRegionIdentifiers: Set(host.map(\.identifier))))
+        let configuration = EngineCore.Configuration(geofencing: .init(hostRegionIdentifiers: Set(host.map(\.identifier))),
+                                                     backend: backend)
         var sim = try Simulation(scenario: Self.scenario(route: route, host: host, duration: 1_260), seed: 9,
                                  app: EngineApp(configuration: configuration, script: .init(startsRide: true, fences: corridor)))
         var maxUsed = 0, wakeSeen = false, hostIntact = true

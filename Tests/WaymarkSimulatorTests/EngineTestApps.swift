@@ -35,11 +35,14 @@ extension Simulation {
         log.entries.compactMap { entry in entry.command.flatMap { match($0) ? entry.t : nil } }
     }
 
-    /// Virtual seconds of each `startUpdatingLocation` command.
-    var startTimes: [Double] { commandTimes { if case .startUpdatingLocation = $0 { true } else { false } } }
+    /// Virtual seconds of each start of location updates (`startUpdatingLocation`, or
+    /// `startLiveUpdates` on the iOS 17 backend).
+    var startTimes: [Double] {
+        commandTimes { switch $0 { case .startUpdatingLocation, .startLiveUpdates: true; default: false } }
+    }
 
-    /// Virtual seconds of each `stopUpdatingLocation` command.
-    var stopTimes: [Double] { commandTimes { $0 == .stopUpdatingLocation } }
+    /// Virtual seconds of each stop of location updates (`stopUpdatingLocation` or `stopLiveUpdates`).
+    var stopTimes: [Double] { commandTimes { $0 == .stopUpdatingLocation || $0 == .stopLiveUpdates } }
 
     /// Virtual seconds of each process launch.
     var launchTimes: [Double] { times { if case .launched = $0 { true } else { false } } }
