@@ -54,6 +54,7 @@ let package = Package(
                 .product(name: "WaymarkEngine", package: "Waymark"),
                 .product(name: "WaymarkGeo", package: "Waymark"),
                 .product(name: "WaymarkSimulator", package: "Waymark"),
+                .product(name: "WaymarkTransport", package: "Waymark"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -20,6 +20,8 @@ public final class ExampleAppDelegate: NSObject, UIApplicationDelegate {
     public let device = LiveDevice()
     /// The app's view models over the engine.
     public let app: AppModel
+    /// The background `URLSession` transports the Ride tab uploads through.
+    private let uploads: BackgroundUploads
 
     /// Makes the app model with the state stored on earlier launches. The engine reads the
     /// Info.plist through `LiveDevice` when it starts and publishes what is missing, which the
@@ -27,10 +29,23 @@ public final class ExampleAppDelegate: NSObject, UIApplicationDelegate {
     public override init() {
         let support = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
             ?? FileManager.default.temporaryDirectory
+        let uploads = BackgroundUploads()
+        self.uploads = uploads
         app = AppModel(device: device,
                        store: FileAppStateStore(url: support.appendingPathComponent("Waymark/example-state.json")),
-                       makeUploader: { BackgroundTaskUploader(URLSessionRideUploader(settings: $0)) })
+                       makeUploader: { uploads.uploader(for: $0) })
         super.init()
+    }
+
+    /// iOS relaunched (or woke) the app for a background upload session: the transport records the
+    /// finished transfers' outcomes, then calls `completionHandler` (Apple,
+    /// `application(_:handleEventsForBackgroundURLSession:completionHandler:)`).
+    public func application(_ application: UIApplication, handleEventsForBackgroundURLSession identifier: String,
+                            completionHandler: @escaping () -> Void) {
+        if !uploads.handleEvents(forBackgroundURLSession: identifier, completionHandler: completionHandler) {
+            // Not a session of this process's transports (a server no longer configured): nothing to record.
+            completionHandler()
+        }
     }
 
     /// Tells the device why the process started (it creates the location manager at once, as a
