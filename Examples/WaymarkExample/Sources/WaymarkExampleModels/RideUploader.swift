@@ -5,9 +5,8 @@ import WaymarkTransport
 
 /// The seam through which the Ride tab sends a batch to a `waymark serve` server.
 ///
-/// On the phone it is ``URLSessionRideUploader`` (a foreground `URLSession`, wrapped in a UIKit
-/// background task by the app); in tests a fake. A background `URLSession` transport that keeps
-/// sending while iOS has the app suspended is not wired yet (README.md, "What is not wired yet").
+/// On the phone it is ``TransportRideUploader`` over the app's background `URLSession` transport
+/// (``URLSessionRideUploader`` in a UIKit background task as a fall-back); in tests a fake.
 ///
 /// ```swift
 /// let outcome = await uploader.upload(batch)
