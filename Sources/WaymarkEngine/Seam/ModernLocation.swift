@@ -17,7 +17,16 @@ public enum LocationBackend: String, Hashable, Sendable, Codable, CaseIterable {
 /// `CLLocationUpdate.LiveConfiguration` (iOS 17): what the updates are for. There is no desired
 /// accuracy or distance filter; iOS picks the accuracy.
 public enum LiveUpdateConfiguration: String, Hashable, Sendable, Codable, CaseIterable {
-    case `default`, automotiveNavigation, otherNavigation, fitness, airborne
+    /// General use (`CLActivityType.other`).
+    case `default`
+    /// Driving navigation.
+    case automotiveNavigation
+    /// Other vehicular navigation (boats, trains).
+    case otherNavigation
+    /// Walking, running, cycling: a ride.
+    case fitness
+    /// Flight.
+    case airborne
 
     /// The live configuration for a `CLLocationManager` activity type.
     public init(activityType: ActivityType) {
@@ -62,5 +71,10 @@ public enum MonitorConditionState: String, Hashable, Sendable, Codable, CaseIter
 /// A `CLServiceSession` authorization goal (iOS 18, not in the iOS 17.4 SDK: modelled in the
 /// seam and the simulator only).
 public enum ServiceSessionGoal: String, Hashable, Sendable, Codable, CaseIterable {
-    case none, whenInUse, always
+    /// No authorization goal: the session only marks interest.
+    case none
+    /// When-in-use authorization.
+    case whenInUse
+    /// Always authorization.
+    case always
 }
