@@ -6,6 +6,8 @@ import PackageDescription
 let swiftSettings: [SwiftSetting] = [
     .swiftLanguageMode(.v6),
     .enableUpcomingFeature("ExistentialAny"),
+    // A file uses members only of modules it imports itself (SE-0444).
+    .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
 let package = Package(
@@ -31,6 +33,12 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        // Declared because our targets import their modules directly (not only through the above).
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // Value types, geodesy, GPX/GeoJSON, statistics, filters. Foundation only.
@@ -41,13 +49,13 @@ let package = Package(
         // The device seam and the pure engine components.
         .target(
             name: "WaymarkEngine",
-            dependencies: ["WaymarkGeo", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["WaymarkGeo"],
             swiftSettings: swiftSettings
         ),
         // A deterministic simulator of iOS location behaviour (PLATFORM.md).
         .target(
             name: "WaymarkSimulator",
-            dependencies: ["WaymarkEngine"],
+            dependencies: ["WaymarkGeo", "WaymarkEngine"],
             swiftSettings: swiftSettings
         ),
         // The upload transport seam: `UploadTransport` and its values, the URLSession transport and
@@ -63,17 +71,21 @@ let package = Package(
         .target(
             name: "WaymarkSync",
             dependencies: [
+                "WaymarkGeo",
                 "WaymarkEngine",
                 "WaymarkTransport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),
         // The live Device over CoreLocation & co. Compiles to nothing off Apple platforms.
         .target(
             name: "WaymarkApple",
-            dependencies: ["WaymarkEngine", "WaymarkTransport"],
+            dependencies: ["WaymarkGeo", "WaymarkEngine", "WaymarkTransport"],
             swiftSettings: swiftSettings
         ),
         // The tracking server.
@@ -89,8 +101,16 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -101,6 +121,11 @@ let package = Package(
                 "WaymarkGeo", "WaymarkEngine", "WaymarkSimulator", "WaymarkSync", "WaymarkServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Hummingbird", package: "hummingbird"),
                 // `waymark bench fences` compares with PostGIS over its own connection.
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
@@ -118,18 +143,49 @@ let package = Package(
             resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "WaymarkEngineTests", dependencies: ["WaymarkEngine"], swiftSettings: swiftSettings),
-        .testTarget(name: "WaymarkSimulatorTests", dependencies: ["WaymarkSimulator"], swiftSettings: swiftSettings),
+        .testTarget(name: "WaymarkEngineTests", dependencies: ["WaymarkGeo", "WaymarkEngine"], swiftSettings: swiftSettings),
+        .testTarget(name: "WaymarkSimulatorTests", dependencies: ["WaymarkGeo", "WaymarkEngine", "WaymarkSimulator"],
+                    swiftSettings: swiftSettings),
         .testTarget(
             name: "WaymarkServerTests",
-            dependencies: ["WaymarkServer", .product(name: "HummingbirdTesting", package: "hummingbird")],
+            dependencies: [
+                "WaymarkGeo", "WaymarkServer",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "WaymarkSyncTests",
-            dependencies: ["WaymarkSync", "WaymarkSimulator", .product(name: "Hummingbird", package: "hummingbird")],
+            dependencies: [
+                "WaymarkGeo", "WaymarkEngine", "WaymarkTransport", "WaymarkSync", "WaymarkSimulator",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOFoundationEssentialsCompat", package: "swift-nio"),
+            ],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "WaymarkCLITests", dependencies: ["WaymarkCLI"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "WaymarkCLITests",
+            dependencies: [
+                "WaymarkGeo", "WaymarkSimulator", "WaymarkServer", "WaymarkCLI",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
     ]
 )

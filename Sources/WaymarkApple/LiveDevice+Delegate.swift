@@ -3,6 +3,7 @@ import CoreLocation
 import Foundation
 import WaymarkEngine
 import WaymarkGeo
+import os
 
 /// The delegate of one of ``LiveDevice``'s location managers. Its role, fixed at creation, says
 /// which callbacks it forwards: nothing mutable is read in a callback.

@@ -3,6 +3,7 @@ import CoreLocation
 import Foundation
 import WaymarkEngine
 import WaymarkGeo
+import os
 
 /// The iOS 17 services of ``LiveDevice`` (an engine with `EngineCore.Configuration.backend`
 /// `.modern` sends these commands): `CLLocationUpdate.liveUpdates`, `CLBackgroundActivitySession`

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import WaymarkServer
+import WaymarkGeo
 
 /// `waymark device …`: register, list and revoke tracking devices.
 struct DeviceCommand: AsyncParsableCommand {

@@ -3,6 +3,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import WaymarkGeo
+import NIOHTTP1
 
 /// `waymark send`: replay a recorded ride to a server as a real tracking client would.
 struct SendCommand: AsyncParsableCommand {

@@ -5,6 +5,7 @@ import Glibc
 #endif
 import Logging
 import WaymarkServer
+import Hummingbird
 
 /// `waymark serve`: run the tracking server.
 struct ServeCommand: AsyncParsableCommand {

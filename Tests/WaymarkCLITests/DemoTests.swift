@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WaymarkServer
 @testable import WaymarkCLI
+import ArgumentParser
 
 @Suite("waymark demo")
 struct DemoTests {

@@ -6,6 +6,7 @@ import Testing
 import WaymarkGeo
 @testable import WaymarkServer
 @testable import WaymarkCLI
+import NIOHTTP1
 
 /// `kill -9` of `waymark serve` in the middle of sustained ingest: after a restart on the same
 /// database, every point the server acknowledged is there.

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 import WaymarkServer
 @testable import WaymarkCLI
+import ArgumentParser
+import WaymarkGeo
 
 @Suite("waymark send")
 struct SendCommandTests {

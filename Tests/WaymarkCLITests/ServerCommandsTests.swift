@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import WaymarkCLI
+import ArgumentParser
 
 @Suite("Server commands")
 struct ServerCommandsTests {

@@ -6,6 +6,7 @@ import HummingbirdTesting
 import NIOCore
 import Testing
 @testable import WaymarkServer
+import NIOHTTP1
 
 @Suite("Live stream (server-sent events)")
 struct LiveStreamTests {

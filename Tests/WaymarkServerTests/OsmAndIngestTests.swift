@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import Testing
 @testable import WaymarkServer
+import WaymarkGeo
 
 /// The OsmAnd protocol and Traccar Client JSON, with the request shapes of Traccar's own decoder tests.
 @Suite("Ingest: OsmAnd and Traccar Client")

@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import Testing
 @testable import WaymarkServer
+import WaymarkGeo
 
 @Suite("Ingest: OwnTracks and Overland")
 struct OwnTracksOverlandIngestTests {

@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import Testing
 @testable import WaymarkServer
+import WaymarkGeo
 
 /// The request examples of Traccar's OsmAnd and OwnTracks decoder tests and of the OwnTracks
 /// documentation, sent as the peers' clients send them, with the stored values checked.

@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import Testing
 @testable import WaymarkServer
+import WaymarkGeo
 
 /// Two server instances sharing one PostgreSQL database, as two processes behind a load balancer.
 @Suite("Two servers on one PostgreSQL")

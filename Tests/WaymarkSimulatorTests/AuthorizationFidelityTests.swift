@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WaymarkEngine
 @testable import WaymarkSimulator
+import WaymarkGeo
 
 /// PLATFORM.md §2 (second edition, issue #14): provisional Always, Allow Once lapsing out of use,
 /// reduced accuracy's documented figures and temporary full accuracy.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WaymarkEngine
 @testable import WaymarkSimulator
+import WaymarkGeo
 
 @Suite("§2 location authorization")
 struct AuthorizationTests {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WaymarkEngine
 @testable import WaymarkSimulator
+import WaymarkGeo
 
 @Suite("§7 launch reasons: a silent push")
 struct BackgroundLaunchTests {

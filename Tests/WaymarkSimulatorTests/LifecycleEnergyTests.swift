@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WaymarkEngine
 @testable import WaymarkSimulator
+import WaymarkGeo
 
 @Suite("§8 app lifecycle and §9 energy")
 struct LifecycleEnergyTests {

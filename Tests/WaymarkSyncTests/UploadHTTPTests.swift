@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WaymarkGeo
 @testable import WaymarkSync
+import WaymarkEngine
 
 /// Upload tests against a real HTTP server on 127.0.0.1 (no mock transport).
 @Suite("Uploading to a real HTTP endpoint")

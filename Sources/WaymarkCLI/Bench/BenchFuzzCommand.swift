@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import WaymarkGeo
 import WaymarkServer
+import HTTPTypes
 
 /// `waymark bench fuzz`: mutated bodies through every ingest decoder and the validator, in-process.
 ///

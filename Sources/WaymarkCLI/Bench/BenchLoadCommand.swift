@@ -2,6 +2,7 @@ import ArgumentParser
 import AsyncHTTPClient
 import Foundation
 import NIOCore
+import NIOHTTP1
 
 /// `waymark bench load`: native 500-point batches from N concurrent devices against a running server.
 ///

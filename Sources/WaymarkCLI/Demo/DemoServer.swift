@@ -3,6 +3,9 @@ import Foundation
 import Logging
 import NIOCore
 import WaymarkServer
+import Hummingbird
+import NIOHTTP1
+import WaymarkGeo
 
 /// The tracking server the demo runs in-process: a SQLite store in a fresh temporary folder, a
 /// generated admin token, one registered device, listening on 127.0.0.1.

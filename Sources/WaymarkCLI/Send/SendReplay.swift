@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import WaymarkGeo
+import NIOHTTP1
 
 /// Replays a ride to a server as one or more devices, paced by a speed-up factor, and measures
 /// throughput and latency. Used by `waymark send` and as the ingest benchmark's load generator.

@@ -2,7 +2,7 @@ import Foundation
 
 /// Writes GPX 1.1, streaming to a file or collecting in memory.
 ///
-/// Call the methods in document order: ``begin(creator:metadata:)``, then waypoints,
+/// Call the methods in document order: ``begin(creator:metadata:declareExtensions:)``, then waypoints,
 /// then routes, then tracks, then ``end(extensions:)``. Elements inside each point,
 /// route, track and the metadata are written in the order the GPX 1.1 schema
 /// requires. Numbers are written in the shortest decimal form that reads back to

@@ -1,4 +1,5 @@
 import Foundation
+import WaymarkGeo
 
 /// A streamed export format of a device's positions: GPX 1.1, GeoJSON or CSV.
 ///

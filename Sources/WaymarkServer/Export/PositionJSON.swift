@@ -1,4 +1,5 @@
 import Foundation
+import WaymarkGeo
 
 /// The JSON shape of positions and devices in API replies.
 enum PositionJSON {

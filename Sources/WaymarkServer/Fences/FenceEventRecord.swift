@@ -1,4 +1,5 @@
 import Foundation
+import WaymarkGeo
 
 /// A fence event as stored: the event with its sequence number in the store.
 ///

@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import WaymarkGeo
 
 /// The fast path for native batches: reads `{"locations":[Feature…]}` straight from the bytes into
 /// ``PositionCandidate``s, without building a JSON object tree (Foundation's `JSONSerialization`

@@ -1,4 +1,5 @@
 import Foundation
+import WaymarkGeo
 
 /// Decodes the OsmAnd protocol as Traccar Client sends it (query string or form body).
 ///

@@ -1,4 +1,5 @@
 import Foundation
+import WaymarkGeo
 
 /// Decodes the native batch format: Overland-compatible GeoJSON `{"locations":[Feature…]}`.
 ///

@@ -1,4 +1,5 @@
 import Foundation
+import WaymarkGeo
 
 /// Decodes OwnTracks HTTP payloads (one JSON object, or an array of them).
 ///

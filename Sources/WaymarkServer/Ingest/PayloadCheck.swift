@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import WaymarkGeo
 
 /// Decodes and validates one ingest request body exactly as the server would, without storing it.
 ///

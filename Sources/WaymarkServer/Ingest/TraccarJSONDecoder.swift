@@ -1,4 +1,5 @@
 import Foundation
+import WaymarkGeo
 
 /// Decodes the JSON body of Traccar Client (the transistorsoft background-geolocation shape).
 ///

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import WaymarkGeo
 
 extension Routes {
     func addFenceRoutes(to router: Router<TrackingServer.Context>) {

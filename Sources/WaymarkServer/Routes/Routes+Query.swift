@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import WaymarkGeo
 
 extension Routes {
     /// Positions per page when streaming rides and exports.

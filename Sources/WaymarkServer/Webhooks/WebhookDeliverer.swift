@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import NIOCore
 import NIOSSL
+import NIOHTTP1
 
 /// Sends due outbox deliveries to their webhooks and settles them: delivered, retried later, or dead.
 ///

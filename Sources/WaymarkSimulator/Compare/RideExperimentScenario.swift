@@ -1,5 +1,6 @@
 import Foundation
 import WaymarkGeo
+import WaymarkEngine
 
 /// One scenario of the battery experiment: a scenario file, or a ride from the GPX corpus.
 ///

@@ -1,5 +1,6 @@
 import Foundation
 import WaymarkGeo
+import WaymarkEngine
 
 /// What one run of the battery experiment measured.
 ///

@@ -1,5 +1,6 @@
 import Foundation
 import WaymarkEngine
+import WaymarkGeo
 
 extension Simulation {
     // MARK: motion (§7)

@@ -1,5 +1,6 @@
 import Foundation
 import WaymarkGeo
+import WaymarkEngine
 
 extension Scenario {
     /// Checks values the JSON shape cannot: version, ranges, legs, windows.

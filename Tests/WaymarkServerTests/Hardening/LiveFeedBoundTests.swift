@@ -4,6 +4,8 @@ import NIOEmbedded
 import Testing
 import WaymarkGeo
 @testable import WaymarkServer
+import HTTPTypes
+import HummingbirdTesting
 
 /// M5 of the security probe: a live-stream subscriber holds only what it may see, at most a bounded number
 /// of positions, and is disconnected rather than buffered when it falls behind. Plus the stream tickets

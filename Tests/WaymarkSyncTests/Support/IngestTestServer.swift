@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
+import NIOFoundationEssentialsCompat
 
 /// A small native-ingest server on 127.0.0.1 for tests: idempotency-key and per-(device,
 /// timestamp) dedupe, and faults a test can script (5xx, 413 above N points, 401, 409/422 for
