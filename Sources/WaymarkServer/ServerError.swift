@@ -44,6 +44,11 @@ public struct ServerError: Error, Hashable, Sendable, CustomStringConvertible {
         /// The server configuration is invalid (bad database URL, unreadable file).
         public static let configuration = Code(rawValue: "configuration", status: 500)
         public var description: String { rawValue }
+        /// Matches a thrown `ServerError` of this code, so `catch` can name the code:
+        /// `catch ServerError.Code.<code> { … }` (as GRDB does with `DatabaseError`).
+        public static func ~= (code: Code, error: any Error) -> Bool {
+            (error as? ServerError)?.code == code
+        }
     }
 
     /// The kind of problem.

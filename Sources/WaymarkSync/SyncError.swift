@@ -24,6 +24,11 @@ public struct SyncError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let credentials = Code(rawValue: "credentials")
         /// The code's name.
         public var description: String { rawValue }
+        /// Matches a thrown `SyncError` of this code, so `catch` can name the code:
+        /// `catch SyncError.Code.<code> { … }` (as GRDB does with `DatabaseError`).
+        public static func ~= (code: Code, error: any Error) -> Bool {
+            (error as? SyncError)?.code == code
+        }
     }
 
     /// The kind of problem.

@@ -20,6 +20,11 @@ public struct TransportError: Error, Hashable, Sendable, CustomStringConvertible
         public static let outcomeStore = Code(rawValue: "outcomeStore")
         /// The code's name.
         public var description: String { rawValue }
+        /// Matches a thrown `TransportError` of this code, so `catch` can name the code:
+        /// `catch TransportError.Code.<code> { … }` (as GRDB does with `DatabaseError`).
+        public static func ~= (code: Code, error: any Error) -> Bool {
+            (error as? TransportError)?.code == code
+        }
     }
 
     /// The kind of problem.

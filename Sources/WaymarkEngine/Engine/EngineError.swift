@@ -13,6 +13,11 @@ public struct EngineError: Error, Hashable, Sendable, CustomStringConvertible {
         /// The engine stopped (its device's event stream ended) before the operation finished.
         public static let stopped = Code(rawValue: "stopped")
         public var description: String { rawValue }
+        /// Matches a thrown `EngineError` of this code, so `catch` can name the code:
+        /// `catch EngineError.Code.<code> { … }` (as GRDB does with `DatabaseError`).
+        public static func ~= (code: Code, error: any Error) -> Bool {
+            (error as? EngineError)?.code == code
+        }
     }
 
     /// The kind of problem.

@@ -46,6 +46,11 @@ public struct GeoError: Error, Hashable, Sendable, CustomStringConvertible {
         /// Reading or writing a file failed.
         public static let io = Code(rawValue: "io")
         public var description: String { rawValue }
+        /// Matches a thrown `GeoError` of this code, so `catch` can name the code:
+        /// `catch GeoError.Code.<code> { … }` (as GRDB does with `DatabaseError`).
+        public static func ~= (code: Code, error: any Error) -> Bool {
+            (error as? GeoError)?.code == code
+        }
     }
 
     /// The kind of problem.

@@ -15,6 +15,11 @@ public struct SimulatorError: Error, Hashable, Sendable, CustomStringConvertible
         /// A file the scenario refers to could not be read.
         public static let io = Code(rawValue: "io")
         public var description: String { rawValue }
+        /// Matches a thrown `SimulatorError` of this code, so `catch` can name the code:
+        /// `catch SimulatorError.Code.<code> { … }` (as GRDB does with `DatabaseError`).
+        public static func ~= (code: Code, error: any Error) -> Bool {
+            (error as? SimulatorError)?.code == code
+        }
     }
 
     /// The kind of problem.
