@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import Logging
 import Testing
 @testable import WaymarkServer
 
