@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "WaymarkTransport", targets: ["WaymarkTransport"]),
         .library(name: "WaymarkApple", targets: ["WaymarkApple"]),
         .library(name: "WaymarkServer", targets: ["WaymarkServer"]),
+        .library(name: "WaymarkServerTesting", targets: ["WaymarkServerTesting"]),
         .executable(name: "waymark", targets: ["waymark"]),
     ],
     dependencies: [
@@ -114,6 +115,19 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The tracking server in process for tests (HummingbirdTesting's client; the model is
+        // Hummingbird's own HummingbirdTesting).
+        .target(
+            name: "WaymarkServerTesting",
+            dependencies: [
+                "WaymarkServer",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // The command-line tool's commands, as a library so tests can parse them in-process.
         .target(
             name: "WaymarkCLI",
@@ -149,7 +163,7 @@ let package = Package(
         .testTarget(
             name: "WaymarkServerTests",
             dependencies: [
-                "WaymarkGeo", "WaymarkServer",
+                "WaymarkGeo", "WaymarkServer", "WaymarkServerTesting",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -3,18 +3,26 @@ import Hummingbird
 import HummingbirdTesting
 import Testing
 @testable import WaymarkServer
+import WaymarkServerTesting
 
-/// A server under test: an in-process Hummingbird router over a fresh store, a fixed clock,
-/// an admin token and one registered device.
+/// A server under test: ``TestTrackingServer`` (the `WaymarkServerTesting` product) over a fresh
+/// store of each kind, with a fixed clock.
 struct TestServer: Sendable {
     /// The server's clock reading for every request: 2025-06-16T00:00:00Z.
     static let now = Date(timeIntervalSince1970: 1_750_032_000)
-    static let adminToken = "wma_test-admin-token"
+    static let adminToken = TestTrackingServer.adminToken
 
-    let store: any Store
-    let client: any TestClientProtocol
-    let device: DeviceRecord
-    let deviceToken: String
+    let server: TestTrackingServer
+    var store: any Store { server.store }
+    var client: any TestClientProtocol { server.client }
+    var device: DeviceRecord { server.device }
+    var deviceToken: String { server.deviceToken }
+
+    init(server: TestTrackingServer) { self.server = server }
+
+    init(store: any Store, client: any TestClientProtocol, device: DeviceRecord, deviceToken: String) {
+        server = TestTrackingServer(store: store, client: client, device: device, deviceToken: deviceToken)
+    }
 
     /// Runs `body` against a server over a fresh store of `kind`. `webhooks` decides which internal addresses
     /// `POST /api/webhooks` accepts: by default 127.0.0.1, where ``WebhookReceiver`` listens.
@@ -22,13 +30,11 @@ struct TestServer: Sendable {
                                  webhooks: WebhookPolicy = .localReceivers,
                                  _ body: @Sendable (TestServer) async throws -> T) async throws -> T {
         try await kind.withStore { store in
-            var configuration = ServerConfiguration(adminTokenDigest: TokenHasher.digest(adminToken))
-            configuration.clock = { now }
-            configure(&configuration)
-            let (device, token) = try await DeviceRegistry.register(name: "phone", in: store, at: now)
-            let app = Application(router: TrackingServer.makeRouter(configuration: configuration, store: store, webhooks: webhooks))
-            return try await app.test(.router) { client in
-                try await body(TestServer(store: store, client: client, device: device, deviceToken: token))
+            try await TestTrackingServer.run(store: store, configure: { configuration in
+                configuration.clock = { now }
+                configure(&configuration)
+            }, webhooks: webhooks) { server in
+                try await body(TestServer(server: server))
             }
         }
     }
@@ -37,15 +43,12 @@ struct TestServer: Sendable {
     @discardableResult
     func send(_ method: HTTPRequest.Method, _ uri: String, token: String? = nil, headers: HTTPFields = [:],
               body: String? = nil) async throws -> TestResponse {
-        var headers = headers
-        if let token { headers[.authorization] = "Bearer \(token)" }
-        return try await client.execute(uri: uri, method: method, headers: headers,
-                                        body: body.map { ByteBuffer(string: $0) })
+        try await server.send(method, uri, token: token, headers: headers, body: body)
     }
 
     /// Every stored position of the test device, in time order.
     func storedPositions() async throws -> [Position] {
-        try await store.positions(PositionQuery(deviceID: device.id, limit: 100_000))
+        try await server.storedPositions()
     }
 }
 
