@@ -79,7 +79,7 @@ struct SimulateCommand: AsyncParsableCommand {
         let url = URL(fileURLWithPath: path)
         do {
             let loaded = url.pathExtension.lowercased() == "gpx"
-                ? try Scenario.decode(from: Data(rideScenario(gpxPath: url.path).utf8))
+                ? Scenario.replayedRide(gpxPath: url.path)
                 : try Scenario.load(contentsOf: url)
             var simulation = try Simulation(scenario: loaded, seed: seed, app: BasicApp(loaded.app ?? BasicApp.Configuration()))
             simulation.runToEnd()
@@ -98,25 +98,6 @@ struct SimulateCommand: AsyncParsableCommand {
         prompts shown \(report.stats.promptsShown), collisions \(report.stats.promptCollisions), \
         fixes delivered \(report.stats.fixesDelivered), final state \(report.finalAppState.rawValue)
         \(report.energyTable)
-        """
-    }
-
-    /// The scenario used for a bare GPX file: permissions already granted, the app opened at
-    /// second 0 and sent to the background a minute later, recording with best accuracy.
-    static func rideScenario(gpxPath: String) -> String {
-        let escaped = gpxPath.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-        return """
-        {
-          "version": 1,
-          "name": "Ride replayed from \((gpxPath as NSString).lastPathComponent)",
-          "route": { "gpx": "\(escaped)" },
-          "device": { "install": "existing", "location": "authorizedAlways", "motion": "granted",
-                      "notifications": "granted", "backgroundModes": ["location"] },
-          "user": { "actions": [ { "at": 0, "do": "open" }, { "at": 60, "do": "background" } ] },
-          "motion": { "mode": "derived" },
-          "app": { "requests": [], "accuracy": "best", "activityType": "fitness", "backgroundUpdates": true,
-                   "pausesAutomatically": false, "motionUpdates": true, "uploadEveryFixes": 300 }
-        }
         """
     }
 

@@ -15,3 +15,4 @@ struct SimulatorErrorMatchingTests {
         #expect(!(SimulatorError.Code.invalidScenario ~= SimulatorError(.unsupportedVersion, "x")))
     }
 }
+
