@@ -8,7 +8,7 @@ public enum DeviceRegistry {
     /// let (device, token) = try await DeviceRegistry.register(name: "Ana's phone", in: store)
     /// ```
     /// - throws: ``ServerError`` ``ServerError/Code/badRequest`` for an empty name or one over 200 UTF-8 bytes.
-    public static func register(name: String, in store: any Store, at date: Date = Date()) async throws
+    public static func register(name: String, in store: any DeviceStore, at date: Date = Date()) async throws
         -> (device: DeviceRecord, token: String) {
         let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
         // Bytes, not characters: one grapheme cluster can hold megabytes.
@@ -24,7 +24,7 @@ public enum DeviceRegistry {
 
     /// Revokes the device `id` (its token stops working; its points stay).
     /// - throws: ``ServerError`` ``ServerError/Code/notFound`` when there is no such device.
-    public static func revoke(id: String, in store: any Store, at date: Date = Date()) async throws {
+    public static func revoke(id: String, in store: any DeviceStore, at date: Date = Date()) async throws {
         guard try await store.revokeDevice(id: id, at: date) else {
             throw ServerError(.notFound, "no device with id '\(id)'")
         }

@@ -16,6 +16,10 @@ import Foundation
 ///   ``FenceEvent``s are stored with them (see ``FenceEngine``), and one outbox delivery per
 ///   event and webhook is queued in the same transaction.
 ///
+/// The requirements come in small role protocols (``StoreSchema``, ``DeviceStore``,
+/// ``PositionStore``, ``FenceStore``, ``WebhookStore``, ``SettingStore``), so code that needs one
+/// role can ask for just that (`any WebhookStore`), and a test double implements only it.
+///
 /// Implementations are `Sendable` and safe to call from many tasks at once.
 ///
 /// ```swift
@@ -23,11 +27,17 @@ import Foundation
 /// try await store.migrate()
 /// let outcome = try await store.ingest(IngestWrite(deviceID: id, positions: points, receivedAt: .now))
 /// ```
-public protocol Store: Sendable {
+public typealias Store = StoreSchema & DeviceStore & PositionStore & FenceStore & WebhookStore & SettingStore
+
+/// The schema of a store. One role of ``Store``.
+public protocol StoreSchema: Sendable {
     /// Creates or upgrades the schema; safe to call from several processes at once.
     /// - throws: ``ServerError`` with code ``ServerError/Code/storage``.
     func migrate() async throws
+}
 
+/// Devices and their token digests. One role of ``Store``.
+public protocol DeviceStore: Sendable {
     /// Registers a device with the SHA-256 digest of its token.
     func insertDevice(_ device: DeviceRecord, tokenHash: String) async throws
     /// All devices, oldest first, revoked ones included.
@@ -38,7 +48,10 @@ public protocol Store: Sendable {
     func device(tokenHash: String) async throws -> DeviceRecord?
     /// Marks the device revoked; returns false when no such device exists.
     func revokeDevice(id: String, at date: Date) async throws -> Bool
+}
 
+/// Positions, gap markers and the idempotency keys of ingest requests. One role of ``Store``.
+public protocol PositionStore: Sendable {
     /// Commits one request's positions in one transaction (see the type's guarantees).
     func ingest(_ write: IngestWrite) async throws -> IngestOutcome
     /// The device's most recent position by timestamp, or nil.
@@ -49,7 +62,10 @@ public protocol Store: Sendable {
     func pruneIdempotencyKeys(receivedBefore date: Date) async throws -> Int
     /// One page of the device's gap markers whose start lies in the query's range, in (start, end) order.
     func gaps(_ query: GapQuery) async throws -> [PositionGap]
+}
 
+/// Fences and the events ingest decided for them. One role of ``Store``.
+public protocol FenceStore: Sendable {
     /// Adds fences, replacing any with the same id, in one transaction; ingest sees them from the next request.
     func upsertFences(_ fences: [Fence], at date: Date) async throws
     /// Every fence, ordered by id.
@@ -61,7 +77,10 @@ public protocol Store: Sendable {
     func deleteFence(id: String) async throws -> Bool
     /// Stored fence events with a sequence number above `afterID`, oldest first; one device's or everyone's.
     func fenceEvents(deviceID: String?, afterID: Int64, limit: Int) async throws -> [FenceEventRecord]
+}
 
+/// Webhook subscriptions and their delivery outbox. One role of ``Store``.
+public protocol WebhookStore: Sendable {
     /// Adds a webhook subscription; events committed from now on are queued for it.
     func insertWebhook(_ webhook: Webhook) async throws
     /// Every webhook subscription, oldest first.
@@ -80,7 +99,10 @@ public protocol Store: Sendable {
     func requeueDeadDeliveries(id: Int64?, webhookID: String?, at now: Date) async throws -> Int
     /// How many deliveries are pending and how many are dead.
     func outboxDepth() async throws -> (pending: Int, dead: Int)
+}
 
+/// Server settings (such as the admin token digest). One role of ``Store``.
+public protocol SettingStore: Sendable {
     /// A server setting (e.g. the admin token digest), or nil.
     func setting(_ key: String) async throws -> String?
     /// Stores `value` under `key` unless a value exists; returns the value now stored.

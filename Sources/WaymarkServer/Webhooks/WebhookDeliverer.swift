@@ -29,7 +29,7 @@ public struct WebhookDeliverer: Sendable {
     typealias Resolver = @Sendable (_ host: String, _ timeout: Duration) async -> HostResolver.Outcome
 
     /// The store holding the outbox.
-    public let store: any Store
+    public let store: any WebhookStore
     /// Retry, timeout, batching and destination rules.
     public let policy: WebhookPolicy
     let metrics: ServerMetrics
@@ -37,13 +37,13 @@ public struct WebhookDeliverer: Sendable {
     let resolve: Resolver
 
     /// Makes a deliverer.
-    public init(store: any Store, policy: WebhookPolicy = WebhookPolicy(), metrics: ServerMetrics = ServerMetrics(),
+    public init(store: any WebhookStore, policy: WebhookPolicy = WebhookPolicy(), metrics: ServerMetrics = ServerMetrics(),
                 logger: Logger = Logger(label: "waymark.webhooks")) {
         self.init(store: store, policy: policy, metrics: metrics, logger: logger, resolve: HostResolver.resolve)
     }
 
     /// Makes a deliverer that looks hosts up with `resolve` (tests stand in for DNS).
-    init(store: any Store, policy: WebhookPolicy, metrics: ServerMetrics = ServerMetrics(),
+    init(store: any WebhookStore, policy: WebhookPolicy, metrics: ServerMetrics = ServerMetrics(),
          logger: Logger = Logger(label: "waymark.webhooks"), resolve: @escaping Resolver) {
         self.store = store
         self.policy = policy
