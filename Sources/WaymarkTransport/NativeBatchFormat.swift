@@ -121,26 +121,11 @@ public struct NativeBatchFormat: Hashable, Sendable {
         return value
     }
 
-    static func number(_ value: Double) -> String {
-        if value == value.rounded(), value.magnitude < 1e15 { return String(Int64(value)) }
-        return "\(value)"
-    }
+    /// A finite value as JSON (callers pass values ``known(_:nonNegative:)`` kept).
+    static func number(_ value: Double) -> String { JSONText.number(value) }
 
-    static func jsonString(_ text: String) -> String {
-        var s = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": s += "\\\""
-            case "\\": s += "\\\\"
-            case "\n": s += "\\n"
-            case "\r": s += "\\r"
-            case "\t": s += "\\t"
-            case _ where scalar.value < 0x20: s += String(format: "\\u%04x", scalar.value)
-            default: s.unicodeScalars.append(scalar)
-            }
-        }
-        return s + "\""
-    }
+    /// A JSON string literal (WaymarkGeo's one writer).
+    static func jsonString(_ text: String) -> String { JSONText.quoted(text) }
 
     /// How the format writes a time: `2024-05-01T10:00:00.250Z`, UTC, always with milliseconds
     /// (rounded to the nearest; civil-from-days conversion).

@@ -1,7 +1,14 @@
-/// Small helpers that write JSON text by hand for the GeoJSON writer (internal).
-enum JSONText {
-    /// `value` as a JSON string literal, quotes included.
-    static func quoted(_ value: String) -> String {
+/// Writes JSON text by hand: the one JSON string and number writer of the package, used by the
+/// GeoJSON writer and by `WaymarkTransport`'s native batch format.
+///
+/// ```swift
+/// JSONText.quoted("a \"b\"\n")   // "\"a \\\"b\\\"\\n\""
+/// JSONText.number(5.0)          // "5"
+/// ```
+public enum JSONText {
+    /// `value` as a JSON string literal, quotes included: `"` and `\` escaped, newline, return and
+    /// tab as `\n`, `\r`, `\t`, other control characters as `\u00XX`; everything else as is.
+    public static func quoted(_ value: String) -> String {
         var out = "\""
         out.reserveCapacity(value.utf8.count + 2)
         for scalar in value.unicodeScalars {
@@ -20,8 +27,9 @@ enum JSONText {
         return out + "\""
     }
 
-    /// A finite number in the shortest form that reads back to the same `Double`; `null` otherwise.
-    static func number(_ value: Double) -> String {
+    /// A finite number in the shortest form that reads back to the same `Double` (whole numbers
+    /// under 10^15 without a fraction); `null` otherwise.
+    public static func number(_ value: Double) -> String {
         guard value.isFinite else { return "null" }
         if value == value.rounded(), value.magnitude < 1e15 { return String(Int64(value)) }
         return "\(value)"
