@@ -21,14 +21,19 @@ struct XMLTokenizerLimitTests {
         """
     }
 
-    /// The error reading `data` throws (nil if it reads), and how long reading took.
-    static func read(_ data: Data, options: GPXReadOptions = GPXReadOptions()) -> (GeoError?, Duration) {
-        let clock = ContinuousClock()
+    /// The error reading `data` throws (nil if it reads), and how many earlier attributes (or hash
+    /// slots) the tokenizer's duplicate check looked at: a count, not a time, so the bound on the
+    /// work is the same on any machine and under any load.
+    static func read(_ data: Data, options: GPXReadOptions = GPXReadOptions()) -> (GeoError?, probes: Int) {
         var error: GeoError?
-        let elapsed = clock.measure {
-            do throws(GeoError) { _ = try GPXDocument(data: data, name: "bomb.gpx", options: options) } catch let e { error = e }
+        do throws(GeoError) { _ = try GPXDocument(data: data, name: "bomb.gpx", options: options) } catch let e { error = e }
+        var probes = 0
+        if let input = try? GPXInput(data: data, name: "bomb.gpx", chunkSize: options.chunkSize) {
+            let parser = GPXParser(input: input, options: options)
+            while (try? parser.next()) != nil {}   // to the end, or to the error
+            probes = parser.tok.duplicateCheckProbes
         }
-        return (error, elapsed)
+        return (error, probes)
     }
 
     /// Reads `xml` with the parser directly and returns how many earlier attributes (or hash slots)
@@ -45,7 +50,7 @@ struct XMLTokenizerLimitTests {
     @Test("the probe's 40,000-attribute <trkpt> is refused at the 257th attribute, naming limit, element and place")
     func fortyThousandAttributes() throws {
         let xml = Self.document(pointAttributes: Self.attributes(0..<40_000))
-        let (error, elapsed) = Self.read(Data(xml.utf8))
+        let (error, probes) = Self.read(Data(xml.utf8))
         let e = try #require(error)
         #expect(e.code == .malformedXML)
         #expect(e.message == "<trkpt> has more than 256 attributes (the limit, GPXReadOptions.maxAttributes)")
@@ -53,28 +58,30 @@ struct XMLTokenizerLimitTests {
         let line = xml.split(separator: "\n", omittingEmptySubsequences: false)[2]
         let column = line.utf8.distance(from: line.startIndex, to: line.range(of: " a254=")!.lowerBound) + 2
         #expect(e.location == SourceLocation(file: "bomb.gpx", line: 3, column: column))
-        #expect(elapsed < .seconds(2), "took \(elapsed); the quadratic check took about 27 s (debug)")
+        // The work stops at the limit: at most two probes per attribute up to the 257th (the
+        // quadratic check compared each of the 40,000 with every earlier one, about 27 s in debug).
+        #expect((256...(2 * 257)).contains(probes), "\(probes) probes")
     }
 
     @Test("a 6 MB element with 500,000 attributes is refused in well under a second")
     func fiveHundredThousandAttributes() throws {
         let data = Data(Self.document(pointAttributes: Self.attributes(0..<500_000)).utf8)
         #expect(data.count > 5_800_000)
-        let (error, elapsed) = Self.read(data)
+        let (error, probes) = Self.read(data)
         #expect(error?.code == .malformedXML)
         #expect(error?.message.contains("more than 256 attributes") == true)
-        // Old code: still running after 12 minutes (quadratic). Generous bound so it cannot flake.
-        #expect(elapsed < .seconds(2), "took \(elapsed)")
+        // Old code: still running after 12 minutes (quadratic). Now the check stops at the limit.
+        #expect((256...(2 * 257)).contains(probes), "\(probes) probes")
     }
 
     @Test("with the limit lifted, 160,000 attributes are checked for duplicates in linear time")
     func liftedLimitStaysLinear() throws {
         let data = Data(Self.document(pointAttributes: Self.attributes(0..<160_000)).utf8)
         let options = GPXReadOptions(maxAttributes: 1_000_000)
-        let (error, elapsed) = Self.read(data, options: options)
+        let (error, probes) = Self.read(data, options: options)
         #expect(error == nil)
-        // About 0.2 s on a debug build; the quadratic check would take about 7 minutes.
-        #expect(elapsed < .seconds(3), "took \(elapsed)")
+        // About one probe per attribute; the quadratic check would make 12.8 billion (about 7 minutes).
+        #expect((160_000...(2 * 160_000)).contains(probes), "\(probes) probes")
     }
 
     @Test("elements with 200 distinct attributes parse, and keep their coordinates")
