@@ -11,24 +11,15 @@ import Testing
 /// before the fix (the old figure is in its comment).
 @Suite("Hardening: bounded ingest replies and limits")
 struct BoundedIngestTests {
-    static func elapsed<T>(_ body: () async throws -> T) async rethrows -> (T, Double) {
-        let start = ContinuousClock.now
-        let value = try await body()
-        let duration = ContinuousClock.now - start
-        return (value, Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18)
-    }
-
-    @Test("H1: a million-entry body (2 MB) is refused before decoding: 413, reply under 1 KB, under 30 s (was 123 s)")
+    @Test("H1: a million-entry body (2 MB) is refused before decoding: 413 naming the JSON-value limit, reply under 1 KB")
     func millionZeros() async throws {
-        // Before: 422 with a 287 MB reply after 123 s of CPU, 3.6 GB resident.
+        // Before: 422 with a 287 MB reply after 123 s of CPU, 3.6 GB resident. The 413 comes from
+        // the pre-scan's JSON-value count, so nothing was decoded (no timing needed to show it).
         try await TestServer.run(.sqlite) { server in
-            let (response, seconds) = try await Self.elapsed {
-                try await server.send(.post, "/api/ingest", token: server.deviceToken, body: ProbeBodies.zeros(1_000_000))
-            }
+            let response = try await server.send(.post, "/api/ingest", token: server.deviceToken, body: ProbeBodies.zeros(1_000_000))
             #expect(response.status == .contentTooLarge)
             #expect(response.body.readableBytes < 1_024, "reply of \(response.body.readableBytes) bytes")
             #expect(response.text.contains("JSON values"))
-            #expect(seconds < 30, "took \(seconds) s")   // before: 123 s; generous for a loaded CI machine
         }
     }
 
@@ -151,19 +142,17 @@ struct BoundedIngestTests {
         }
     }
 
-    @Test("H3: a GPX point with 40,000 attributes is refused in under 10 s (was 28 s); 1,001 points past a 1,000 limit too")
+    @Test("H3: a GPX point with 40,000 attributes is refused at the 256-attribute limit; 1,001 points past a 1,000 limit too")
     func gpxBombs() async throws {
         // Before: 28 s of CPU for 40,000 attributes (quadratic duplicate check); 500,000 ran for more than 12 minutes.
+        // The tokenizer's work is bounded by counting its probes in XMLTokenizerLimitTests (WaymarkGeo), not timed here.
         try await TestServer.run(.sqlite, configure: { $0.maxPointsPerRequest = 1_000 }) { server in
             let attributes = (0..<40_000).map { "a\($0)=\"1\"" }.joined(separator: " ")
             let bomb = #"<gpx version="1.1" creator="x" xmlns="http://www.topografix.com/GPX/1/1"><trk><trkseg>"#
                 + #"<trkpt lat="46" lon="14" \#(attributes)><time>2025-06-15T10:00:00Z</time></trkpt></trkseg></trk></gpx>"#
-            let (response, seconds) = try await Self.elapsed {
-                try await server.send(.post, "/api/devices/\(server.device.id)/gpx", token: server.deviceToken, body: bomb)
-            }
+            let response = try await server.send(.post, "/api/devices/\(server.device.id)/gpx", token: server.deviceToken, body: bomb)
             #expect(response.status == .badRequest)
             #expect(response.text.contains("256"), "\(response.text.prefix(300))")
-            #expect(seconds < 10, "took \(seconds) s")   // well under the old 27 s, with room for a loaded 2-core machine
             let points = String(repeating: #"<trkpt lat="46" lon="14"><time>2025-06-15T10:00:00Z</time></trkpt>"#, count: 1_001)
             let many = #"<gpx version="1.1" creator="x" xmlns="http://www.topografix.com/GPX/1/1"><trk><trkseg>"#
                 + points + "</trkseg></trk></gpx>"
