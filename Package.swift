@@ -75,11 +75,11 @@ let package = Package(
                 "WaymarkGeo",
                 "WaymarkEngine",
                 "WaymarkTransport",
-                .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .grdb,
+                .asyncHTTPClient,
+                .logging,
+                .nioCore,
+                .nioHTTP1,
             ],
             swiftSettings: swiftSettings
         ),
@@ -94,21 +94,21 @@ let package = Package(
             name: "WaymarkServer",
             dependencies: [
                 "WaymarkGeo",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "GRDB", package: "GRDB.swift"),
+                .logging,
+                .hummingbird,
+                .grdb,
                 // The ingest insert binds through the SQLite C API (SQLiteStore+Positions.swift).
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .postgresNIO,
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .asyncHTTPClient,
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .httpTypes,
+                .nioCore,
+                .nioConcurrencyHelpers,
+                .nioHTTP1,
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -121,10 +121,10 @@ let package = Package(
             name: "WaymarkServerTesting",
             dependencies: [
                 "WaymarkServer",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "NIOCore", package: "swift-nio"),
+                .hummingbird,
+                .hummingbirdTesting,
+                .httpTypes,
+                .nioCore,
             ],
             swiftSettings: swiftSettings
         ),
@@ -133,15 +133,15 @@ let package = Package(
             name: "WaymarkCLI",
             dependencies: [
                 "WaymarkGeo", "WaymarkEngine", "WaymarkSimulator", "WaymarkSync", "WaymarkServer",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "Hummingbird", package: "hummingbird"),
+                .argumentParser,
+                .asyncHTTPClient,
+                .logging,
+                .nioCore,
+                .nioHTTP1,
+                .httpTypes,
+                .hummingbird,
                 // `waymark bench fences` compares with PostGIS over its own connection.
-                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .postgresNIO,
             ],
             resources: [.copy("Resources")],
             swiftSettings: swiftSettings
@@ -164,15 +164,15 @@ let package = Package(
             name: "WaymarkServerTests",
             dependencies: [
                 "WaymarkGeo", "WaymarkServer", "WaymarkServerTesting",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .hummingbird,
+                .hummingbirdTesting,
+                .asyncHTTPClient,
+                .httpTypes,
+                .logging,
+                .nioCore,
+                .nioConcurrencyHelpers,
                 .product(name: "NIOEmbedded", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .nioHTTP1,
             ],
             swiftSettings: swiftSettings
         ),
@@ -180,11 +180,11 @@ let package = Package(
             name: "WaymarkSyncTests",
             dependencies: [
                 "WaymarkGeo", "WaymarkEngine", "WaymarkTransport", "WaymarkSync", "WaymarkSimulator",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
+                .hummingbird,
+                .grdb,
+                .httpTypes,
+                .logging,
+                .nioCore,
                 .product(name: "NIOFoundationEssentialsCompat", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
@@ -193,13 +193,28 @@ let package = Package(
             name: "WaymarkCLITests",
             dependencies: [
                 "WaymarkGeo", "WaymarkSimulator", "WaymarkServer", "WaymarkCLI",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .argumentParser,
+                .asyncHTTPClient,
+                .logging,
+                .nioCore,
+                .nioHTTP1,
             ],
             swiftSettings: swiftSettings
         ),
     ]
 )
+
+/// Products several targets use, named once.
+extension Target.Dependency {
+    static let nioCore = Target.Dependency.product(name: "NIOCore", package: "swift-nio")
+    static let logging = Target.Dependency.product(name: "Logging", package: "swift-log")
+    static let nioHTTP1 = Target.Dependency.product(name: "NIOHTTP1", package: "swift-nio")
+    static let hummingbird = Target.Dependency.product(name: "Hummingbird", package: "hummingbird")
+    static let httpTypes = Target.Dependency.product(name: "HTTPTypes", package: "swift-http-types")
+    static let asyncHTTPClient = Target.Dependency.product(name: "AsyncHTTPClient", package: "async-http-client")
+    static let grdb = Target.Dependency.product(name: "GRDB", package: "GRDB.swift")
+    static let postgresNIO = Target.Dependency.product(name: "PostgresNIO", package: "postgres-nio")
+    static let nioConcurrencyHelpers = Target.Dependency.product(name: "NIOConcurrencyHelpers", package: "swift-nio")
+    static let hummingbirdTesting = Target.Dependency.product(name: "HummingbirdTesting", package: "hummingbird")
+    static let argumentParser = Target.Dependency.product(name: "ArgumentParser", package: "swift-argument-parser")
+}

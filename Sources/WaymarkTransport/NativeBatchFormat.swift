@@ -81,17 +81,17 @@ public struct NativeBatchFormat: Hashable, Sendable {
 
     func appendGap(_ gap: Gap, to out: inout [UInt8]) {
         var s = "{\"type\":\"Feature\",\"geometry\":null,\"properties\":{\"waymark_kind\":\"\(Self.gapKind)\""
-        s += ",\"ride_id\":" + Self.jsonString(gap.rideID)
+        s += ",\"ride_id\":" + JSONText.quoted(gap.rideID)
         s += ",\"start\":\"" + Self.timestamp(gap.start) + "\",\"end\":\"" + Self.timestamp(gap.end) + "\""
-        s += ",\"reason\":" + Self.jsonString(gap.reason)
-        if let deviceID { s += ",\"device_id\":" + Self.jsonString(deviceID) }
+        s += ",\"reason\":" + JSONText.quoted(gap.reason)
+        if let deviceID { s += ",\"device_id\":" + JSONText.quoted(deviceID) }
         s += "}}"
         out += Array(s.utf8)
     }
 
     /// Bytes that ``deviceID`` adds to every feature (`,"device_id":"…"`).
     public var deviceIDBytes: Int {
-        deviceID.map { 13 + Self.jsonString($0).utf8.count } ?? 0
+        deviceID.map { 13 + JSONText.quoted($0).utf8.count } ?? 0
     }
 
     /// The encoded size of one fix's feature in bytes, including the separating comma.
@@ -103,15 +103,15 @@ public struct NativeBatchFormat: Hashable, Sendable {
 
     func appendFeature(_ fix: Fix, to out: inout [UInt8]) {
         var s = "{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":["
-        s += Self.number(fix.coordinate.longitude) + "," + Self.number(fix.coordinate.latitude)
-        if let alt = Self.known(fix.altitude) { s += "," + Self.number(alt) }
+        s += JSONText.number(fix.coordinate.longitude) + "," + JSONText.number(fix.coordinate.latitude)
+        if let alt = Self.known(fix.altitude) { s += "," + JSONText.number(alt) }
         s += "]},\"properties\":{\"timestamp\":\"" + Self.timestamp(fix.timestamp) + "\""
-        if let v = Self.known(fix.horizontalAccuracy, nonNegative: true) { s += ",\"horizontal_accuracy\":" + Self.number(v) }
-        if let v = Self.known(fix.verticalAccuracy, nonNegative: true) { s += ",\"vertical_accuracy\":" + Self.number(v) }
-        if let v = Self.known(fix.speed, nonNegative: true) { s += ",\"speed\":" + Self.number(v) }
-        if let v = Self.known(fix.course, nonNegative: true) { s += ",\"course\":" + Self.number(v) }
-        if let v = Self.known(fix.altitude) { s += ",\"altitude\":" + Self.number(v) }
-        if let deviceID { s += ",\"device_id\":" + Self.jsonString(deviceID) }
+        if let v = Self.known(fix.horizontalAccuracy, nonNegative: true) { s += ",\"horizontal_accuracy\":" + JSONText.number(v) }
+        if let v = Self.known(fix.verticalAccuracy, nonNegative: true) { s += ",\"vertical_accuracy\":" + JSONText.number(v) }
+        if let v = Self.known(fix.speed, nonNegative: true) { s += ",\"speed\":" + JSONText.number(v) }
+        if let v = Self.known(fix.course, nonNegative: true) { s += ",\"course\":" + JSONText.number(v) }
+        if let v = Self.known(fix.altitude) { s += ",\"altitude\":" + JSONText.number(v) }
+        if let deviceID { s += ",\"device_id\":" + JSONText.quoted(deviceID) }
         s += "}}"
         out += Array(s.utf8)
     }
@@ -120,12 +120,6 @@ public struct NativeBatchFormat: Hashable, Sendable {
         guard let value, value.isFinite, !nonNegative || value >= 0 else { return nil }
         return value
     }
-
-    /// A finite value as JSON (callers pass values ``known(_:nonNegative:)`` kept).
-    static func number(_ value: Double) -> String { JSONText.number(value) }
-
-    /// A JSON string literal (WaymarkGeo's one writer).
-    static func jsonString(_ text: String) -> String { JSONText.quoted(text) }
 
     /// How the format writes a time: `2024-05-01T10:00:00.250Z`, UTC, always with milliseconds
     /// (rounded to the nearest; civil-from-days conversion).

@@ -32,9 +32,7 @@ struct ModernBackendAdapterTests {
         _ = adapter.commands([.startUpdatingLocation(LocationConfiguration())])
         #expect(adapter.events(.liveUpdate(LiveUpdate(fix: Self.fix))) == [.locations([Self.fix])])
         #expect(adapter.events(.liveUpdate(LiveUpdate(fix: Self.fix, isStationary: true))).isEmpty)
-        #expect(adapter.stationary)
         #expect(adapter.events(.liveUpdate(LiveUpdate(fix: Self.fix))) == [.locations([Self.fix])])
-        #expect(!adapter.stationary)
         #expect(adapter.events(.liveUpdate(LiveUpdate(fix: nil))) == [.locationError(.locationUnknown)])
     }
 

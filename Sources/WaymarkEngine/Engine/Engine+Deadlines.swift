@@ -36,14 +36,20 @@ extension Engine {
     /// so the engine has done everything due by then before time moves on; otherwise the
     /// timer's task may run only after the simulation has gone further.
     public func handleDeadlines(through date: Date) async {
+        await fireDueDeadlines(through: date)
+        // A timer task may have started the same deadline's step just before; wait for it too.
+        await effects?.value
+    }
+
+    /// Handles each deadline due by `date`, in order (the run loop's part of ``handleDeadlines(through:)``:
+    /// the event that follows is applied behind any step still in flight anyway).
+    func fireDueDeadlines(through date: Date) async {
         while !stopped, let deadline = timerDeadline, deadline <= date {
             timer?.cancel()
             timer = nil
             timerDeadline = nil
             await apply(core.deadlineReached(at: deadline))
         }
-        // A timer task may have started the same deadline's step just before; wait for it too.
-        await effects?.value
     }
 
     private static func sleep<C: Clock<Duration>>(_ clock: C, seconds: Double) async throws {

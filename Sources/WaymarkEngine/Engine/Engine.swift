@@ -99,7 +99,7 @@ public actor Engine {
         await readDeclarations()
         for await timed in device.events {
             guard !stopped else { break }
-            await handleDeadlines(through: timed.time)
+            await fireDueDeadlines(through: timed.time)
             guard !stopped else { break }
             latestEventTime = max(latestEventTime ?? timed.time, timed.time)
             if case .launched = timed.event { core.osMonitoredRegions = await device.monitoredRegionIdentifiers() }

@@ -28,8 +28,6 @@ public struct ModernBackendAdapter: Hashable, Sendable {
     public private(set) var live: LiveUpdateConfiguration?
     /// Whether a background activity session is held.
     public private(set) var session = false
-    /// Whether the latest live update said the device is stationary.
-    public private(set) var stationary = false
     /// The last known state of each condition.
     public private(set) var conditions: [String: MonitorConditionState] = [:]
 
@@ -49,7 +47,6 @@ public struct ModernBackendAdapter: Hashable, Sendable {
                     if live != nil { out.append(.stopLiveUpdates) }
                     out.append(.startLiveUpdates(wanted))
                     live = wanted
-                    stationary = false
                 }
                 if configuration.allowsBackgroundLocationUpdates != session {
                     out.append(session ? .endBackgroundActivitySession : .beginBackgroundActivitySession)
@@ -60,7 +57,6 @@ public struct ModernBackendAdapter: Hashable, Sendable {
                 if session { out.append(.endBackgroundActivitySession) }
                 live = nil
                 session = false
-                stationary = false
             case .startMonitoring(let region):
                 conditions[region.identifier] = nil
                 out.append(.addMonitorCondition(region))
@@ -83,14 +79,10 @@ public struct ModernBackendAdapter: Hashable, Sendable {
             self = ModernBackendAdapter()
             return [event]
         case .liveUpdate(let update):
-            var out: [DeviceEvent] = []
-            stationary = update.isStationary
-            if !update.isStationary {
-                // No location while moving: iOS cannot fix the position now (a tunnel), which the
-                // legacy API reports as the transient locationUnknown.
-                out.append(update.fix.map { .locations([$0]) } ?? .locationError(.locationUnknown))
-            }
-            return out
+            // Stationary: nothing to do (see above). No location while moving: iOS cannot fix the
+            // position now (a tunnel), which the legacy API reports as the transient locationUnknown.
+            guard !update.isStationary else { return [] }
+            return [update.fix.map { .locations([$0]) } ?? .locationError(.locationUnknown)]
         case .monitorEvent(let identifier, let state):
             let previous = conditions[identifier]
             conditions[identifier] = state

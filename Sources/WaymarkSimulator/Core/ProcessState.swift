@@ -19,8 +19,6 @@ struct ProcessState: Sendable {
     var motionUpdates = false
     /// A `CLBackgroundActivitySession` is held (iOS 17); it ends with the process.
     var backgroundActivitySession = false
-    /// The app's `CLMonitor` is open in this process.
-    var monitorOpen = false
     /// The classifier update last delivered to this process (``Simulation/motionSerial``).
     var deliveredMotionSerial = 0
     var inFlightUploads: [Int] = []

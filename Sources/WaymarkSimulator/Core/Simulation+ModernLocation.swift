@@ -101,7 +101,6 @@ extension Simulation {
 
     /// Opens the monitor: every condition's current state is delivered again.
     mutating func openMonitor() {
-        process.monitorOpen = true
         for m in regions where m.isCondition {
             let known = now >= m.determinedAt && !m.awaitingAuthorization && permissions.locationAuthorized
             emit(.monitorEvent(identifier: m.region.identifier, state: known ? Self.conditionState(m.state) : .unknown))
