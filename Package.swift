@@ -98,7 +98,7 @@ let package = Package(
                 .hummingbird,
                 .grdb,
                 // The ingest insert binds through the SQLite C API (SQLiteStore+Positions.swift).
-                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                .grdbSQLite,
                 .postgresNIO,
                 .product(name: "Crypto", package: "swift-crypto"),
                 .asyncHTTPClient,
@@ -164,6 +164,9 @@ let package = Package(
             name: "WaymarkServerTests",
             dependencies: [
                 "WaymarkGeo", "WaymarkServer", "WaymarkServerTesting",
+                .grdb,
+                // The sync-counting VFS of the durability tests (Support/SyncCountingVFS.swift).
+                .grdbSQLite,
                 .hummingbird,
                 .hummingbirdTesting,
                 .asyncHTTPClient,
@@ -213,6 +216,7 @@ extension Target.Dependency {
     static let httpTypes = Target.Dependency.product(name: "HTTPTypes", package: "swift-http-types")
     static let asyncHTTPClient = Target.Dependency.product(name: "AsyncHTTPClient", package: "async-http-client")
     static let grdb = Target.Dependency.product(name: "GRDB", package: "GRDB.swift")
+    static let grdbSQLite = Target.Dependency.product(name: "GRDBSQLite", package: "GRDB.swift")
     static let postgresNIO = Target.Dependency.product(name: "PostgresNIO", package: "postgres-nio")
     static let nioConcurrencyHelpers = Target.Dependency.product(name: "NIOConcurrencyHelpers", package: "swift-nio")
     static let hummingbirdTesting = Target.Dependency.product(name: "HummingbirdTesting", package: "hummingbird")

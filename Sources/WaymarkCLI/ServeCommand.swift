@@ -58,6 +58,11 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("body-timeout"), help: "Seconds a request may take to send its body (then the connection is closed).")
     var bodyTimeout: Double = 60
 
+    @Option(help: ArgumentHelp("When an upload is acknowledged: 'full' (after the commit reached the disk: an acknowledged "
+                               + "point survives power loss) or 'relaxed' (after the database has it: an OS crash or power "
+                               + "loss can lose the last acknowledged points; faster on slow disks).", valueName: "full|relaxed"))
+    var durability: StoreDurability = .full
+
     @Option(name: .customLong("webhook-allow"),
             help: ArgumentHelp("Internal range (CIDR), address or host name webhooks may reach anyway; repeatable or "
                                + "comma-separated. Loopback, private, link-local and metadata addresses are refused otherwise.",
@@ -89,7 +94,7 @@ struct ServeCommand: AsyncParsableCommand {
         let logger = Logger(label: "waymark.serve")
         let environmentToken = ProcessInfo.processInfo.environment[AdminToken.environmentVariable]
         let command = self
-        try await StoreFactory.withStore(at: database, logger: quietLogger) { store in
+        try await StoreFactory.withStore(at: database, durability: durability, logger: quietLogger) { store in
             if let warning = (store as? SQLiteStore)?.permissionWarning { emit("warning: \(warning)") }
             let admin = try await AdminToken.establish(in: store, environmentToken: environmentToken)
             if let token = admin.newToken {
@@ -153,3 +158,5 @@ enum DatabaseOption {
         return components.string ?? location
     }
 }
+
+extension StoreDurability: ExpressibleByArgument {}

@@ -51,6 +51,40 @@ struct AuthTests {
         }
     }
 
+    @Test("a device revoked in the database by another process cannot upload again, though its token was cached",
+          arguments: StoreKind.available)
+    func revokedBehindTheServersBack(kind: StoreKind) async throws {
+        try await TestServer.run(kind) { server in
+            let ownTracks = #"{"_type":"location","lat":46.05,"lon":14.5,"tst":1750000000}"#
+            let status = #"{"_type":"status","android":{"hib":1}}"#
+            #expect(try await server.send(.post, "/api/ingest", token: server.deviceToken, body: Self.point).status == .ok)
+            // As `waymark device revoke` does from another process: straight in the store, the server not told.
+            #expect(try await server.store.revokeDevice(id: server.device.id, at: TestServer.now))
+            // The cached token passes authentication; the store's transaction refuses the write.
+            #expect(try await server.send(.post, "/pub", token: server.deviceToken, body: ownTracks).status == .unauthorized)
+            #expect(try await server.send(.post, "/api/ingest", token: server.deviceToken, body: Self.point).status == .unauthorized)
+            #expect(try await server.storedPositions().count == 1)
+            // A message with nothing to store, from a cached token, is checked against the store too.
+            let (other, otherToken) = try await DeviceRegistry.register(name: "other", in: server.store, at: TestServer.now)
+            #expect(try await server.send(.post, "/pub", token: otherToken, body: ownTracks).status == .ok)
+            #expect(try await server.store.revokeDevice(id: other.id, at: TestServer.now))
+            #expect(try await server.send(.post, "/pub", token: otherToken, body: status).status == .unauthorized)
+        }
+    }
+
+    @Test("the upload token cache is bounded and forgets a device's digests")
+    func uploadCacheBounds() {
+        let cache = DeviceTokenCache(capacity: 3)
+        let devices = (0..<5).map { DeviceRecord(id: "d_\($0)", name: "p\($0)", createdAt: TestServer.now) }
+        for (i, device) in devices.enumerated() { cache.remember(device, digest: "digest\(i)") }
+        #expect(cache.count == 3)
+        #expect(cache.device(digest: "digest4") == devices[4])
+        cache.remember(devices[4], digest: "second-token-of-4")
+        cache.forget(deviceID: "d_4")
+        #expect(cache.device(digest: "digest4") == nil && cache.device(digest: "second-token-of-4") == nil)
+        #expect(cache.count <= 2)
+    }
+
     @Test("requests without or with unknown credentials get 401", arguments: StoreKind.available)
     func anonymous(kind: StoreKind) async throws {
         try await TestServer.run(kind) { server in

@@ -7,19 +7,50 @@ import Hummingbird
 /// the token (OwnTracks), and a `token` query parameter (Overland's URL setting). The admin
 /// token is checked in constant time; a device token is found by its SHA-256 digest, which
 /// reveals nothing about other tokens. Revoked devices are refused. `Sendable`.
+///
+/// Uploads find their device in a bounded ``DeviceTokenCache`` first; the store's ingest transaction
+/// re-checks that the device is active, so a revocation refuses the next upload (see ``forget(deviceID:)``).
+/// Every other route reads the device table on each request.
 struct Authenticator: Sendable {
     let store: any Store
     /// SHA-256 digest (hex) of the admin token.
     let adminTokenDigest: String
+    /// Devices of recently seen upload tokens.
+    let uploadCache: DeviceTokenCache
+
+    init(store: any Store, adminTokenDigest: String, uploadCacheCapacity: Int = 10_000) {
+        self.store = store
+        self.adminTokenDigest = adminTokenDigest
+        self.uploadCache = DeviceTokenCache(capacity: uploadCacheCapacity)
+    }
 
     /// The principal for `token`, or nil when it matches nothing active.
     func principal(forToken token: String) async throws -> Principal? {
+        try await principal(forToken: token, cached: false)
+    }
+
+    /// The principal for `token`; with `cached`, a device may come from ``uploadCache`` (uploads only:
+    /// their store transaction re-checks the device).
+    private func principal(forToken token: String, cached: Bool) async throws -> Principal? {
         guard !token.isEmpty else { return nil }
-        if TokenHasher.matches(token, digest: adminTokenDigest) { return .admin }
         let digest = TokenHasher.digest(token)
+        if TokenHasher.constantTimeEquals(Array(digest.utf8), Array(adminTokenDigest.utf8)) { return .admin }
+        if cached, let device = uploadCache.device(digest: digest) { return .device(device) }
         guard let device = try await store.device(tokenHash: digest), device.isActive else { return nil }
+        if cached { uploadCache.remember(device, digest: digest) }
         return .device(device)
     }
+
+    /// Throws 401 (and forgets the device's cached tokens) when `device` is no longer active in the store.
+    func confirmActive(_ device: DeviceRecord) async throws {
+        guard let current = try await store.device(id: device.id), current.isActive else {
+            forget(deviceID: device.id)
+            throw ServerError(.unauthorized, "the device token is unknown or revoked")
+        }
+    }
+
+    /// Drops the cached tokens of a device that was revoked or refused by the store.
+    func forget(deviceID: String) { uploadCache.forget(deviceID: deviceID) }
 
     /// The token a request carries in its headers or query, if any.
     static func token(in request: Request) -> String? { credential(in: request)?.token }
@@ -64,12 +95,13 @@ struct Authenticator: Sendable {
         try await requireDevice(token: Self.token(in: request))
     }
 
-    /// The device `token` belongs to, or 401 (none, unknown, revoked) / 403 (the admin token).
+    /// The device `token` belongs to, or 401 (none, unknown, revoked) / 403 (the admin token). For
+    /// uploads only: the device may come from ``uploadCache``, so the caller's write must re-check it.
     func requireDevice(token: String?) async throws -> DeviceRecord {
         guard let token else {
             throw ServerError(.unauthorized, "missing device credentials; send 'Authorization: Bearer DEVICE_TOKEN'")
         }
-        switch try await principal(forToken: token) {
+        switch try await principal(forToken: token, cached: true) {
         case .device(let device): return device
         case .admin: throw ServerError(.forbidden, "the admin token cannot upload points; use a device token")
         case nil: throw ServerError(.unauthorized, "the device token is unknown or revoked")

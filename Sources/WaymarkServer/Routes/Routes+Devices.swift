@@ -7,7 +7,9 @@ extension Routes {
         router.get("/api/devices") { request, _ in try await listDevices(request) }
         router.delete("/api/devices/:id") { request, context in
             try await auth.requireAdmin(request)
-            try await DeviceRegistry.revoke(id: try context.parameters.require("id"), in: store, at: configuration.clock())
+            let id = try context.parameters.require("id")
+            try await DeviceRegistry.revoke(id: id, in: store, at: configuration.clock())
+            auth.forget(deviceID: id)
             return Response(status: .noContent)
         }
     }

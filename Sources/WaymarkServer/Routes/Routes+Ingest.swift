@@ -47,6 +47,9 @@ extension Routes {
             if checked.rejections.count > 0, let name = HTTPField.Name("X-Waymark-Rejected") {
                 headers[name] = checked.rejections.headerSummary()
             }
+        } else {
+            // Nothing to write, so no transaction re-checks a device that came from the upload cache.
+            try await auth.confirmActive(device)
         }
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: "[]")))
     }
@@ -185,8 +188,14 @@ extension Routes {
             let message = checked.rejections.count == 0 ? "the request contains no points" : "no point in the request is valid"
             throw ServerError(.noValidPoint, message, rejections: checked.rejections)
         }
-        let outcome = try await store.ingest(IngestWrite(deviceID: device.id, idempotencyKey: idempotencyKey,
+        let outcome: IngestOutcome
+        do {
+            outcome = try await store.ingest(IngestWrite(deviceID: device.id, idempotencyKey: idempotencyKey,
                                                          positions: checked.positions, receivedAt: now, gaps: checked.gaps))
+        } catch let error as ServerError where error.code == .unauthorized {
+            auth.forget(deviceID: device.id)   // revoked since its token was cached
+            throw error
+        }
         // A replay stored nothing now: it is neither counted again nor streamed again.
         metrics.pointsStored(outcome.newPositions.count)
         if !outcome.newPositions.isEmpty, feed.subscriberCount > 0 {

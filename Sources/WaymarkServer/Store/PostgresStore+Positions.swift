@@ -10,6 +10,7 @@ extension PostgresStore {
         return try await storageErrors {
             try await client.withTransaction(logger: logger) { connection in
                 if let key = write.idempotencyKey {
+                    try await requireActiveDevice(connection, id: write.deviceID)
                     // A concurrent request with the same key blocks here until the first commits.
                     let claimed = try await connection.query("""
                         INSERT INTO ingest_batches (device_id, idem_key, received_ms, stored, duplicates)
@@ -178,3 +179,14 @@ struct PositionColumns {
         }
     }
 }
+
+extension PostgresStore {
+    /// Throws 401 when the device does not exist or is revoked (the path without a fence-state lock).
+    func requireActiveDevice(_ connection: PostgresConnection, id: String) async throws {
+        let row = try await connection.query("SELECT revoked_ms FROM devices WHERE id = \(id)", logger: logger).collect().first
+        guard let row, try row.decode(Int64?.self) == nil else {
+            throw ServerError(.unauthorized, "the device token is unknown or revoked")
+        }
+    }
+}
+

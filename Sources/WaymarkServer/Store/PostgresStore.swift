@@ -26,8 +26,11 @@ public final class PostgresStore: Store, Service {
     /// TLS is off unless the URL says `?sslmode=require`; `?search_path=SCHEMA` puts the tables
     /// in that schema (it must exist).
     /// - throws: ``ServerError`` with code ``ServerError/Code/configuration`` for a malformed URL.
-    public init(url: String, logger: Logger = Logger(label: "waymark.postgres")) throws {
+    ///
+    /// `durability` sets the connections' `synchronous_commit` (see ``StoreDurability``).
+    public init(url: String, logger: Logger = Logger(label: "waymark.postgres"), durability: StoreDurability = .full) throws {
         var configuration = try Self.configuration(from: url)
+        configuration.options.additionalStartupParameters.append(("synchronous_commit", durability.postgresSynchronousCommit))
         configuration.options.maximumConnections = 20
         self.client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         self.logger = logger
@@ -54,7 +57,7 @@ public final class PostgresStore: Store, Service {
             password: components.password?.removingPercentEncoding,
             database: database.isEmpty ? nil : database, tls: tls)
         if let schema = components.queryItems?.first(where: { $0.name == "search_path" })?.value {
-            configuration.options.additionalStartupParameters = [("search_path", schema)]
+            configuration.options.additionalStartupParameters.append(("search_path", schema))
         }
         return configuration
     }
@@ -135,13 +138,24 @@ public final class PostgresStore: Store, Service {
     func storageErrors<T>(_ body: () async throws -> T) async throws -> T {
         do {
             return try await body()
-        } catch let error as ServerError {
-            throw error
-        } catch let error as PSQLError {
-            let detail = error.serverInfo?[.message] ?? "\(error.code)"
-            throw ServerError(.storage, "PostgreSQL: \(detail)")
         } catch {
-            throw ServerError(.storage, "PostgreSQL: \(error)")
+            throw Self.serverError(error)
+        }
+    }
+
+    /// `error` as a ``ServerError``: ours pass through (also from inside a transaction), PostgreSQL's
+    /// become ``ServerError/Code/storage`` with the server's message.
+    static func serverError(_ error: any Error) -> ServerError {
+        switch error {
+        case let error as ServerError:
+            return error
+        case let error as PostgresTransactionError:
+            if let inner = error.closureError ?? error.beginError ?? error.commitError { return serverError(inner) }
+            return ServerError(.storage, "PostgreSQL: \(error)")
+        case let error as PSQLError:
+            return ServerError(.storage, "PostgreSQL: \(error.serverInfo?[.message] ?? "\(error.code)")")
+        default:
+            return ServerError(.storage, "PostgreSQL: \(error)")
         }
     }
 }

@@ -78,29 +78,30 @@ extension SQLiteStore {
 
     /// The engine for the fences committed now (rebuilt only when the generation moved).
     func fenceEngine(_ db: Database) throws -> FenceEngine {
-        let generation = try Int64.fetchOne(db, sql: "SELECT generation FROM fence_generation") ?? 0
+        let generation = try Int64.fetchOne(db.cachedStatement(sql: "SELECT generation FROM fence_generation")) ?? 0
         return try fenceCache.engine(generation: generation) { try Self.loadFences(db) }
     }
 
     /// The device's fence state, seeded from its last stored position when none was saved yet.
     static func fenceState(_ db: Database, deviceID: String) throws -> DeviceFenceState {
-        if let row = try Row.fetchOne(db, sql: "SELECT * FROM fence_states WHERE device_id = ?", arguments: [deviceID]) {
+        if let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM fence_states WHERE device_id = ?"),
+                                      arguments: [deviceID]) {
             return DeviceFenceState(lastMillis: row["last_ts"], lastLatitude: row["last_lat"], lastLongitude: row["last_lon"],
                                     insideText: row["inside"], dwelledText: row["dwelled"])
         }
         var state = DeviceFenceState()
-        let last = try Row.fetchOne(db, sql: "SELECT * FROM positions WHERE device_id = ? ORDER BY ts DESC LIMIT 1",
+        let last = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM positions WHERE device_id = ? ORDER BY ts DESC LIMIT 1"),
                                     arguments: [deviceID]).map(position(from:))
         state.seed(from: last)
         return state
     }
 
     static func saveFenceState(_ db: Database, deviceID: String, state: DeviceFenceState) throws {
-        try db.execute(sql: """
+        try db.cachedStatement(sql: """
             INSERT INTO fence_states (device_id, last_ts, last_lat, last_lon, inside, dwelled) VALUES (?, ?, ?, ?, ?, ?)
             ON CONFLICT (device_id) DO UPDATE SET last_ts = excluded.last_ts, last_lat = excluded.last_lat,
                 last_lon = excluded.last_lon, inside = excluded.inside, dwelled = excluded.dwelled
-            """, arguments: [deviceID, state.lastTimestamp?.millisecondsSince1970, state.lastCoordinate?.latitude,
+            """).execute(arguments: [deviceID, state.lastTimestamp?.millisecondsSince1970, state.lastCoordinate?.latitude,
                              state.lastCoordinate?.longitude, state.insideText, state.dwelledText])
     }
 

@@ -4,39 +4,46 @@ import GRDBSQLite
 import WaymarkGeo
 
 extension SQLiteStore {
-    /// Commits one request in one transaction; see ``Store/ingest(_:)``.
-    public func ingest(_ write: IngestWrite) async throws -> IngestOutcome {
-        try await storageErrors {
-            try await pool.write { db in
-                let received = write.receivedAt.millisecondsSince1970
-                if let key = write.idempotencyKey {
-                    if let row = try Row.fetchOne(
-                        db, sql: "SELECT stored, duplicates FROM ingest_batches WHERE device_id = ? AND idem_key = ?",
-                        arguments: [write.deviceID, key]) {
-                        return IngestOutcome(stored: row["stored"], duplicates: row["duplicates"], replayed: true)
-                    }
-                }
-                var state = try Self.fenceState(db, deviceID: write.deviceID)
-                let newlyStored = try Self.insertPositions(db, write.positions, deviceID: write.deviceID, receivedMillis: received)
-                let stored = newlyStored.count
-                let engine = try fenceEngine(db)
-                let events = engine.evaluate(newlyStored, state: &state)
-                state.prune(to: engine)
-                try Self.saveFenceState(db, deviceID: write.deviceID, state: state)
-                let records = try Self.insertEvents(db, events, receivedMillis: received)
-                try Self.queueDeliveries(db, records, nowMillis: received)
-                let gapsStored = try Self.insertGaps(db, write.gaps, receivedMillis: received)
-                var outcome = IngestOutcome(stored: stored, duplicates: write.positions.count - stored, replayed: false,
-                                            events: records, gapsStored: gapsStored)
-                outcome.newPositions = newlyStored
-                if let key = write.idempotencyKey {
-                    try db.execute(sql: """
-                        INSERT INTO ingest_batches (device_id, idem_key, received_ms, stored, duplicates)
-                        VALUES (?, ?, ?, ?, ?)
-                        """, arguments: [write.deviceID, key, received, outcome.stored, outcome.duplicates])
-                }
-                return outcome
+    /// Writes one request inside the group's transaction (the caller's savepoint): the device check, the
+    /// idempotency key, positions, fence evaluation, events, webhook deliveries and gap markers.
+    func ingestOne(_ db: Database, _ write: IngestWrite) throws -> IngestOutcome {
+        let received = write.receivedAt.millisecondsSince1970
+        try Self.requireActiveDevice(db, id: write.deviceID)
+        if let key = write.idempotencyKey {
+            if let row = try Row.fetchOne(db.cachedStatement(
+                sql: "SELECT stored, duplicates FROM ingest_batches WHERE device_id = ? AND idem_key = ?"),
+                arguments: [write.deviceID, key]) {
+                return IngestOutcome(stored: row["stored"], duplicates: row["duplicates"], replayed: true)
             }
+        }
+        var state = try Self.fenceState(db, deviceID: write.deviceID)
+        let newlyStored = try Self.insertPositions(db, write.positions, deviceID: write.deviceID, receivedMillis: received)
+        let stored = newlyStored.count
+        let engine = try fenceEngine(db)
+        let events = engine.evaluate(newlyStored, state: &state)
+        state.prune(to: engine)
+        try Self.saveFenceState(db, deviceID: write.deviceID, state: state)
+        let records = try Self.insertEvents(db, events, receivedMillis: received)
+        try Self.queueDeliveries(db, records, nowMillis: received)
+        let gapsStored = try Self.insertGaps(db, write.gaps, receivedMillis: received)
+        var outcome = IngestOutcome(stored: stored, duplicates: write.positions.count - stored, replayed: false,
+                                    events: records, gapsStored: gapsStored)
+        outcome.newPositions = newlyStored
+        if let key = write.idempotencyKey {
+            try db.cachedStatement(sql: """
+                INSERT INTO ingest_batches (device_id, idem_key, received_ms, stored, duplicates)
+                VALUES (?, ?, ?, ?, ?)
+                """).execute(arguments: [write.deviceID, key, received, outcome.stored, outcome.duplicates])
+        }
+        return outcome
+    }
+
+    /// Throws 401 when the device does not exist or is revoked: a token cached before a revocation
+    /// (``DeviceTokenCache``) stores nothing.
+    static func requireActiveDevice(_ db: Database, id: String) throws {
+        let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT revoked_ms FROM devices WHERE id = ?"), arguments: [id])
+        guard let row, row["revoked_ms"] as Int64? == nil else {
+            throw ServerError(.unauthorized, "the device token is unknown or revoked")
         }
     }
 
@@ -45,7 +52,7 @@ extension SQLiteStore {
     /// returns the positions that were new (not absorbed as duplicates).
     static func insertPositions(_ db: Database, _ positions: [Position], deviceID: String,
                                 receivedMillis: Int64) throws -> [Position] {
-        let statement = try db.makeStatement(sql: """
+        let statement = try db.cachedStatement(sql: """
             INSERT INTO positions (device_id, ts, lat, lon, alt, h_acc, v_acc, speed, course,
                                    battery, charging, activity, source, received_ms)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)

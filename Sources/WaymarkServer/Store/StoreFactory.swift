@@ -23,14 +23,16 @@ public enum StoreFactory {
     /// The store is migrated before `body` runs.
     /// - throws: ``ServerError`` (``ServerError/Code/configuration`` or ``ServerError/Code/storage``),
     ///   or whatever `body` throws.
-    public static func withStore<T: Sendable>(at location: String, logger: Logger = Logger(label: "waymark.store"),
+    /// `durability` says when ingest acknowledges a write (see ``StoreDurability``).
+    public static func withStore<T: Sendable>(at location: String, durability: StoreDurability = .full,
+                                              logger: Logger = Logger(label: "waymark.store"),
                                               _ body: @Sendable (any Store) async throws -> T) async throws -> T {
         guard isPostgres(location) else {
-            let store = try SQLiteStore(path: location)
+            let store = try SQLiteStore(path: location, durability: durability)
             try await store.migrate()
             return try await body(store)
         }
-        let store = try PostgresStore(url: location, logger: logger)
+        let store = try PostgresStore(url: location, logger: logger, durability: durability)
         return try await withThrowingTaskGroup(of: Void.self) { group in
             // Wait until the pool's task is about to run it, so the first query does not race the pool's
             // start (PostgresNIO would queue it, but warns "run() hasn't been called yet").

@@ -16,7 +16,7 @@ public enum WebhookSignature {
     /// The hex HMAC-SHA256 of `body` keyed with the UTF-8 bytes of `secret`.
     public static func hex(body: Data, secret: String) -> String {
         let code = HMAC<SHA256>.authenticationCode(for: body, using: SymmetricKey(data: Data(secret.utf8)))
-        return code.map { String(format: "%02x", $0) }.joined()
+        return TokenHasher.hex(code)
     }
 
     /// The full header value, `sha256=<hex>`.
