@@ -56,6 +56,22 @@ struct FenceStoreTests {
         }
     }
 
+    @Test("while no fence exists the state is not kept: a fence added again is evaluated from where the device is now",
+          arguments: StoreKind.available)
+    func stateForgottenWithoutFences(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let device = try await StoreTests.registered(store).id
+            try await store.upsertFences([Self.depot], at: Self.t0)
+            #expect(try await Self.ingest(store, device, [Self.at(device, 0, 46.05)]).events.map(\.event.kind) == [.enter])
+            #expect(try await store.deleteFence(id: Self.depot.id))
+            // Leaves while no fence exists: nothing to report.
+            #expect(try await Self.ingest(store, device, [Self.at(device, 100, 46.10)]).events.isEmpty)
+            try await store.upsertFences([Self.depot], at: Self.t0)
+            // Back inside: an entry, judged from the last stored point (outside), not from the state of before.
+            #expect(try await Self.ingest(store, device, [Self.at(device, 200, 46.05)]).events.map(\.event.kind) == [.enter])
+        }
+    }
+
     @Test("a batch causing many events stores each with the id its reply gives", arguments: StoreKind.available)
     func manyEventsOneBatch(kind: StoreKind) async throws {
         try await kind.withStore { store in

@@ -26,7 +26,16 @@ extension PostgresStore {
                         return IngestOutcome(stored: stored, duplicates: duplicates, replayed: true)
                     }
                 }
-                var state = try await lockFenceState(connection, deviceID: write.deviceID)
+                let engine = try await fenceEngine(connection)
+                // No fence: no event and no state. A saved state is dropped, so the first request after fences are
+                // added seeds from the last stored position (as after a gap in the fences, the device may have moved).
+                var state = DeviceFenceState()
+                if engine.fences.isEmpty {
+                    if write.idempotencyKey == nil { try await requireActiveDevice(connection, id: write.deviceID) }
+                    try await connection.query("DELETE FROM fence_states WHERE device_id = \(write.deviceID)", logger: logger)
+                } else {
+                    state = try await lockFenceState(connection, deviceID: write.deviceID)
+                }
                 var newlyStored: [Position] = []
                 if !write.positions.isEmpty {
                     let rows = try await connection.query("""
@@ -52,10 +61,12 @@ extension PostgresStore {
                     }
                 }
                 let stored = newlyStored.count
-                let engine = try await fenceEngine(connection)
-                let events = engine.evaluate(newlyStored, state: &state)
-                state.prune(to: engine)
-                try await saveFenceState(connection, deviceID: write.deviceID, state: state)
+                var events: [FenceEvent] = []
+                if !engine.fences.isEmpty {
+                    events = engine.evaluate(newlyStored, state: &state)
+                    state.prune(to: engine)
+                    try await saveFenceState(connection, deviceID: write.deviceID, state: state)
+                }
                 let gapsStored = try await insertGaps(connection, write.gaps, receivedMillis: received)
                 if let key = write.idempotencyKey {
                     try await connection.query("""

@@ -16,13 +16,22 @@ extension SQLiteStore {
                 return IngestOutcome(stored: row["stored"], duplicates: row["duplicates"], replayed: true)
             }
         }
-        var state = try Self.fenceState(db, deviceID: write.deviceID)
-        let newlyStored = try Self.insertPositions(db, write.positions, deviceID: write.deviceID, receivedMillis: received)
-        let stored = newlyStored.count
         let engine = try fenceEngine(db)
-        let events = engine.evaluate(newlyStored, state: &state)
-        state.prune(to: engine)
-        try Self.saveFenceState(db, deviceID: write.deviceID, state: state)
+        var events: [FenceEvent] = []
+        let newlyStored: [Position]
+        if engine.fences.isEmpty {
+            // No fence: no event and no state. A saved state is dropped, so the first request after fences are
+            // added seeds from the last stored position, which is what the saved state would say.
+            newlyStored = try Self.insertPositions(db, write.positions, deviceID: write.deviceID, receivedMillis: received)
+            try db.cachedStatement(sql: "DELETE FROM fence_states WHERE device_id = ?").execute(arguments: [write.deviceID])
+        } else {
+            var state = try Self.fenceState(db, deviceID: write.deviceID)
+            newlyStored = try Self.insertPositions(db, write.positions, deviceID: write.deviceID, receivedMillis: received)
+            events = engine.evaluate(newlyStored, state: &state)
+            state.prune(to: engine)
+            try Self.saveFenceState(db, deviceID: write.deviceID, state: state)
+        }
+        let stored = newlyStored.count
         let records = try Self.insertEvents(db, events, receivedMillis: received)
         try Self.queueDeliveries(db, records, nowMillis: received)
         let gapsStored = try Self.insertGaps(db, write.gaps, receivedMillis: received)
