@@ -2,7 +2,7 @@
 # Ingest benchmark of `waymark serve` over loopback HTTP (release build), with the raw insert
 # ceiling of the same database and the fence comparison against PostGIS measured in the same run.
 #
-# Usage: Scripts/bench_ingest.sh [RUNS=3] [SECONDS=10]
+# Usage: [WAYMARK_BIN=path] Scripts/bench_ingest.sh [RUNS=3] [SECONDS=10]
 #   PostgreSQL too when WAYMARK_BENCH_POSTGRES_URL (or WAYMARK_TEST_POSTGRES_URL) is set; each run
 #   gets a fresh schema (needs `psql`). PostGIS must be installed for the fence comparison.
 #
@@ -24,8 +24,13 @@ FENCES=100000
 WARMUP=2
 PG_URL="${WAYMARK_BENCH_POSTGRES_URL:-${WAYMARK_TEST_POSTGRES_URL:-}}"
 
-swift build -c release --product waymark >&2
-BIN="$PWD/.build/release/waymark"
+# WAYMARK_BIN: a release binary to measure instead of building one (e.g. a copy kept while the sources change).
+if [ -n "${WAYMARK_BIN:-}" ]; then
+    BIN="$WAYMARK_BIN"
+else
+    swift build -c release --product waymark >&2
+    BIN="$PWD/.build/release/waymark"
+fi
 TMP="$(mktemp -d)"
 RESULTS="$TMP/results.jsonl"
 SERVER_PID=""

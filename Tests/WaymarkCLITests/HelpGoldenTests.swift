@@ -29,6 +29,7 @@ struct HelpGoldenTests {
         ("fence-import", FenceCommand.Import.self),
         ("demo", DemoCommand.self),
         ("send", SendCommand.self),
+        ("backup", BackupCommand.self),
     ]
 
     @Test("help text matches the golden file", arguments: commands.map(\.name))

@@ -62,10 +62,17 @@ struct MalformedRequestTests {
     func garbageRequests(kind: StoreKind) async throws {
         try await TestServer.run(kind) { server in
             let token = server.deviceToken
+            // The OsmAnd protocol's garbage is a rejected point: answered 200 (its clients resend refused requests
+            // forever) and kept as a `rejected` device event, never stored as a point.
+            let osmAnd = ["/?id=\(token)&lat=%zz&lon=%&timestamp=%00", "/?id=\(token)&lat=1e999&lon=-1e999&timestamp=99999999999999999999",
+                          "/?id=\(token)&location=,&timestamp=1377177267"]
+            for uri in osmAnd {
+                let response = try await server.send(.get, uri)
+                #expect(response.status == .ok && (try? response.json()["rejected_count"] as? Int) == 1, "\(uri): \(response.text)")
+            }
+            let rejected = try await server.store.deviceEvents(deviceID: server.device.id, afterID: 0, limit: 10)
+            #expect(rejected.map(\.kind) == Array(repeating: DeviceEvent.rejectedKind, count: 3))
             let requests: [(HTTPRequest.Method, String, HTTPFields, String?)] = [
-                (.get, "/?id=\(token)&lat=%zz&lon=%&timestamp=%00", [:], nil),
-                (.get, "/?id=\(token)&lat=1e999&lon=-1e999&timestamp=99999999999999999999", [:], nil),
-                (.get, "/?id=\(token)&location=,&timestamp=1377177267", [:], nil),
                 (.post, "/api/ingest", [.authorization: "Bearer \(token)", .contentType: "application/json"],
                  String(repeating: "[", count: 100_000)),
                 (.post, "/api/ingest", [.authorization: "Bearer \(token)", HTTPField.Name("Idempotency-Key")!: String(repeating: "k", count: 300)],
@@ -84,8 +91,11 @@ struct MalformedRequestTests {
             #expect(reply.status == .ok, "\(reply.text)")
             let overland = #"{"locations":[{"type":"Feature","geometry":{"type":"Point","coordinates":[14.5,46.05]},"properties":{"timestamp":"2025-06-15T10:00:00Z","motion":["\u0000walking"]}}]}"#
             #expect(try await server.send(.post, "/api/ingest", token: token, body: overland).status == .ok)
-            let stored = try await server.storedPositions()
-            #expect(stored.map(\.activity) == ["walking", "transition:enter"])
+            #expect(try await server.storedPositions().map(\.activity) == ["walking"])
+            // The transition is a device event, its text kept as sent (JSON escapes the NUL).
+            let events = try await server.store.deviceEvents(deviceID: server.device.id, afterID: 0, limit: 10)
+            let event = try #require(events.first { $0.kind == "owntracks.transition" })
+            #expect(event.detail.contains(#""event":"en\u0000ter""#))
         }
     }
 }

@@ -74,7 +74,7 @@ struct OsmAndIngestTests {
         }
     }
 
-    @Test("rejects OsmAnd requests without a device or a position", arguments: StoreKind.available)
+    @Test("refuses OsmAnd requests without a device; keeps one without a position as a device event", arguments: StoreKind.available)
     func rejections(kind: StoreKind) async throws {
         try await TestServer.run(kind) { server in
             // No id: Traccar ignores it; we answer 400 naming the missing field.
@@ -83,11 +83,13 @@ struct OsmAndIngestTests {
             #expect(noID.text.contains("'id'"))
             // An unknown id is an unknown token.
             #expect(try await server.send(.get, "/?id=123456&timestamp=1377177267&lat=60.0&lon=30.0").status == .unauthorized)
-            // Cell and Wi-Fi only, no coordinates: nothing to store.
+            // Cell and Wi-Fi only, no coordinates: no point, but the record is kept (a client resends refused requests).
             let cells = try await server.send(.get, Self.uri("/?id=TOKEN&timestamp=1377177267&cell=257,02,16,2224&wifi=00-14-22-01-23-45,-80", server))
-            #expect(cells.status == .unprocessableContent)
-            #expect(cells.text.contains("\"field\":\"lat\"") && cells.text.contains("\"field\":\"lon\""))
+            #expect(cells.status == .ok)
+            #expect(try cells.json()["device_events"] as? Int == 1)
             #expect(try await server.storedPositions().isEmpty)
+            let event = try #require(try await server.store.deviceEvents(deviceID: server.device.id, afterID: 0, limit: 10).first)
+            #expect(event.kind == "osmand.status" && event.detail.contains("00-14-22-01-23-45") && !event.detail.contains(server.deviceToken))
         }
     }
 

@@ -32,7 +32,7 @@ struct OwnTracksOverlandIngestTests {
         }
     }
 
-    @Test("stores transitions, acknowledges waypoints and other types without storing", arguments: StoreKind.available)
+    @Test("keeps transitions, waypoints and other types as device events, never as points", arguments: StoreKind.available)
     func ownTracksOtherTypes(kind: StoreKind) async throws {
         try await TestServer.run(kind) { server in
             let auth: HTTPFields = [.authorization: Self.basic(server.deviceToken)]
@@ -43,10 +43,10 @@ struct OwnTracksOverlandIngestTests {
                 let response = try await server.send(.post, "/pub", headers: auth, body: body)
                 #expect(response.status == .ok && response.text == "[]", "\(body)")
             }
-            let stored = try await server.storedPositions()
-            #expect(stored.count == 1)
-            #expect(stored.first?.fix.timestamp == Date(timeIntervalSince1970: 1_497_349_316))
-            #expect(stored.first?.activity == "transition:enter")
+            #expect(try await server.storedPositions().isEmpty)
+            let events = try await server.store.deviceEvents(deviceID: server.device.id, afterID: 0, limit: 10)
+            #expect(events.map(\.kind) == ["owntracks.transition", "owntracks.waypoint", "owntracks.waypoints", "owntracks.lwt"])
+            #expect(events.first?.time == Date(timeIntervalSince1970: 1_497_349_316))
         }
     }
 

@@ -43,7 +43,8 @@ struct PeerExamplesTests {
         OsmAndCase(id: "123457", uri: "/?id=123457&timestamp=1377177267&lat=60.0&lon=30.0",
                    epoch: 1_377_177_267, latitude: 60, longitude: 30),
         OsmAndCase(id: "123458", uri: "/?lat=60.0&lon=30.0&speed=0.0&heading=0.0&vacc=0&hacc=0&altitude=0&deviceid=123458",
-                   epoch: nil, latitude: 60, longitude: 30, speed: 0, course: 0, altitude: 0, accuracy: 0),
+                   // hacc=0 is "not available" (every client studied sends 0 for it): stored as unknown.
+                   epoch: nil, latitude: 60, longitude: 30, speed: 0, course: 0, altitude: 0, accuracy: nil),
         OsmAndCase(id: "861001000719969", uri: "/?id=861001000719969&lat=41.666667&lon=-0.883333&altitude=350.059479&speed=0.000000&batt=87",
                    epoch: nil, latitude: 41.666667, longitude: -0.883333, speed: 0, altitude: 350.059479, battery: 0.87),
         OsmAndCase(id: "123459", uri: "/?id=123459&timestamp=1377177267&location=60.0,30.0",
@@ -102,7 +103,7 @@ struct PeerExamplesTests {
         var battery: Double?, charging: Bool?, activity: String?
     }
 
-    /// Traccar's OwnTracksProtocolDecoderTest bodies, and the location and transition examples of the OwnTracks documentation.
+    /// Traccar's OwnTracksProtocolDecoderTest bodies and the location example of the OwnTracks documentation (its transition example is a device event, not a point: ClientSemanticsTests).
     static let ownTracks = [
         OwnTracksCase(body: #"{"_type":"location","acc":15,"alt":440,"batt":46,"conn":"w","lat":46.0681247,"lon":11.1512805,"t":"u","tid":"5t","tst":1551874878,"vac":2,"vel":0}"#,
                       epoch: 1_551_874_878, latitude: 46.0681247, longitude: 11.1512805, speed: 0, altitude: 440, accuracy: 15,
@@ -116,16 +117,14 @@ struct PeerExamplesTests {
         OwnTracksCase(body: #"{"lat":48.85,"lon":2.295,"_type":"location","tid":"JJ","tst":1497476456}"#,
                       epoch: 1_497_476_456, latitude: 48.85, longitude: 2.295),
         OwnTracksCase(body: #"{"lon":-122,"acc":5,"created_at":1736161415,"lat":37,"topic":"owntracks/ckrey/22A67880-15C3-41A6-9157-25545C7993AC","t":"u","m":1,"tst":1736161169,"conn":"w","alt":0,"_type":"location","tid":"AC"}"#,
-                      epoch: 1_736_161_169, latitude: 37, longitude: -122, altitude: 0, accuracy: 5),
+                      // alt 0 without vac: the iOS app's "no valid altitude" (Docs/SERVER.md), stored as unknown.
+                      epoch: 1_736_161_169, latitude: 37, longitude: -122, altitude: nil, accuracy: 5),
         OwnTracksCase(body: #"{"topic":"owntracks/qtripp/865284041968706","lat":47.420051,"lon":13.654704,"vel":0,"cog":113,"tst":1736519167,"mcc":232,"mnc":1,"lac":"4F4D","cid":"673A","_type":"location","acc":10,"alt":1113,"t":"I","don":105,"tid":"CS"}"#,
                       epoch: 1_736_519_167, latitude: 47.420051, longitude: 13.654704, speed: 0, course: 113, altitude: 1113, accuracy: 10),
         // The documentation's location example (bs 2: charging); vel 54 km/h = 15 m/s.
         OwnTracksCase(body: #"{"_type":"location","acc":75,"alt":13,"batt":46,"bs":2,"cog":270,"conn":"w","lat":46.0681247,"lon":11.1512805,"t":"u","tid":"5t","tst":1376715317,"vac":10,"vel":54}"#,
                       epoch: 1_376_715_317, latitude: 46.0681247, longitude: 11.1512805, speed: 15, course: 270, altitude: 13,
                       accuracy: 75, verticalAccuracy: 10, battery: 0.46, charging: true),
-        // The documentation's transition example: stored at the transition's time, not the waypoint's (wtst).
-        OwnTracksCase(body: #"{"_type":"transition","wtst":1425042603,"lat":12.34,"lon":44.5,"tst":1427634603,"acc":130,"tid":"JP","event":"enter","desc":"my Indian restaurant","t":"b"}"#,
-                      epoch: 1_427_634_603, latitude: 12.34, longitude: 44.5, accuracy: 130, activity: "transition:enter"),
     ]
 
     @Test("stores the OwnTracks examples with km/h in m/s, epoch seconds and percent battery", arguments: StoreKind.available)

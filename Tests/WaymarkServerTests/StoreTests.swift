@@ -205,4 +205,49 @@ struct StoreTests {
             #expect(fromEnvironment.digest == TokenHasher.digest("secret-admin-token-0123456789"))
         }
     }
+
+    @Test("device events commit with the request, a resent copy is absorbed, and they page by id", arguments: StoreKind.available)
+    func deviceEvents(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let device = try await Self.registered(store)
+            let status = DeviceEvent(deviceID: device.id, kind: "owntracks.status", time: Self.t0, receivedAt: Self.t0,
+                                     detail: #"{"android":{"hib":1}}"#)
+            let untimed = DeviceEvent(deviceID: device.id, kind: "owntracks.encrypted", time: nil, receivedAt: Self.t0,
+                                      detail: #"{"data":"AAAA"}"#)
+            let first = try await store.ingest(IngestWrite(deviceID: device.id, positions: [Self.point(device.id, second: 1)],
+                                                           receivedAt: Self.t0, deviceEvents: [status, untimed, status]))
+            #expect(first.stored == 1 && first.deviceEventsStored == 2)
+            let again = try await store.ingest(IngestWrite(deviceID: device.id, positions: [], receivedAt: Self.t0.addingTimeInterval(5),
+                                                           deviceEvents: [untimed]))
+            #expect(again.deviceEventsStored == 0)
+            let all = try await store.deviceEvents(deviceID: device.id, afterID: 0, limit: 10)
+            #expect(all.map(\.kind) == ["owntracks.status", "owntracks.encrypted"])
+            #expect(all.first?.time == Self.t0 && all.last?.time == nil && all.last?.detail == #"{"data":"AAAA"}"#)
+            #expect(all.first?.receivedAt == Self.t0 && all.first.map { $0.id > 0 } == true)
+            let page = try await store.deviceEvents(deviceID: device.id, afterID: all[0].id, limit: 10)
+            #expect(page == [all[1]])
+        }
+    }
+
+    @Test("a revoked device's write stores nothing and is refused", arguments: StoreKind.available)
+    func revokedDeviceWrite(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let device = try await Self.registered(store)
+            #expect(try await store.revokeDevice(id: device.id, at: Self.t0))
+            let fence = Fence(id: "f_home", name: "Home", shape: .circle(center: Coordinate(uncheckedLatitude: 46.05, longitude: 14.5),
+                                                                      radiusMeters: 100))
+            // Without fences, with an idempotency key, and with a fence (each store checks on each path).
+            for (key, withFence) in [(nil, false), ("k1", false), (nil, true)] as [(String?, Bool)] {
+                if withFence { try await store.upsertFences([fence], at: Self.t0) }
+                do {
+                    _ = try await store.ingest(IngestWrite(deviceID: device.id, idempotencyKey: key,
+                                                           positions: [Self.point(device.id, second: 1)], receivedAt: Self.t0))
+                    Issue.record("the write of a revoked device was committed")
+                } catch let error as ServerError {
+                    #expect(error.code == .unauthorized)
+                }
+            }
+            #expect(try await store.positions(PositionQuery(deviceID: device.id)).isEmpty)
+        }
+    }
 }

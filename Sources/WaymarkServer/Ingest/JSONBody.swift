@@ -98,5 +98,5 @@ enum JSONBody {
     private static let booleanClass = ObjectIdentifier(type(of: NSNumber(value: true)))
 
     /// Whether JSONSerialization produced this number from `true`/`false`.
-    private static func isBoolean(_ n: NSNumber) -> Bool { ObjectIdentifier(type(of: n)) == booleanClass }
+    static func isBoolean(_ n: NSNumber) -> Bool { ObjectIdentifier(type(of: n)) == booleanClass }
 }

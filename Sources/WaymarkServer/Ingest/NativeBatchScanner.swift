@@ -105,7 +105,8 @@ struct NativeBatchScanner {
         case "unplugged": c.isCharging = false
         default: break
         }
-        c.activity = properties.motion ?? properties.activity
+        // `motion: []` is "no motion data"; `activity` is then Overland's setting, not an observation.
+        c.activity = properties.hasMotion ? properties.motion : properties.activity
         return c
     }
 
@@ -142,6 +143,7 @@ struct NativeBatchScanner {
         var timestamp: Date?
         var altitude, speed, course, horizontalAccuracy, verticalAccuracy, batteryLevel: Double?
         var batteryState, motion, activity: String?
+        var hasMotion = false
     }
 
     private mutating func properties() -> Properties? {
@@ -173,8 +175,10 @@ struct NativeBatchScanner {
             case .batteryState: guard nullableString(&p.batteryState) else { return nil }
             case .activity: guard nullableString(&p.activity) else { return nil }
             case .waymarkKind: return nil   // a gap marker (or another kind): the general decoder reads those
+            case .action, .type: return nil  // an Overland app event, visit or trip summary: a device event
             case .motion:
                 guard consume(UInt8(ascii: "[")) else { return nil }
+                p.hasMotion = true
                 if !consume(UInt8(ascii: "]")) {
                     guard let firstMotion = string() else { return nil }
                     p.motion = firstMotion
@@ -192,7 +196,7 @@ struct NativeBatchScanner {
 
     private enum Key: Int {
         case locations, geometry, properties, coordinates, timestamp, altitude, speed, course
-        case horizontalAccuracy, verticalAccuracy, batteryLevel, batteryState, motion, activity, waymarkKind, other
+        case horizontalAccuracy, verticalAccuracy, batteryLevel, batteryState, motion, activity, waymarkKind, action, type, other
     }
 
     private static let keys: [(bytes: [UInt8], key: Key)] = {
@@ -201,7 +205,7 @@ struct NativeBatchScanner {
             ("timestamp", .timestamp), ("altitude", .altitude), ("speed", .speed), ("course", .course),
             ("horizontal_accuracy", .horizontalAccuracy), ("vertical_accuracy", .verticalAccuracy),
             ("battery_level", .batteryLevel), ("battery_state", .batteryState), ("motion", .motion), ("activity", .activity),
-            ("waymark_kind", .waymarkKind),
+            ("waymark_kind", .waymarkKind), ("action", .action), ("type", .type),
         ]
         return names.map { (Array($0.0.utf8), $0.1) }
     }()

@@ -8,11 +8,27 @@ import WaymarkGeo
 /// the receive time when absent), `speed` (knots, converted to m/s), `bearing`/`heading`
 /// (degrees), `altitude` (m), `accuracy`/`hacc` and `vacc` (m), `batt` (percent, converted to a
 /// fraction) and `charge` (true/false). `hdop` is read but not stored: it is not a distance.
+/// `latitude`/`longitude` and `time` are read too (GPSLogger's default template uses them).
+///
+/// A request with no coordinates at all is a record without a position, a ``DeviceEvent``
+/// `osmand.status` holding its fields (the token fields left out): Traccar Client 10 sends its
+/// heartbeat with battery values and no fix (traccar/traccar-client-sdk), and registers its push token
+/// with `notificationToken`; refusing them would stall its queue, which resends the head request forever.
+/// Legacy Traccar Client iOS sends `batt=0&charge=true` when it cannot read the battery
+/// (traccar/traccar-client-ios `TraccarClient/PositionProvider.m`): both are then unknown.
 enum OsmAndDecoder {
     /// Metres per second in one knot.
     static let metresPerSecondPerKnot = 1852.0 / 3600.0
 
+    /// Form fields that carry the device's token: never stored in an event.
+    static let credentialFields: Set<String> = ["id", "deviceid", "token"]
+
     static func decode(_ fields: FormFields, receivedAt: Date) -> DecodedBody {
+        guard fields["location"] != nil || fields.first("lat", "latitude") != nil || fields.first("lon", "longitude") != nil else {
+            let record = fields.values.filter { !credentialFields.contains($0.key) }
+            let time = fields.first("timestamp", "time").flatMap { TimestampParser.date(from: $0.value) }
+            return DecodedBody(events: [EventCandidate(kind: "osmand.status", time: time, record: record)])
+        }
         var c = PositionCandidate()
         c.names = .init(latitude: "lat", longitude: "lon", timestamp: "timestamp")
         if let location = fields["location"] {
@@ -25,10 +41,13 @@ enum OsmAndDecoder {
                 c.problems.append(("location", "\(ClientText.quoted(location)) is not 'latitude,longitude'"))
             }
         } else {
-            c.latitude = number(fields["lat"])
-            c.longitude = number(fields["lon"])
+            let latitude = fields.first("lat", "latitude"), longitude = fields.first("lon", "longitude")
+            c.names = .init(latitude: latitude?.name ?? "lat", longitude: longitude?.name ?? "lon", timestamp: "timestamp")
+            c.latitude = number(latitude?.value)
+            c.longitude = number(longitude?.value)
         }
-        if let raw = fields["timestamp"] {
+        if let (name, raw) = fields.first("timestamp", "time") {
+            c.names.timestamp = name
             c.timestamp = TimestampParser.date(from: raw)
             if c.timestamp == nil {
                 c.problems.append(("timestamp", "\(ClientText.quoted(raw)) is not epoch seconds/milliseconds, ISO-8601 or yyyy-MM-dd HH:mm:ss"))
@@ -43,6 +62,10 @@ enum OsmAndDecoder {
         c.verticalAccuracy = number(fields["vacc"])
         c.batteryLevel = number(fields["batt"]).map { $0 / 100 }
         c.isCharging = fields["charge"].flatMap { JSONBody.bool($0) }
+        if c.batteryLevel == 0, c.isCharging == true {
+            c.batteryLevel = nil
+            c.isCharging = nil
+        }
         c.source = .gnss
         return DecodedBody(candidates: [c])
     }

@@ -9,13 +9,40 @@ import WaymarkGeo
 /// entry becomes the activity). Negative speed, course or accuracy mean "unknown". A feature
 /// whose properties say `"waymark_kind":"gap"` is a gap marker from a Waymark device (no
 /// geometry; `start`, `end`, `reason`, `ride_id`): it is stored as a ``PositionGap``, not a point.
+///
+/// Overland iOS (aaronpk/Overland-iOS, `Overland/LocationManager.m`) sends records that are not fixes in
+/// the same `locations` array: app events (`properties.action`: `paused_location_updates`,
+/// `will_terminate`…, with the last known coordinates or none), visits (`action: visit`) and trip
+/// summaries (`type: trip`, at `[0,0]` when no location was known). Each is a ``DeviceEvent``
+/// (`overland.<action>`, `overland.trip`), never a point. Its `vertical_accuracy -1` means the altitude
+/// is invalid; `motion: []` means no motion data, while `activity` is the app's *setting*, so it is
+/// used only when `motion` is absent. Overland Android sends `battery_state` as a boolean.
 enum OverlandDecoder {
     static func decode(_ json: Any, limits: DecodeLimits = DecodeLimits()) throws -> DecodedBody {
         guard let root = json as? [String: Any], let locations = root["locations"] as? [Any] else {
             throw ServerError(.malformedBody, #"expected an object {"locations":[Feature…]}"#)
         }
         guard locations.count <= limits.maxEntries else { throw limits.tooManyEntries(locations.count) }
-        return DecodedBody(candidates: locations.map(candidate(from:)))
+        var body = DecodedBody()
+        body.candidates.reserveCapacity(locations.count)
+        for item in locations {
+            if let event = event(from: item) { body.events.append(event) } else { body.candidates.append(candidate(from: item)) }
+        }
+        return body
+    }
+
+    /// The event an app-event, visit or trip-summary feature is, or nil for a fix (or a gap marker).
+    static func event(from item: Any) -> EventCandidate? {
+        guard let feature = item as? [String: Any], let p = feature["properties"] as? [String: Any] else { return nil }
+        let kind: String
+        if let action = JSONBody.string(p["action"]), !action.isEmpty {
+            kind = "overland.\(action)"
+        } else if JSONBody.string(p["type"]) == "trip" {
+            kind = "overland.trip"
+        } else {
+            return nil
+        }
+        return EventCandidate(kind: kind, time: p["timestamp"].flatMap(JSONBody.date), record: feature)
     }
 
     static func candidate(from item: Any) -> PositionCandidate {
@@ -59,12 +86,20 @@ enum OverlandDecoder {
         c.horizontalAccuracy = JSONBody.double(p["horizontal_accuracy"])
         c.verticalAccuracy = JSONBody.double(p["vertical_accuracy"])
         c.batteryLevel = JSONBody.double(p["battery_level"])
-        switch JSONBody.string(p["battery_state"]) {
-        case "charging", "full": c.isCharging = true
-        case "unplugged": c.isCharging = false
-        default: break
+        if let state = p["battery_state"] as? NSNumber, JSONBody.isBoolean(state) {
+            c.isCharging = state.boolValue
+        } else {
+            switch JSONBody.string(p["battery_state"]) {
+            case "charging", "full": c.isCharging = true
+            case "unplugged": c.isCharging = false
+            default: break
+            }
         }
-        c.activity = (p["motion"] as? [Any])?.first.flatMap(JSONBody.string) ?? JSONBody.string(p["activity"])
+        if let motion = p["motion"] as? [Any] {
+            c.activity = motion.first.flatMap(JSONBody.string)
+        } else {
+            c.activity = JSONBody.string(p["activity"])
+        }
         c.source = .fused
         return c
     }

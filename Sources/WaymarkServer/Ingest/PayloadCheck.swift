@@ -32,6 +32,8 @@ public enum PayloadCheck {
         public var problems: [PointProblem]
         /// Gap markers that would be stored.
         public var gaps: Int
+        /// Records without a position that would be stored as device events.
+        public var deviceEvents = 0
     }
 
     /// Decodes and validates `body` as `format`, with `now` as the server clock.
@@ -54,7 +56,9 @@ public enum PayloadCheck {
             decoded = OsmAndDecoder.decode(try FormFields(String(decoding: body, as: UTF8.self), limits: limits), receivedAt: now)
         }
         let outcome = PositionValidator(now: now).validate(decoded.candidates, deviceID: "check")
-        return Result(valid: outcome.positions.count, problems: outcome.rejections.sample, gaps: outcome.gaps.count)
+        var result = Result(valid: outcome.positions.count, problems: outcome.rejections.sample, gaps: outcome.gaps.count)
+        result.deviceEvents = decoded.events.count
+        return result
     }
 
     /// For fuzzing: where the native fast path accepts `body`, whether the general decoder reads

@@ -46,8 +46,31 @@ struct PositionCandidate: Sendable {
     }
 }
 
+/// A record without a position, as a decoder read it: it becomes a ``DeviceEvent``.
+struct EventCandidate: Sendable {
+    /// `<client>.<type>`, e.g. `owntracks.transition`.
+    var kind: String
+    /// The time the client gave the record, if any.
+    var time: Date?
+    /// The record as JSON text (at most ``DeviceEvent/maxDetailBytes``).
+    var detail: String
+
+    /// An event whose detail is `record` (a JSON object or array from the body, or a dictionary of strings)
+    /// as compact JSON with sorted keys. A record larger than ``DeviceEvent/maxDetailBytes`` is replaced by a note of its size.
+    init(kind: String, time: Date?, record: Any) {
+        self.kind = ClientText.truncated(kind, maxBytes: 100)
+        self.time = time
+        let data = (try? JSONSerialization.data(withJSONObject: record, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+        detail = data.count <= DeviceEvent.maxDetailBytes
+            ? String(decoding: data, as: UTF8.self)
+            : #"{"omitted":"the record has \#(data.count) bytes, more than the \#(DeviceEvent.maxDetailBytes) kept"}"#
+    }
+}
+
 /// What a decoder read from one request body.
 struct DecodedBody: Sendable {
     /// Points in request order.
     var candidates: [PositionCandidate] = []
+    /// Records without a position, in request order.
+    var events: [EventCandidate] = []
 }

@@ -7,7 +7,10 @@ import WaymarkGeo
 /// ([-180, 180]); a missing timestamp, one before 2000-01-01T00:00:00Z, or one more than
 /// 24 hours after the server's clock. Optional values that are not finite, or negative where
 /// iOS uses -1 for "unknown" (accuracy, speed, course), become nil instead of rejecting the point.
-/// An activity loses NUL characters and is cut to 200 UTF-8 bytes.
+/// So does an accuracy of 0: every client studied sends 0 for "not available" (Docs/SERVER.md), and no
+/// receiver reports a perfect fix. An altitude whose vertical accuracy is negative is invalid (iOS's
+/// and the transistorsoft SDK's convention) and is dropped. An activity loses NUL characters and is
+/// cut to 200 UTF-8 bytes; `unknown` is no activity.
 struct PositionValidator: Sendable {
     /// The server's clock reading for this request.
     var now: Date
@@ -20,8 +23,51 @@ struct PositionValidator: Sendable {
     struct Outcome: Sendable {
         var positions: [Position] = []
         var gaps: [PositionGap] = []
+        /// Records without a position, and (with `keepRejected`) the rejected points.
+        var deviceEvents: [DeviceEvent] = []
         var rejections: Rejections
     }
+
+    /// Validates a decoded body: its points and gap markers (see the other `validate`) and its records
+    /// without a position, which become ``DeviceEvent``s.
+    ///
+    /// With `keepRejected`, each of the first `sampleLimit` rejected points also becomes a ``DeviceEvent``
+    /// of kind ``DeviceEvent/rejectedKind`` holding its problems and the values read, and any further ones
+    /// one more such event that counts them: for routes whose clients resend a refused request forever, so
+    /// the request is acknowledged and what it held stays visible.
+    func validate(_ body: DecodedBody, deviceID: String, sampleLimit: Int = .max, keepRejected: Bool = false) -> Outcome {
+        var outcome = validate(body.candidates, deviceID: deviceID, sampleLimit: sampleLimit)
+        for event in body.events {
+            outcome.deviceEvents.append(DeviceEvent(deviceID: deviceID, kind: event.kind, time: event.time.flatMap(plausible),
+                                                    receivedAt: now, detail: event.detail))
+        }
+        guard keepRejected, outcome.rejections.count > 0 else { return outcome }
+        var problems: [Int: [[String: Any]]] = [:]
+        for problem in outcome.rejections.sample {
+            problems[problem.index, default: []].append(["field": problem.field, "message": problem.message])
+        }
+        for index in problems.keys.sorted() where body.candidates.indices.contains(index) {
+            let c = body.candidates[index]
+            var values: [String: Any] = [:]
+            if let v = c.latitude, v.isFinite { values[c.names.latitude] = v }
+            if let v = c.longitude, v.isFinite { values[c.names.longitude] = v }
+            if let t = c.timestamp { values[c.names.timestamp] = TimestampParser.format(t) }
+            let record: [String: Any] = ["index": index, "problems": problems[index] ?? [], "values": values]
+            let event = EventCandidate(kind: DeviceEvent.rejectedKind, time: c.timestamp.flatMap(plausible), record: record)
+            outcome.deviceEvents.append(DeviceEvent(deviceID: deviceID, kind: event.kind, time: event.time, receivedAt: now,
+                                                    detail: event.detail))
+        }
+        if outcome.rejections.isTruncated {
+            let record: [String: Any] = ["more_rejected": outcome.rejections.count - outcome.rejections.sampleLimit,
+                                         "by_field": outcome.rejections.byField]
+            let event = EventCandidate(kind: DeviceEvent.rejectedKind, time: nil, record: record)
+            outcome.deviceEvents.append(DeviceEvent(deviceID: deviceID, kind: event.kind, time: nil, receivedAt: now, detail: event.detail))
+        }
+        return outcome
+    }
+
+    /// `time` when a point at that time would be accepted, else nil (an event keeps its detail either way).
+    private func plausible(_ time: Date) -> Date? { outOfRange(time) == nil ? time : nil }
 
     /// Validates `candidates` for `deviceID` in one pass: the valid points, the valid gap markers, and a
     /// bounded summary of the rest (problems of the first `sampleLimit` rejected entries, counts for all).
@@ -64,17 +110,20 @@ struct PositionValidator: Sendable {
             }
         }
         guard !rejected, let latitude, let longitude, let timestamp = candidate.timestamp else { return nil }
+        // A negative vertical accuracy says the altitude is invalid.
+        let altitudeValid = (candidate.verticalAccuracy ?? 0) >= 0
         let fix = Fix(
             coordinate: Coordinate(uncheckedLatitude: latitude, longitude: Coordinate.normalizedLongitude(longitude)),
-            altitude: finite(candidate.altitude),
-            horizontalAccuracy: nonNegative(candidate.horizontalAccuracy),
-            verticalAccuracy: nonNegative(candidate.verticalAccuracy),
+            altitude: altitudeValid ? finite(candidate.altitude) : nil,
+            horizontalAccuracy: positive(candidate.horizontalAccuracy),
+            verticalAccuracy: positive(candidate.verticalAccuracy),
             speed: nonNegative(candidate.speed),
             course: nonNegative(candidate.course).map { $0.truncatingRemainder(dividingBy: 360) },
             timestamp: timestamp, source: candidate.source)
         let battery = finite(candidate.batteryLevel).flatMap { (0...1).contains($0) ? $0 : nil }
+        let activity = Self.clientText(candidate.activity).flatMap { $0.lowercased() == "unknown" ? nil : $0 }
         return Position(deviceID: deviceID, fix: fix, batteryLevel: battery,
-                        isCharging: candidate.isCharging, activity: Self.clientText(candidate.activity))
+                        isCharging: candidate.isCharging, activity: activity)
     }
 
     private func check(_ value: Double?, name: String, range: ClosedRange<Double>, index: Int,
@@ -156,5 +205,6 @@ struct PositionValidator: Sendable {
     private func bounds(_ range: ClosedRange<Double>) -> String { "[\(Int(range.lowerBound)), \(Int(range.upperBound))]" }
     private func finite(_ value: Double?) -> Double? { value.flatMap { $0.isFinite ? $0 : nil } }
     private func nonNegative(_ value: Double?) -> Double? { finite(value).flatMap { $0 >= 0 ? $0 : nil } }
+    private func positive(_ value: Double?) -> Double? { finite(value).flatMap { $0 > 0 ? $0 : nil } }
     private func iso(_ date: Date) -> String { TimestampParser.format(date) }
 }

@@ -12,15 +12,18 @@ public struct IngestWrite: Sendable {
     public var receivedAt: Date
     /// Validated gap markers (a gap already stored with the same start and end is absorbed).
     public var gaps: [PositionGap]
+    /// Records without a position (a copy of one already stored is absorbed).
+    public var deviceEvents: [DeviceEvent]
 
     /// Makes a write for one request.
     public init(deviceID: String, idempotencyKey: String? = nil, positions: [Position], receivedAt: Date,
-                gaps: [PositionGap] = []) {
+                gaps: [PositionGap] = [], deviceEvents: [DeviceEvent] = []) {
         self.deviceID = deviceID
         self.idempotencyKey = idempotencyKey
         self.positions = positions
         self.receivedAt = receivedAt
         self.gaps = gaps
+        self.deviceEvents = deviceEvents
     }
 }
 
@@ -36,6 +39,8 @@ public struct IngestOutcome: Hashable, Sendable {
     public var events: [FenceEventRecord]
     /// Gap markers newly stored by this request (0 for a replay).
     public var gapsStored: Int
+    /// Device events newly stored by this request (0 for a replay).
+    public var deviceEventsStored = 0
     /// The positions this request stored (not those absorbed as duplicates; empty for a replay), in
     /// no particular order: what the live stream shows, sorted by time.
     public var newPositions: [Position] = []

@@ -37,12 +37,12 @@ extension Routes {
         let device = try await auth.requireDevice(request)
         let buffer = try await body(of: request)
         let limits = configuration.decodeLimits
-        let checked = try await decode(buffer, device: device, context: context) {
+        let checked = try await decode(buffer, device: device, context: context, keepRejected: true) {
             try OwnTracksDecoder.decode(try JSONBody.parse($0, limits: limits), limits: limits).body
         }
         var headers: HTTPFields = [.contentType: "application/json"]
-        // Each positional message (location, transition) is one candidate: none means nothing to store.
-        if !checked.positions.isEmpty || checked.rejections.count > 0 {
+        // A location is a point; every other message type (and a rejected location) a device event.
+        if !checked.positions.isEmpty || !checked.deviceEvents.isEmpty {
             _ = try await commit(checked, device: device, idempotencyKey: nil)
             if checked.rejections.count > 0, let name = HTTPField.Name("X-Waymark-Rejected") {
                 headers[name] = checked.rejections.headerSummary()
@@ -79,7 +79,7 @@ extension Routes {
             } else {
                 sender = try await auth.requireDevice(token: JSONKeyScanner.topLevelText(forKey: "device_id", in: buffer))
             }
-            let checked = try await decode(buffer, device: sender, context: context, receivedAt: received) {
+            let checked = try await decode(buffer, device: sender, context: context, receivedAt: received, keepRejected: true) {
                 try TraccarJSONDecoder.decode(try JSONBody.parse($0, limits: limits), limits: limits)
             }
             let outcome = try await commit(checked, device: sender, idempotencyKey: nil, receivedAt: received)
@@ -151,14 +151,19 @@ extension Routes {
     /// Decodes `buffer` with `decoder` and validates the result for `device`. A body larger than
     /// ``ServerConfiguration/heavyDecodeThresholdBytes`` goes through the ``DecodeGate``: a bounded number at
     /// once, in a task cancelled when the client disconnects.
+    ///
+    /// `keepRejected`: rejected points become device events and do not fail the request (see
+    /// ``PositionValidator/validate(_:deviceID:sampleLimit:keepRejected:)``), for clients that resend a refused request forever.
     func decode(_ buffer: ByteBuffer, device: DeviceRecord, context: TrackingServer.Context, receivedAt: Date? = nil,
+                keepRejected: Bool = false,
                 _ decoder: @escaping @Sendable (ByteBuffer) throws -> DecodedBody) async throws -> PositionValidator.Outcome {
         let now = receivedAt ?? configuration.clock()
         let sampleLimit = configuration.rejectionSampleLimit
         let work: @Sendable () throws -> PositionValidator.Outcome = {
             let decoded = try decoder(buffer)
             try Task.checkCancellation()
-            return PositionValidator(now: now).validate(decoded.candidates, deviceID: device.id, sampleLimit: sampleLimit)
+            return PositionValidator(now: now).validate(decoded, deviceID: device.id, sampleLimit: sampleLimit,
+                                                        keepRejected: keepRejected)
         }
         guard buffer.readableBytes > configuration.heavyDecodeThresholdBytes else { return try work() }
         do {
@@ -172,10 +177,10 @@ extension Routes {
         }
     }
 
-    /// Validates a small decoded body in place (no gate).
+    /// Validates a small decoded body of the OsmAnd protocol in place (no gate); rejected points become device events.
     func validate(_ decoded: DecodedBody, device: DeviceRecord, receivedAt: Date) -> PositionValidator.Outcome {
-        PositionValidator(now: receivedAt).validate(decoded.candidates, deviceID: device.id,
-                                                    sampleLimit: configuration.rejectionSampleLimit)
+        PositionValidator(now: receivedAt).validate(decoded, deviceID: device.id, sampleLimit: configuration.rejectionSampleLimit,
+                                                    keepRejected: true)
     }
 
     /// Commits what validation accepted; throws 422 when nothing in the request is valid (a request of gap
@@ -184,14 +189,15 @@ extension Routes {
     func commit(_ checked: PositionValidator.Outcome, device: DeviceRecord, idempotencyKey: String?,
                 receivedAt: Date? = nil) async throws -> IngestOutcome {
         let now = receivedAt ?? configuration.clock()
-        guard !checked.positions.isEmpty || !checked.gaps.isEmpty else {
+        guard !checked.positions.isEmpty || !checked.gaps.isEmpty || !checked.deviceEvents.isEmpty else {
             let message = checked.rejections.count == 0 ? "the request contains no points" : "no point in the request is valid"
             throw ServerError(.noValidPoint, message, rejections: checked.rejections)
         }
         let outcome: IngestOutcome
         do {
             outcome = try await store.ingest(IngestWrite(deviceID: device.id, idempotencyKey: idempotencyKey,
-                                                         positions: checked.positions, receivedAt: now, gaps: checked.gaps))
+                                                         positions: checked.positions, receivedAt: now, gaps: checked.gaps,
+                                                         deviceEvents: checked.deviceEvents))
         } catch let error as ServerError where error.code == .unauthorized {
             auth.forget(deviceID: device.id)   // revoked since its token was cached
             throw error
@@ -216,16 +222,19 @@ extension Routes {
     func okReply(_ outcome: IngestOutcome, _ rejections: Rejections) -> Response {
         JSONReply.response(encoding: IngestReply(stored: outcome.stored, duplicates: outcome.duplicates,
                                                  replayed: outcome.replayed, gaps: outcome.gapsStored,
+                                                 deviceEvents: outcome.deviceEventsStored,
                                                  rejected: rejections.sample, rejectedCount: rejections.count,
                                                  rejectedByField: rejections.byField, events: outcome.events))
     }
 
-    /// `{"result":"ok","stored","duplicates","replayed","gaps","rejected","rejected_count","rejected_by_field","events"}`.
+    /// `{"result":"ok","stored","duplicates","replayed","gaps","device_events","rejected","rejected_count","rejected_by_field","events"}`.
     struct IngestReply: Encodable {
         var result = "ok"
         var stored: Int, duplicates: Int, replayed: Bool
         /// Gap markers newly stored.
         var gaps: Int
+        /// Records without a position newly stored (device events).
+        var deviceEvents: Int
         /// Every problem of the first ``ServerConfiguration/rejectionSampleLimit`` rejected entries.
         var rejected: [PointProblem]
         /// Rejected entries in all.
@@ -236,7 +245,7 @@ extension Routes {
 
         enum CodingKeys: String, CodingKey {
             case result, stored, duplicates, replayed, gaps, rejected, events
-            case rejectedCount = "rejected_count", rejectedByField = "rejected_by_field"
+            case rejectedCount = "rejected_count", rejectedByField = "rejected_by_field", deviceEvents = "device_events"
         }
     }
 }

@@ -20,6 +20,9 @@ extension Routes {
         router.get("/api/devices/:id/gaps") { request, context in
             try await gaps(request, device: try await readableDevice(request, context))
         }
+        router.get("/api/devices/:id/device-events") { request, context in
+            try await deviceEvents(request, device: try await readableDevice(request, context))
+        }
         router.get("/api/devices/:id/rides") { request, context in
             try await rides(request, device: try await readableDevice(request, context))
         }
@@ -73,6 +76,19 @@ extension Routes {
         let page = try await store.gaps(GapQuery(deviceID: device.id, from: from, to: to, after: cursor, limit: limit))
         return JSONReply.response(encoding: GapPage(gaps: page, nextCursor: page.count == limit
                                                         ? page.last.map { GapQuery.Cursor(after: $0).text } : nil))
+    }
+
+    /// `GET /api/devices/{id}/device-events?after=ID&limit=N`: the device's records without a position
+    /// (``DeviceEvent``), oldest first: `{"device_events":[{"id","device_id","kind","time","received","detail"}],"next_after":ID|null}`.
+    func deviceEvents(_ request: Request, device: DeviceRecord) async throws -> Response {
+        let limit = try pageLimit(request)
+        let afterText = request.uri.queryParameters["after"].map(String.init) ?? "0"
+        guard let after = Int64(afterText), after >= 0 else {
+            throw ServerError(.badRequest, "after '\(afterText)' is not an event id (a whole number, 0 or more)")
+        }
+        let page = try await store.deviceEvents(deviceID: device.id, afterID: after, limit: limit)
+        let next: Any = page.count == limit ? (page.last?.id ?? after) : NSNull()
+        return JSONReply.response(["device_events": page.map(\.jsonObject), "next_after": next])
     }
 
     /// `{"gaps":[…],"next_cursor":"…"|null}`.

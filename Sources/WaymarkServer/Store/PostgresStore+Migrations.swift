@@ -115,6 +115,21 @@ extension PostgresStore {
             )
             """,
         ]),
+        ("v5-device-events", [
+            """
+            CREATE TABLE device_events (
+                id bigserial PRIMARY KEY,
+                device_id text NOT NULL REFERENCES devices(id),
+                kind text NOT NULL,
+                ts_ms bigint,
+                received_ms bigint NOT NULL,
+                detail text NOT NULL,
+                digest text NOT NULL,
+                UNIQUE (device_id, digest)
+            )
+            """,
+            "CREATE INDEX device_events_by_device ON device_events (device_id, id)",
+        ]),
     ]
 
     /// Creates or upgrades the schema; see ``Store/migrate()``.

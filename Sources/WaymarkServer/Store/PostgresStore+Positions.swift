@@ -68,6 +68,7 @@ extension PostgresStore {
                     try await saveFenceState(connection, deviceID: write.deviceID, state: state)
                 }
                 let gapsStored = try await insertGaps(connection, write.gaps, receivedMillis: received)
+                let deviceEventsStored = try await insertDeviceEvents(connection, write.deviceEvents, deviceID: write.deviceID)
                 if let key = write.idempotencyKey {
                     try await connection.query("""
                         UPDATE ingest_batches SET stored = \(stored), duplicates = \(write.positions.count - stored)
@@ -79,6 +80,7 @@ extension PostgresStore {
                 try await queueDeliveries(connection, records, nowMillis: received)
                 var outcome = IngestOutcome(stored: stored, duplicates: write.positions.count - stored, replayed: false,
                                             events: records, gapsStored: gapsStored)
+                outcome.deviceEventsStored = deviceEventsStored
                 outcome.newPositions = newlyStored
                 return outcome
             }
@@ -99,6 +101,36 @@ extension PostgresStore {
             ON CONFLICT (device_id, start_ms, end_ms) DO NOTHING
             RETURNING 1
             """, logger: logger).collect().count
+    }
+
+    /// Inserts device events, absorbing copies already stored; returns how many were new.
+    func insertDeviceEvents(_ connection: PostgresConnection, _ events: [DeviceEvent], deviceID: String) async throws -> Int {
+        guard !events.isEmpty else { return 0 }
+        let kinds = events.map(\.kind), times = events.map { $0.time?.millisecondsSince1970 ?? Int64.min }
+        let received = events.map(\.receivedAt.millisecondsSince1970), details = events.map(\.detail), digests = events.map(\.digest)
+        return try await connection.query("""
+            INSERT INTO device_events (device_id, kind, ts_ms, received_ms, detail, digest)
+            SELECT \(deviceID), e.kind, nullif(e.ts_ms, \(Int64.min)), e.received_ms, e.detail, e.digest
+            FROM unnest(\(kinds)::text[], \(times)::int8[], \(received)::int8[], \(details)::text[], \(digests)::text[])
+                 WITH ORDINALITY AS e(kind, ts_ms, received_ms, detail, digest, n)
+            ORDER BY e.n
+            ON CONFLICT (device_id, digest) DO NOTHING
+            RETURNING 1
+            """, logger: logger).collect().count
+    }
+
+    /// A device's events after an id; see ``Store/deviceEvents(deviceID:afterID:limit:)``.
+    public func deviceEvents(deviceID: String, afterID: Int64, limit: Int) async throws -> [DeviceEvent] {
+        try await storageErrors {
+            try await client.query("""
+                SELECT id, device_id, kind, ts_ms, received_ms, detail FROM device_events
+                WHERE device_id = \(deviceID) AND id > \(afterID) ORDER BY id LIMIT \(max(1, limit))
+                """, logger: logger).collect().map { row in
+                let (id, device, kind, ts, received, detail) = try row.decode((Int64, String, String, Int64?, Int64, String).self)
+                return DeviceEvent(id: id, deviceID: device, kind: kind, time: ts.map(Date.init(millisecondsSince1970:)),
+                                   receivedAt: Date(millisecondsSince1970: received), detail: detail)
+            }
+        }
     }
 
     /// Forgets old idempotency keys; see ``Store/pruneIdempotencyKeys(receivedBefore:)``.

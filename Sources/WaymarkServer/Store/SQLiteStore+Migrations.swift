@@ -119,6 +119,21 @@ extension SQLiteStore {
                 ) WITHOUT ROWID;
                 """)
         }
+        migrator.registerMigration("v5-device-events") { db in
+            try db.execute(sql: """
+                CREATE TABLE device_events (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    device_id TEXT NOT NULL REFERENCES devices(id),
+                    kind TEXT NOT NULL,
+                    ts_ms INTEGER,
+                    received_ms INTEGER NOT NULL,
+                    detail TEXT NOT NULL,
+                    digest TEXT NOT NULL,
+                    UNIQUE (device_id, digest)
+                );
+                CREATE INDEX device_events_by_device ON device_events (device_id, id);
+                """)
+        }
         return migrator
     }
 }

@@ -37,6 +37,7 @@ extension SQLiteStore {
         let gapsStored = try Self.insertGaps(db, write.gaps, receivedMillis: received)
         var outcome = IngestOutcome(stored: stored, duplicates: write.positions.count - stored, replayed: false,
                                     events: records, gapsStored: gapsStored)
+        outcome.deviceEventsStored = try Self.insertDeviceEvents(db, write.deviceEvents, deviceID: write.deviceID)
         outcome.newPositions = newlyStored
         if let key = write.idempotencyKey {
             try db.cachedStatement(sql: """
@@ -123,6 +124,38 @@ extension SQLiteStore {
             stored += db.changesCount
         }
         return stored
+    }
+
+    /// Inserts device events, absorbing copies already stored; returns how many were new.
+    static func insertDeviceEvents(_ db: Database, _ events: [DeviceEvent], deviceID: String) throws -> Int {
+        guard !events.isEmpty else { return 0 }
+        let statement = try db.cachedStatement(sql: """
+            INSERT INTO device_events (device_id, kind, ts_ms, received_ms, detail, digest) VALUES (?, ?, ?, ?, ?, ?)
+            ON CONFLICT (device_id, digest) DO NOTHING
+            """)
+        var stored = 0
+        for event in events {
+            try statement.execute(arguments: [deviceID, event.kind, event.time?.millisecondsSince1970,
+                                              event.receivedAt.millisecondsSince1970, event.detail, event.digest])
+            stored += db.changesCount
+        }
+        return stored
+    }
+
+    /// A device's events after an id; see ``Store/deviceEvents(deviceID:afterID:limit:)``.
+    public func deviceEvents(deviceID: String, afterID: Int64, limit: Int) async throws -> [DeviceEvent] {
+        try await storageErrors {
+            try await pool.read { db in
+                try Row.fetchAll(db, sql: """
+                    SELECT id, device_id, kind, ts_ms, received_ms, detail FROM device_events
+                    WHERE device_id = ? AND id > ? ORDER BY id LIMIT ?
+                    """, arguments: [deviceID, afterID, max(1, limit)]).map { row in
+                    DeviceEvent(id: row[0], deviceID: row[1], kind: row[2],
+                                time: (row[3] as Int64?).map(Date.init(millisecondsSince1970:)),
+                                receivedAt: Date(millisecondsSince1970: row[4]), detail: row[5])
+                }
+            }
+        }
     }
 
     /// Forgets old idempotency keys; see ``Store/pruneIdempotencyKeys(receivedBefore:)``.

@@ -6,9 +6,11 @@ import Foundation
 /// and ``PostgresStore`` (several server processes may share one database).
 ///
 /// Guarantees every implementation keeps:
-/// - ``ingest(_:)`` is one transaction: all of a request's positions and its idempotency
-///   key commit together or not at all, and it returns only after the commit.
-/// - A position whose device and millisecond timestamp already exist is absorbed.
+/// - ``ingest(_:)`` is one transaction: all of a request's positions, gap markers, device events and its
+///   idempotency key commit together or not at all, and it returns only after the commit. A write for a
+///   revoked device stores nothing and throws ``ServerError/Code/unauthorized``.
+/// - A position whose device and millisecond timestamp already exist is absorbed; so is a
+///   ``DeviceEvent`` whose device, kind, time and detail are already stored.
 /// - A write whose idempotency key was already committed for the device stores nothing
 ///   and reports `replayed`.
 /// - The newly stored positions are evaluated against every fence in the same transaction,
@@ -62,6 +64,8 @@ public protocol PositionStore: Sendable {
     func pruneIdempotencyKeys(receivedBefore date: Date) async throws -> Int
     /// One page of the device's gap markers whose start lies in the query's range, in (start, end) order.
     func gaps(_ query: GapQuery) async throws -> [PositionGap]
+    /// Up to `limit` of the device's events (records without a position) with an id above `afterID`, oldest first.
+    func deviceEvents(deviceID: String, afterID: Int64, limit: Int) async throws -> [DeviceEvent]
 }
 
 /// Fences and the events ingest decided for them. One role of ``Store``.

@@ -70,15 +70,19 @@ struct BoundedIngestTests {
         }
     }
 
-    @Test("H1: /pub with 50,000 position-less messages answers a bounded 422 (under 200 KB)")
+    @Test("H1: /pub with 50,000 position-less location messages answers with a bounded header and keeps a bounded record")
     func ownTracksMany() async throws {
         // Before: 200,000 such messages gave a 49 MB reply and 873 MB resident.
         try await TestServer.run(.sqlite) { server in
             let body = "[" + Array(repeating: #"{"_type":"location"}"#, count: 50_000).joined(separator: ",") + "]"
             let response = try await server.send(.post, "/pub", token: server.deviceToken, body: body)
-            #expect(response.status == .unprocessableContent)
-            #expect(response.body.readableBytes < 200_000, "reply of \(response.body.readableBytes) bytes")
-            #expect(try #require(try response.json()["error"] as? [String: Any])["rejected_count"] as? Int == 50_000)
+            #expect(response.status == .ok && response.text == "[]")
+            let header = try #require(response.headers[HTTPField.Name("X-Waymark-Rejected")!])
+            #expect(header.hasPrefix("50000 rejected") && header.utf8.count <= 1_024)
+            // The first 500 rejected points as events, and one counting the other 49,500.
+            let events = try await server.store.deviceEvents(deviceID: server.device.id, afterID: 0, limit: 10_000)
+            #expect(events.count == 501 && events.allSatisfy { $0.kind == DeviceEvent.rejectedKind })
+            #expect(events.last?.detail.contains(#""more_rejected":49500"#) == true)
         }
     }
 
@@ -131,11 +135,19 @@ struct BoundedIngestTests {
     @Test("error messages repeat at most 64 bytes of a client's value")
     func boundedEcho() async throws {
         try await TestServer.run(.sqlite) { server in
-            let body = #"[{"_type":"location","lat":46,"lon":14,"tst":"\#(String(repeating: "y", count: 50_000))"}]"#
-            let response = try await server.send(.post, "/pub", token: server.deviceToken, body: body)
+            let long = String(repeating: "y", count: 50_000)
+            let body = #"{"locations":[{"type":"Feature","geometry":{"type":"Point","coordinates":[14,46]},"properties":{"timestamp":"\#(long)"}}]}"#
+            let response = try await server.send(.post, "/api/ingest", token: server.deviceToken, body: body)
             #expect(response.status == .unprocessableContent)
             #expect(response.body.readableBytes < 1_000, "reply of \(response.body.readableBytes) bytes")
             #expect(response.text.contains("(50000 bytes)"))
+            // On /pub the same problem is reported in a header and kept as an event, both bounded too.
+            let pub = try await server.send(.post, "/pub", token: server.deviceToken,
+                                            body: #"[{"_type":"location","lat":46,"lon":14,"tst":"\#(long)"}]"#)
+            #expect(pub.status == .ok)
+            #expect(pub.headers[HTTPField.Name("X-Waymark-Rejected")!]?.contains("(50000 bytes)") == true)
+            let event = try #require(try await server.store.deviceEvents(deviceID: server.device.id, afterID: 0, limit: 10).first)
+            #expect(event.detail.utf8.count < 1_000)
             // Every reply, errors included, tells browsers not to sniff its type.
             #expect(response.headers[.xContentTypeOptions] == "nosniff")
             #expect(try await server.send(.get, "/api/devices").headers[.xContentTypeOptions] == "nosniff")

@@ -1,0 +1,53 @@
+import Foundation
+
+/// A record a client sent that carries no position, kept as it was sent: an OwnTracks transition,
+/// status or encrypted message, an Overland visit, trip summary or app event, a Traccar Client
+/// heartbeat, or a point the server could not accept from a client that would otherwise resend it
+/// forever (kind ``rejectedKind``).
+///
+/// Stored next to the positions in the ingest transaction (a resent record is absorbed: same device,
+/// kind, time and content), listed by `GET /api/devices/{id}/events`. Never a position: a record
+/// without a fix of its own does not become a point. A `Sendable` value type.
+public struct DeviceEvent: Hashable, Sendable {
+    /// The store's sequence number (0 before it is stored).
+    public var id: Int64
+    /// The device.
+    public var deviceID: String
+    /// What the record is, `<client>.<type>`: `owntracks.transition`, `overland.visit`, `osmand.status`… or ``rejectedKind``.
+    public var kind: String
+    /// The time the client gave the record, if it gave one.
+    public var time: Date?
+    /// When the server received it.
+    public var receivedAt: Date
+    /// The record as a JSON object (text), as the client sent it (for ``rejectedKind``: the problems and
+    /// the values read).
+    public var detail: String
+
+    /// The kind of a point that failed validation on a route whose clients resend refused requests forever.
+    public static let rejectedKind = "rejected"
+    /// Most UTF-8 bytes of ``detail``.
+    public static let maxDetailBytes = 65_536
+
+    /// Makes an event.
+    public init(id: Int64 = 0, deviceID: String, kind: String, time: Date?, receivedAt: Date, detail: String) {
+        self.id = id
+        self.deviceID = deviceID
+        self.kind = kind
+        self.time = time
+        self.receivedAt = receivedAt
+        self.detail = detail
+    }
+
+    /// The identity a resent copy shares: hex SHA-256 of kind, time (ms) and detail.
+    var digest: String {
+        TokenHasher.digest("\(kind)\n\(time.map { String($0.millisecondsSince1970) } ?? "-")\n\(detail)")
+    }
+
+    /// `{"id","device_id","kind","time","received","detail"}` for a JSON reply (`detail` as an object; time null when unknown).
+    var jsonObject: [String: Any] {
+        let parsed = (try? JSONSerialization.jsonObject(with: Data(detail.utf8), options: [.fragmentsAllowed])) ?? detail
+        return ["id": id, "device_id": deviceID, "kind": kind,
+                "time": time.map { TimestampParser.format($0) as Any } ?? NSNull(),
+                "received": TimestampParser.format(receivedAt), "detail": parsed]
+    }
+}
