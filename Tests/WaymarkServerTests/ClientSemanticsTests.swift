@@ -227,6 +227,33 @@ struct ClientSemanticsTests {
         }
     }
 
+    @Test("Traccar SDK JSON upload: an array of flat OsmAnd objects is one device's points; another device's id is refused",
+          arguments: StoreKind.available)
+    func traccarJSONArray(kind: StoreKind) async throws {
+        try await TestServer.run(kind) { server in
+            let json: HTTPFields = [.contentType: "application/json"]
+            let body = #"[{"id":"\#(server.deviceToken)","lat":46.05,"lon":14.5,"timestamp":1749981600,"accuracy":12.0,"altitude":301.0,"speed":8.1,"bearing":90.0,"batt":87,"charge":false},{"id":"\#(server.deviceToken)","timestamp":1749981660,"batt":86}]"#
+            let response = try await server.send(.post, "/", headers: json, body: body)
+            #expect(response.status == .ok, "\(response.text)")
+            let p = try #require(try await server.storedPositions().first)
+            #expect(abs((p.fix.speed ?? 0) - 8.1 * 1852 / 3600) < 1e-9 && p.fix.horizontalAccuracy == 12 && p.isCharging == false)
+            #expect(try await Self.deviceEvents(server).map(\.kind) == ["osmand.status"])
+            let mixed = #"[{"id":"\#(server.deviceToken)","lat":46.05,"lon":14.5,"timestamp":1749981700},{"id":"wmd_other","lat":46,"lon":14,"timestamp":1749981700}]"#
+            #expect(try await server.send(.post, "/", headers: json, body: mixed).status == .badRequest)
+            #expect(try await server.storedPositions().count == 1)
+        }
+    }
+
+    @Test("OsmAnd's template with speed_mps and accuracy: speed in m/s and the accuracy are kept", arguments: StoreKind.available)
+    func osmAndMetresPerSecond(kind: StoreKind) async throws {
+        try await TestServer.run(kind) { server in
+            let uri = "/osmand?id=\(server.deviceToken)&lat=46.05&lon=14.5&timestamp=1749981600000&accuracy=12.0&altitude=301.0&speed_mps=4.2&bearing=90&batt=80"
+            #expect(try await server.send(.get, uri).status == .ok)
+            let p = try #require(try await server.storedPositions().first)
+            #expect(p.fix.speed == 4.2 && p.fix.horizontalAccuracy == 12 && p.fix.timestamp == Self.t && p.batteryLevel == 0.8)
+        }
+    }
+
     // MARK: GPSLogger (mendhak/gpslogger), Colota (dietrichmax/colota)
 
     @Test("GPSLogger's default template: 'longitude' and 'time' are read, so the fix keeps its own time",

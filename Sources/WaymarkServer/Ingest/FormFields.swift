@@ -32,6 +32,9 @@ struct FormFields: Sendable {
         }
     }
 
+    /// Fields given as name/value pairs (the flat JSON objects of the Traccar SDK's JSON upload).
+    init(values: [String: String]) { self.values = values }
+
     /// Adds the fields of `other` that this one lacks.
     mutating func merge(_ other: FormFields) {
         values.merge(other.values) { mine, _ in mine }

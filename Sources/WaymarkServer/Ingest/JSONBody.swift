@@ -57,6 +57,9 @@ enum JSONBody {
         return " at line \(line), column \(column)"
     }
 
+    /// Whether `byte` is JSON whitespace.
+    static func isWhitespace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 }
+
     /// A number given as a JSON number or a numeric string; nil for anything else (booleans included).
     static func double(_ value: Any?) -> Double? {
         switch value {

@@ -8,7 +8,8 @@ import WaymarkGeo
 /// the receive time when absent), `speed` (knots, converted to m/s), `bearing`/`heading`
 /// (degrees), `altitude` (m), `accuracy`/`hacc` and `vacc` (m), `batt` (percent, converted to a
 /// fraction) and `charge` (true/false). `hdop` is read but not stored: it is not a distance.
-/// `latitude`/`longitude` and `time` are read too (GPSLogger's default template uses them).
+/// `latitude`/`longitude` and `time` are read too (GPSLogger's default template uses them), and
+/// `speed_mps` (m/s, Waymark's own name) wins over `speed` for templates that can only send m/s.
 ///
 /// A request with no coordinates at all is a record without a position, a ``DeviceEvent``
 /// `osmand.status` holding its fields (the token fields left out): Traccar Client 10 sends its
@@ -55,7 +56,8 @@ enum OsmAndDecoder {
         } else {
             c.timestamp = receivedAt
         }
-        c.speed = number(fields["speed"]).map { $0 * metresPerSecondPerKnot }
+        // `speed_mps`: for templates whose speed is in m/s (OsmAnd's {5}, GPSLogger's %SPD); Traccar's `speed` is knots.
+        c.speed = number(fields["speed_mps"]) ?? number(fields["speed"]).map { $0 * metresPerSecondPerKnot }
         c.course = number(fields.first("bearing", "heading")?.value)
         c.altitude = number(fields["altitude"])
         c.horizontalAccuracy = number(fields.first("accuracy", "hacc")?.value)
@@ -68,6 +70,34 @@ enum OsmAndDecoder {
         }
         c.source = .gnss
         return DecodedBody(candidates: [c])
+    }
+
+    /// The Traccar SDK's JSON upload (`uploadJson`, traccar/traccar-client-sdk `HttpUploader.kt`): a JSON array of
+    /// flat objects with the OsmAnd field names, one point each. Every object's `id` must be the first one's (one
+    /// device per request).
+    /// - throws: ``ServerError`` ``ServerError/Code/malformedBody`` for another shape or a second device's id.
+    static func decodeArray(_ json: Any, receivedAt: Date, limits: DecodeLimits) throws -> DecodedBody {
+        guard let items = json as? [Any] else { throw ServerError(.malformedBody, "expected a JSON array of objects") }
+        guard items.count <= limits.maxEntries else { throw limits.tooManyEntries(items.count) }
+        var body = DecodedBody()
+        var firstID: String?
+        for (index, item) in items.enumerated() {
+            guard let object = item as? [String: Any] else {
+                throw ServerError(.malformedBody, "entry \(index) is not an object of OsmAnd fields")
+            }
+            var values: [String: String] = [:]
+            for (name, value) in object {
+                if let text = JSONBody.string(value) { values[name] = text }
+            }
+            let id = values["id"] ?? values["deviceid"]
+            if index == 0 { firstID = id } else if let id, id != firstID {
+                throw ServerError(.malformedBody, "entry \(index) names another device; a request carries one device's points")
+            }
+            let decoded = decode(FormFields(values: values), receivedAt: receivedAt)
+            body.candidates += decoded.candidates
+            body.events += decoded.events
+        }
+        return body
     }
 
     private static func number(_ text: String?) -> Double? {

@@ -73,6 +73,9 @@ extension Routes {
         let contentType = request.headers[.contentType]?.lowercased() ?? ""
         if request.method == .post, contentType.hasPrefix("application/json") {
             let buffer = try await body(of: request, limit: bodyLimit)
+            if buffer.readableBytesView.first(where: { !JSONBody.isWhitespace($0) }) == UInt8(ascii: "[") {
+                return try await osmAndArray(buffer, device: device, context: context, receivedAt: received)
+            }
             let sender: DeviceRecord
             if let device {
                 sender = device
@@ -99,6 +102,28 @@ extension Routes {
         let decoded = OsmAndDecoder.decode(fields, receivedAt: received)
         let checked = validate(decoded, device: device, receivedAt: received)
         let outcome = try await commit(checked, device: device, idempotencyKey: nil, receivedAt: received)
+        return okReply(outcome, checked.rejections)
+    }
+
+    /// `POST /` with a JSON array of flat OsmAnd objects (the Traccar SDK's `uploadJson`); the token is the
+    /// first object's `id` when no header or query carried one.
+    func osmAndArray(_ buffer: ByteBuffer, device: DeviceRecord?, context: TrackingServer.Context,
+                     receivedAt received: Date) async throws -> Response {
+        let limits = configuration.decodeLimits
+        let sender: DeviceRecord
+        if let device {
+            sender = device
+        } else {
+            let first = (try JSONBody.parse(buffer, limits: limits) as? [Any])?.first as? [String: Any]
+            guard let token = first.flatMap({ JSONBody.string($0["id"] ?? $0["deviceid"]) }) else {
+                throw ServerError(.badRequest, "missing 'id': the first object of the array names the device by its token")
+            }
+            sender = try await auth.requireDevice(token: token)
+        }
+        let checked = try await decode(buffer, device: sender, context: context, receivedAt: received, keepRejected: true) {
+            try OsmAndDecoder.decodeArray(try JSONBody.parse($0, limits: limits), receivedAt: received, limits: limits)
+        }
+        let outcome = try await commit(checked, device: sender, idempotencyKey: nil, receivedAt: received)
         return okReply(outcome, checked.rejections)
     }
 
