@@ -5,6 +5,10 @@ import Hummingbird
 extension Routes {
     func addDashboardRoute(to router: Router<TrackingServer.Context>) {
         router.get("/dashboard") { _, _ in Self.dashboard() }
+        router.get("/openapi.json") { _, _ in
+            Response(status: .ok, headers: [.contentType: "application/json"],
+                     body: ResponseBody(byteBuffer: ByteBuffer(bytes: OpenAPIDocument.json)))
+        }
     }
 
     /// The dashboard page (see ``DashboardPage``) with ``dashboardHeaders``.

@@ -1,0 +1,124 @@
+import Foundation
+
+extension OpenAPIDocument {
+    /// Every route of ``TrackingServer/makeRouter(configuration:store:metrics:feed:webhooks:)``.
+    static var paths: Object {
+        let ingestReply = reply("Stored (Docs/SERVER.md §3).", ref("IngestReply"))
+        let osmAnd = operation("OsmAnd protocol (query string)", tag: "ingest", parameters: osmAndFields,
+                               responses: ["200": ingestReply])
+        let osmAndPost = operation(
+            "OsmAnd protocol (form body) or Traccar Client JSON", tag: "ingest", parameters: osmAndFields,
+            body: ["required": false, "content": [
+                "application/x-www-form-urlencoded": ["schema": ["type": "object", "additionalProperties": string]],
+                "application/json": ["schema": ["oneOf": [
+                    ["type": "object", "required": ["location"], "description": "Traccar Client: {\"location\":{…},\"device_id\":TOKEN}"],
+                    ["type": "array", "items": ["type": "object"], "description": "The Traccar SDK's flat OsmAnd objects."],
+                ]]],
+            ] as Object],
+            responses: ["200": ingestReply])
+        var root = osmAnd
+        root["summary"] = "The dashboard (no device fields or credentials), else the OsmAnd protocol"
+        root["responses"] = (root["responses"] as? Object ?? [:]).merging([
+            "200": ["description": "The dashboard page, or the ingest reply.", "content": [
+                "text/html": ["schema": string], "application/json": ["schema": ref("IngestReply")],
+            ] as Object],
+        ]) { $1 }
+        return [
+            "/": ["get": root, "post": osmAndPost],
+            "/osmand": ["get": osmAnd, "post": osmAndPost],
+            "/pub": ["post": operation(
+                "OwnTracks HTTP mode: one message or an array", tag: "ingest",
+                body: jsonBody(["oneOf": [["type": "object", "required": ["_type"]], ["type": "array", "items": ["type": "object"]]]]),
+                responses: ["200": reply("Accepted; rejected points in `X-Waymark-Rejected`.", ["type": "array"])])],
+            "/api/ingest": ["post": operation(
+                "Native and Overland batches", tag: "ingest",
+                parameters: [["name": "Idempotency-Key", "in": "header", "required": false,
+                              "schema": ["type": "string", "minLength": 1, "maxLength": 200]]],
+                body: jsonBody(ref("NativeBatch")), responses: ["200": ingestReply])],
+            "/api/devices/{id}/gpx": ["post": operation(
+                "Upload a GPX file's track points", tag: "ingest", parameters: [deviceID, query("name", string, "The file's name.")],
+                body: ["required": true, "content": ["application/gpx+xml": ["schema": string]]], responses: ["200": ingestReply])],
+            "/api/devices": [
+                "get": operation("Devices (the admin: all; a device: itself), each with its last position", tag: "devices",
+                                 responses: ["200": reply("Devices.", object(["devices": array(ref("Device"))]))]),
+                "post": operation("Register a device (admin); the token is shown once", tag: "devices",
+                                  body: jsonBody(object(["name": ["type": "string", "minLength": 1]])),
+                                  responses: ["201": reply("The device and its token.", ref("Device"))]),
+            ],
+            "/api/devices/{id}": ["delete": operation("Revoke a device (admin)", tag: "devices", parameters: [deviceID],
+                                                      responses: ["204": noContent])],
+            "/api/devices/{id}/last": ["get": operation("The latest position", tag: "query", parameters: [deviceID],
+                                                        responses: ["200": reply("The position.", ref("Position"))])],
+            "/api/devices/{id}/positions": ["get": operation(
+                "Positions in time order, a page at a time", tag: "query",
+                parameters: [deviceID] + timeRange + [limit, query("cursor", string, "`next_cursor` of the previous page.")],
+                responses: ["200": reply("One page.", object(["positions": array(ref("Position")), "next_cursor": nullable("string")]))])],
+            "/api/devices/{id}/gaps": ["get": operation(
+                "Gap markers by start time", tag: "query",
+                parameters: [deviceID] + timeRange + [limit, query("cursor", string, "`next_cursor` of the previous page.")],
+                responses: ["200": reply("One page.", object(["gaps": array(ref("Gap")), "next_cursor": nullable("string")]))])],
+            "/api/devices/{id}/device-events": ["get": operation(
+                "Records without a position (OwnTracks transitions, Overland visits, heartbeats, rejected points)", tag: "query",
+                parameters: [deviceID, limit, query("after", ["type": "integer", "minimum": 0], "`next_after` of the previous page.")],
+                responses: ["200": reply("One page.", object(["device_events": array(ref("DeviceEvent")), "next_after": nullable("integer")]))])],
+            "/api/devices/{id}/rides": ["get": operation(
+                "Rides: positions split at pauses", tag: "query", parameters: [deviceID] + timeRange + [rideGap],
+                responses: ["200": reply("Rides.", object(["rides": array(ref("Ride")), "gap_s": number]))])],
+            "/api/devices/{id}/export": ["get": operation(
+                "Export positions", tag: "query",
+                parameters: [deviceID] + timeRange + [rideGap, query("format", ["enum": ["gpx", "geojson", "csv"]], "geojson when absent.")],
+                responses: ["200": ["description": "The file, streamed.", "content": [
+                    "application/gpx+xml": ["schema": string], "application/geo+json": ["schema": ["type": "object"]],
+                    "text/csv": ["schema": string],
+                ] as Object]])],
+            "/api/fences": [
+                "get": operation("Fences by id, a page at a time", tag: "fences",
+                                 parameters: [limit, query("after", string, "`next` of the previous page.")],
+                                 responses: ["200": reply("One page.", ref("FenceCollection"))]),
+                "post": operation("Add or replace fences (admin): a GeoJSON Feature, FeatureCollection or circle shorthand",
+                                  tag: "fences", body: jsonBody(["type": "object"]),
+                                  responses: ["201": reply("The stored fences.", ref("FenceCollection"))]),
+            ],
+            "/api/fences/{id}": ["delete": operation("Delete a fence (admin)", tag: "fences",
+                                                     parameters: [["name": "id", "in": "path", "required": true, "schema": string]],
+                                                     responses: ["204": noContent])],
+            "/api/events": ["get": operation(
+                "Fence events by id", tag: "fences",
+                parameters: [query("device", string, "Only this device's (a device sees only its own)."),
+                             query("after", ["type": "integer"], "Events with a larger id."), limit],
+                responses: ["200": reply("Events.", object(["events": array(ref("FenceEvent"))]))])],
+            "/api/webhooks": [
+                "get": operation("Webhook subscriptions (admin)", tag: "webhooks",
+                                 responses: ["200": reply("Subscriptions.", object(["webhooks": array(ref("Webhook"))]))]),
+                "post": operation("Subscribe a URL to fence events (admin)", tag: "webhooks",
+                                  body: jsonBody(object(["url": string, "secret": string], required: ["url"])),
+                                  responses: ["201": reply("The subscription and its secret.", ref("Webhook"))]),
+            ],
+            "/api/webhooks/{id}": ["delete": operation("Remove a subscription (admin)", tag: "webhooks",
+                                                       parameters: [["name": "id", "in": "path", "required": true, "schema": string]],
+                                                       responses: ["204": noContent])],
+            "/api/webhooks/deliveries": ["get": operation(
+                "Deliveries of the outbox (admin)", tag: "webhooks",
+                parameters: [query("state", ["enum": ["pending", "delivered", "dead"]], "Only this state."),
+                             query("limit", ["type": "integer", "minimum": 1, "maximum": 10_000], "100 when absent.")],
+                responses: ["200": reply("Deliveries, newest first.", object(["deliveries": array(ref("Delivery"))]))])],
+            "/api/webhooks/deliveries/retry": ["post": operation(
+                "Requeue dead deliveries (admin): one, one webhook's, or all", tag: "webhooks",
+                body: jsonBody(object(["id": ["type": "integer", "minimum": 1], "webhook_id": string], required: []), required: false),
+                responses: ["200": reply("How many were requeued.", object(["requeued": integer]))])],
+            "/api/stream": ["get": operation(
+                "Live positions and fence events (server-sent events)", tag: "live",
+                parameters: [query("ticket", string, "A ticket from POST /api/stream/ticket (EventSource cannot send headers).")],
+                responses: ["200": reply("An endless `text/event-stream`.", string, type: "text/event-stream")])],
+            "/api/stream/ticket": ["post": operation(
+                "A single-use ticket for /api/stream", tag: "live",
+                responses: ["201": reply("The ticket.", object(["ticket": string, "expires_in": integer]))])],
+            "/metrics": ["get": operation("Prometheus metrics", tag: "operations",
+                                          responses: ["200": reply("Exposition format.", string, type: "text/plain")], isPublic: true)],
+            "/dashboard": ["get": operation("The dashboard page", tag: "operations",
+                                            responses: ["200": reply("HTML.", string, type: "text/html")], isPublic: true)],
+            "/openapi.json": ["get": operation("This document", tag: "operations",
+                                               responses: ["200": reply("OpenAPI 3.1.", ["type": "object"])], isPublic: true)],
+        ]
+    }
+}
