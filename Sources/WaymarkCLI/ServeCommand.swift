@@ -63,6 +63,11 @@ struct ServeCommand: AsyncParsableCommand {
                                + "loss can lose the last acknowledged points; faster on slow disks).", valueName: "full|relaxed"))
     var durability: StoreDurability = .full
 
+    @Option(help: ArgumentHelp("The dashboard's basemap: a tile URL template with {z}, {x} and {y}, e.g. "
+                               + "https://tile.openstreetmap.org/{z}/{x}/{y}.png (the browser fetches the tiles; mind the tile "
+                               + "server's usage policy). Without it the map is plain.", valueName: "url-template"))
+    var tiles: String?
+
     @Option(name: .customLong("webhook-allow"),
             help: ArgumentHelp("Internal range (CIDR), address or host name webhooks may reach anyway; repeatable or "
                                + "comma-separated. Loopback, private, link-local and metadata addresses are refused otherwise.",
@@ -88,6 +93,9 @@ struct ServeCommand: AsyncParsableCommand {
             do { try AdminToken.check(environmentToken: token) } catch let error as ServerError { throw ValidationError(error.message) }
         }
         do { _ = try allowedWebhookDestinations() } catch let error as ServerError { throw ValidationError("--webhook-allow: \(error.message)") }
+        if let tiles {
+            do { _ = try DashboardPage.checkedTiles(tiles) } catch let error as ServerError { throw ValidationError("--tiles: \(error.message)") }
+        }
     }
 
     func run() async throws {
@@ -102,6 +110,7 @@ struct ServeCommand: AsyncParsableCommand {
             }
             var configuration = ServerConfiguration(adminTokenDigest: admin.digest)
             configuration.host = command.host
+            configuration.tileURLTemplate = command.tiles
             configuration.port = command.port
             configuration.maxBodyBytes = command.maxBodyBytes
             configuration.rideGapSeconds = command.rideGap

@@ -142,7 +142,7 @@ struct DashboardTests {
     /// Runs headless Chromium on `url` and returns the DOM after scripts ran, and Chromium's log (its
     /// stderr with `--enable-logging=stderr`, where the page's console messages and CSP violations appear
     /// as `INFO:CONSOLE` lines).
-    static func dumpDOM(_ chromium: String, url: String) async throws -> (dom: String, console: String) {
+    static func dumpDOM(_ chromium: String, url: String, timeZone: String? = nil) async throws -> (dom: String, console: String) {
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("waymark-dom-\(UUID().uuidString).html")
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("waymark-chromium-\(UUID().uuidString).log")
         let profile = FileManager.default.temporaryDirectory.appendingPathComponent("waymark-chromium-\(UUID().uuidString)")
@@ -158,6 +158,11 @@ struct DashboardTests {
         process.arguments = ["--headless", "--disable-gpu", "--no-sandbox", "--no-first-run", "--disable-extensions",
                              "--user-data-dir=\(profile.path)", "--enable-logging=stderr", "--v=0",
                              "--virtual-time-budget=15000", "--dump-dom", url]
+        if let timeZone {
+            var environment = ProcessInfo.processInfo.environment
+            environment["TZ"] = timeZone
+            process.environment = environment
+        }
         process.standardOutput = try FileHandle(forWritingTo: output)
         process.standardError = try FileHandle(forWritingTo: log)
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in

@@ -11,10 +11,12 @@ import NIOHTTP1
 @Suite("Live stream (server-sent events)")
 struct LiveStreamTests {
     /// Runs `body` against a server listening on 127.0.0.1 (a real socket, so responses stream).
-    static func live<T: Sendable>(_ kind: StoreKind, _ body: @Sendable (TestServer, Int) async throws -> T) async throws -> T {
+    static func live<T: Sendable>(_ kind: StoreKind, configure: @Sendable (inout ServerConfiguration) -> Void = { _ in },
+                                  _ body: @Sendable (TestServer, Int) async throws -> T) async throws -> T {
         try await kind.withStore { store in
             var configuration = ServerConfiguration(adminTokenDigest: TokenHasher.digest(TestServer.adminToken))
             configuration.clock = { TestServer.now }
+            configure(&configuration)
             let (device, token) = try await DeviceRegistry.register(name: "phone", in: store, at: TestServer.now)
             let app = Application(router: TrackingServer.makeRouter(configuration: configuration, store: store),
                                   configuration: .init(address: .hostname("127.0.0.1", port: 0)))

@@ -43,7 +43,7 @@ struct DemoCommand: AsyncParsableCommand {
         guard !noServe else { return }
         writeLine("""
 
-            Dashboard: \(server.baseURL.absoluteString)/
+            Dashboard: \(server.baseURL.absoluteString)/#token=\(server.adminToken)
             API:       curl -H 'Authorization: Bearer \(server.adminToken)' \(server.baseURL.absoluteString)/api/devices
             Serving until Ctrl-C.
             """)

@@ -23,6 +23,10 @@ public struct ServerConfiguration: Sendable {
     public var adminTokenDigest: String
     /// A pause longer than this (seconds) between consecutive points starts a new ride.
     public var rideGapSeconds: TimeInterval = 600
+    /// The dashboard's basemap: a tile URL template with `{z}`, `{x}` and `{y}` (and optionally `{s}`),
+    /// e.g. `https://tile.openstreetmap.org/{z}/{x}/{y}.png`. The operator's browser fetches the tiles;
+    /// the server never does. Nil: the plain map. Check one with ``DashboardPage/checkedTiles(_:)``.
+    public var tileURLTemplate: String?
     /// GPX reader for `POST /api/devices/{id}/gpx` (WaymarkGeo's `GPXDocument` by default); nil disables the route.
     /// The default bounds the work one upload can cost (see `GPXReadOptions`): 256 attributes per element,
     /// 256 levels, `maxPoints` points; it also stops when the client goes away (the task is cancelled).

@@ -5,14 +5,25 @@ import Foundation
 /// no external assets), served under ``contentSecurityPolicy``.
 ///
 /// The operator types the admin token into the page (kept in `sessionStorage` for the tab; a
-/// `#token=…` fragment, which browsers never send to the server, is accepted too). The page lists
-/// devices with their last positions, draws the selected ride on an SVG map in Web Mercator with a
-/// scale bar and the fences, lists fence events, and follows `/api/stream` for live updates.
-enum DashboardPage {
+/// `#token=…` fragment, which browsers never send to the server, is accepted too: `waymark demo` prints
+/// such a link). The map (SVG, Web Mercator, north up, a scale bar) opens on every device's last
+/// position and the latest ride, with the fences drawn and named; over an optional basemap from the
+/// operator's tile server (``ServerConfiguration/tileURLTemplate``), fetched by the browser. The side
+/// lists devices, rides (start in the browser's time zone, duration, distance) and fence events; a
+/// slider and a play button replay the selected ride; `/api/stream` keeps it all live.
+public enum DashboardPage {
+    /// The page with the tile template in its `waymark-tiles` meta element (empty: the plain map).
+    static func page(tiles: String?) -> String {
+        html.replacingOccurrences(of: tilesPlaceholder, with: ClientText.htmlEscaped(tiles ?? ""))
+    }
+
+    static let tilesPlaceholder = "__WAYMARK_TILES__"
+
     static let html = """
     <!doctype html>
     <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
     <title>Waymark</title>
+    <meta name="waymark-tiles" content="__WAYMARK_TILES__">
     <style>
     body{font:14px system-ui,sans-serif;margin:0;color:#222}
     header{display:flex;gap:1em;align-items:center;padding:.5em 1em;background:#234;color:#fff}
@@ -26,7 +37,15 @@ enum DashboardPage {
     #map{border:1px solid #ccc;background:#f4f6f8}
     #status{font-size:.9em;opacity:.8}
     .fence{fill:rgba(30,120,220,.15);stroke:#1e78dc;stroke-width:1.5}
+    .fence-label{font-size:11px;fill:#14508f}
+    .device{fill:#2a7;stroke:#fff;stroke-width:2}
+    .device-label{font-size:12px;fill:#114;font-weight:bold}
     #track{fill:none;stroke:#d33;stroke-width:2.5;stroke-linejoin:round}
+    #playhead{fill:#fff;stroke:#d33;stroke-width:3}
+    #player{display:flex;gap:.5em;align-items:center}
+    #playback{width:30em}
+    body[data-ready] #login{display:none}
+    li.ride{list-style:none;margin-left:-1.2em}
     </style></head>
     <body>
     <header><h1>Waymark</h1>
@@ -40,15 +59,23 @@ enum DashboardPage {
     </aside>
     <section>
     <svg id="map" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 800 600" width="800" height="600">
-    <g id="fences"></g><polyline id="track" points=""></polyline><g id="marks"></g><g id="scale"></g>
+    <g id="tiles"></g><g id="fences"></g><polyline id="track" points=""></polyline><g id="devices-layer"></g><g id="marks"></g><g id="scale"></g>
     </svg>
+    <div id="player"><button id="play" type="button">Play</button><input id="playback" type="range" min="0" max="0" value="0"><span id="playtime"></span></div>
     <p id="ride-info"></p>
     </section>
     </main>
     <script>
     "use strict";
     const W = 800, H = 600, PAD = 30, EARTH = 40075016.686;
-    const state = { devices: [], fences: [], events: [], device: null, ride: null, track: [], live: null };
+    const state = { devices: [], fences: [], events: [], device: null, ride: null, track: [], live: null, timer: null };
+    const TILES = (document.querySelector('meta[name="waymark-tiles"]') || {}).content || "";
+    // Times in the browser's own zone; durations as h:mm:ss.
+    const local = (iso) => new Date(iso).toLocaleString();
+    function duration(seconds) {
+      const s = Math.round(seconds), h = Math.floor(s / 3600), m = Math.floor(s % 3600 / 60);
+      return (h ? h + " h " : "") + m + " min" + (h ? "" : " " + (s % 60) + " s");
+    }
     const $ = (id) => document.getElementById(id);
     const token = () => sessionStorage.getItem("waymark.token") || "";
     const params = new URLSearchParams(location.hash.slice(1));
@@ -69,7 +96,7 @@ enum DashboardPage {
       return fences;
     }
     function el(tag, attrs, text) {
-      const e = document.createElementNS(tag === "li" || tag === "button" ? "http://www.w3.org/1999/xhtml" : "http://www.w3.org/2000/svg", tag);
+      const e = document.createElementNS(["li", "button", "span"].includes(tag) ? "http://www.w3.org/1999/xhtml" : "http://www.w3.org/2000/svg", tag);
       for (const k in attrs || {}) e.setAttribute(k, attrs[k]);
       if (text !== undefined) e.textContent = text;
       return e;
@@ -96,12 +123,37 @@ enum DashboardPage {
       if (g.type === "Point") return [[g.coordinates[1], g.coordinates[0]]];
       return g.coordinates[0].map(c => [c[1], c[0]]);
     }
+    // The basemap: tiles of the operator's template at the zoom closest to the view, at most 64 of them.
+    function drawTiles() {
+      const g = $("tiles"); g.replaceChildren();
+      if (!TILES) return;
+      const z = Math.max(0, Math.min(19, Math.round(Math.log2(view.k / 256)))), n = Math.pow(2, z), size = view.k / n;
+      const tx0 = Math.floor(view.x0 * n), ty0 = Math.floor(view.y0 * n);
+      const tx1 = Math.floor((view.x0 + W / view.k) * n), ty1 = Math.floor((view.y0 + H / view.k) * n);
+      if ((tx1 - tx0 + 1) * (ty1 - ty0 + 1) > 64) return;
+      for (let ty = Math.max(0, ty0); ty <= Math.min(n - 1, ty1); ty++) {
+        for (let tx = tx0; tx <= tx1; tx++) {
+          const wrapped = ((tx % n) + n) % n;
+          const href = TILES.replace("{z}", z).replace("{x}", wrapped).replace("{y}", ty).replace("{s}", "abc"[(wrapped + ty) % 3]);
+          g.appendChild(el("image", { href: href, class: "tile", x: ((tx / n - view.x0) * view.k).toFixed(1),
+            y: ((ty / n - view.y0) * view.k).toFixed(1), width: (size + 0.5).toFixed(1), height: (size + 0.5).toFixed(1) }));
+        }
+      }
+    }
+    function fenceCentre(f) {
+      const o = fenceOutline(f);
+      return [o.reduce((a, c) => a + c[0], 0) / o.length, o.reduce((a, c) => a + c[1], 0) / o.length];
+    }
     function draw() {
       const pts = state.track.map(p => [p.lat, p.lon]);
-      const near = state.fences.filter(f => !pts.length || fenceOutline(f).some(c => Math.abs(c[0] - pts[0][0]) < 1 && Math.abs(c[1] - pts[0][1]) < 1));
-      fit(pts.length ? pts : near.flatMap(fenceOutline));
+      const lasts = state.devices.filter(d => d.last).map(d => [d.last.lat, d.last.lon]);
+      const anchor = pts.length ? pts : lasts;
+      const near = state.fences.filter(f => !anchor.length || fenceOutline(f).some(c => anchor.some(a => Math.abs(c[0] - a[0]) < 1 && Math.abs(c[1] - a[1]) < 1)));
+      // Every device's last position and the ride; the fences near them when there is neither.
+      fit(pts.length || lasts.length ? pts.concat(lasts) : near.flatMap(fenceOutline));
+      drawTiles();
       const fences = $("fences"); fences.replaceChildren();
-      for (const f of near) {
+      for (const f of near.slice(0, 2000)) {
         const g = f.geometry;
         if (g.type === "Point") {
           const [x, y] = project(g.coordinates[1], g.coordinates[0]);
@@ -111,6 +163,14 @@ enum DashboardPage {
           const p = g.coordinates[0].map(c => project(c[1], c[0]).map(v => v.toFixed(1)).join(",")).join(" ");
           fences.appendChild(el("polygon", { class: "fence", points: p, "data-id": f.id }));
         }
+        const [lx, ly] = project(...fenceCentre(f));
+        fences.appendChild(el("text", { class: "fence-label", x: lx.toFixed(1), y: ly.toFixed(1), "text-anchor": "middle", "data-id": f.id }, f.properties.name));
+      }
+      const layer = $("devices-layer"); layer.replaceChildren();
+      for (const d of state.devices.filter(d => d.last)) {
+        const [x, y] = project(d.last.lat, d.last.lon);
+        layer.appendChild(el("circle", { class: "device", cx: x.toFixed(1), cy: y.toFixed(1), r: 6, "data-device": d.id }));
+        layer.appendChild(el("text", { class: "device-label", x: (x + 9).toFixed(1), y: (y + 4).toFixed(1), "data-device": d.id }, d.name));
       }
       const track = $("track");
       track.setAttribute("points", pts.map(p => project(p[0], p[1]).map(v => v.toFixed(1)).join(",")).join(" "));
@@ -119,9 +179,31 @@ enum DashboardPage {
       if (pts.length) {
         const [x, y] = project(...pts[pts.length - 1]);
         marks.appendChild(el("circle", { cx: x.toFixed(1), cy: y.toFixed(1), r: 5, fill: "#d33", id: "last-point" }));
+        marks.appendChild(el("circle", { id: "playhead", r: 6 }));
+        moveHead();
       }
       drawScale();
     }
+    // Replay: the slider picks a point of the ride; Play walks through it.
+    function moveHead() {
+      const head = $("playhead"), i = Number($("playback").value), p = state.track[i];
+      if (!head || !p) return;
+      const [x, y] = project(p.lat, p.lon);
+      head.setAttribute("cx", x.toFixed(1)); head.setAttribute("cy", y.toFixed(1)); head.setAttribute("data-index", String(i));
+      $("playtime").textContent = local(p.timestamp);
+    }
+    $("playback").oninput = moveHead;
+    $("play").onclick = () => {
+      if (state.timer) { clearInterval(state.timer); state.timer = null; $("play").textContent = "Play"; return; }
+      const slider = $("playback");
+      if (Number(slider.value) >= Number(slider.max)) slider.value = "0";
+      $("play").textContent = "Pause";
+      state.timer = setInterval(() => {
+        slider.value = String(Math.min(Number(slider.max), Number(slider.value) + Math.max(1, Math.round(state.track.length / 300))));
+        moveHead();
+        if (Number(slider.value) >= Number(slider.max)) $("play").onclick();
+      }, 50);
+    };
     function drawScale() {
       const g = $("scale"); g.replaceChildren();
       const mpp = metersPerPixel(view.lat);
@@ -139,20 +221,23 @@ enum DashboardPage {
         const b = el("button", { "data-id": d.id }, d.name);
         b.onclick = () => selectDevice(d.id);
         li.appendChild(b);
-        li.appendChild(document.createTextNode(d.last ? ` ${d.last.lat.toFixed(5)}, ${d.last.lon.toFixed(5)} at ${d.last.timestamp}` : " no position"));
+        li.appendChild(document.createTextNode(d.last ? ` ${d.last.lat.toFixed(5)}, ${d.last.lon.toFixed(5)} at ${local(d.last.timestamp)}` : " no position"));
         ul.appendChild(li);
       }
     }
     function renderEvents() {
       const ol = $("events"); ol.replaceChildren();
-      for (const e of state.events.slice(-50).reverse()) ol.appendChild(el("li", {}, `${e.timestamp} ${e.kind} ${e.fence_id} (${e.device_id})`));
+      const fenceName = (id) => (state.fences.find(f => f.id === id) || { properties: { name: id } }).properties.name;
+      const deviceName = (id) => (state.devices.find(d => d.id === id) || { name: id }).name;
+      for (const e of state.events.slice(-50).reverse()) ol.appendChild(el("li", {}, `${local(e.timestamp)} ${e.kind} ${fenceName(e.fence_id)} (${deviceName(e.device_id)})`));
     }
     async function selectDevice(id) {
       state.device = id; renderDevices();
       const rides = (await api(`/api/devices/${encodeURIComponent(id)}/rides`)).rides;
       const ul = $("rides"); ul.replaceChildren();
       rides.forEach((r, i) => {
-        const li = el("li", {}); const b = el("button", {}, `${r.start} – ${r.points} points, ${(r.distance_m / 1000).toFixed(2)} km`);
+        const li = el("li", { class: "ride" });
+        const b = el("button", {}, `${local(r.start)} · ${duration((Date.parse(r.end) - Date.parse(r.start)) / 1000)} · ${(r.distance_m / 1000).toFixed(2)} km`);
         b.onclick = () => selectRide(r); li.appendChild(b); ul.appendChild(li);
       });
       if (rides.length) await selectRide(rides[rides.length - 1]); else { state.track = []; draw(); }
@@ -165,7 +250,8 @@ enum DashboardPage {
         const page = await api(`/api/devices/${encodeURIComponent(state.device)}/positions?limit=10000&from=${encodeURIComponent(ride.start)}&to=${encodeURIComponent(to)}` + (cursor ? `&cursor=${cursor}` : ""));
         state.track.push(...page.positions); cursor = page.next_cursor;
       } while (cursor);
-      $("ride-info").textContent = `${state.track.length} points from ${ride.start} to ${ride.end}`;
+      $("ride-info").textContent = `${state.track.length} points from ${local(ride.start)} to ${local(ride.end)}`;
+      $("playback").max = String(Math.max(0, state.track.length - 1)); $("playback").value = "0";
       draw();
     }
     // The stream URL carries a single-use ticket, never the token (URLs end up in logs and history). When
@@ -184,7 +270,10 @@ enum DashboardPage {
         const list = JSON.parse(m.data).positions; if (!list.length) return;
         const d = state.devices.find(d => d.id === list[0].device_id);
         if (d) { d.last = list[list.length - 1]; renderDevices(); }
-        if (state.device === list[0].device_id && state.ride && state.ride === state.latestRide) { state.track.push(...list); draw(); }
+        if (state.device === list[0].device_id && state.ride && state.ride === state.latestRide) {
+          state.track.push(...list); $("playback").max = String(state.track.length - 1);
+        }
+        draw();
       });
       state.live.addEventListener("fence", (m) => { state.events.push(JSON.parse(m.data)); renderEvents(); });
       state.live.onopen = () => { $("status").textContent = "live"; };
@@ -196,7 +285,9 @@ enum DashboardPage {
         state.fences = await allFences();
         state.events = (await api("/api/events?limit=1000")).events;
         renderDevices(); renderEvents();
-        const wanted = params.get("device") || (state.devices[0] && state.devices[0].id);
+        // The latest ride: that of the device heard from last.
+        const latest = state.devices.filter(d => d.last).sort((a, b) => Date.parse(b.last.timestamp) - Date.parse(a.last.timestamp))[0];
+        const wanted = params.get("device") || (latest || state.devices[0] || {}).id;
         if (wanted) { await selectDevice(wanted); state.latestRide = state.ride; }
         $("status").textContent = "connected";
         if (params.get("live") !== "0") follow();
@@ -214,15 +305,43 @@ extension DashboardPage {
     /// The Content-Security-Policy the page is served with: nothing may load or run but the page's own
     /// inline `<style>` and `<script>`, allowed by their SHA-256 hashes (computed from ``html`` once, so
     /// an edit of the page cannot leave a stale hash behind), and `fetch`/`EventSource` to this origin.
-    /// The map is inline SVG, so no image source is allowed (`img-src 'none'`); the login form is only
+    /// The map is inline SVG: images may come only from the basemap's tile host (`img-src 'none'` without one); the login form is only
     /// ever handled by the script, so it may submit nowhere (`form-action 'none'`); no page may frame the
     /// dashboard (`frame-ancestors 'none'`) and no `<base>` may redirect its relative URLs (`base-uri 'none'`).
-    static let contentSecurityPolicy: String = {
-        let styles = inlineElements("style", in: html).map(hashSource).joined(separator: " ")
-        let scripts = inlineElements("script", in: html).map(hashSource).joined(separator: " ")
-        return ["default-src 'none'", "script-src \(scripts)", "style-src \(styles)", "connect-src 'self'",
-                "img-src 'none'", "base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'"].joined(separator: "; ")
-    }()
+    static func contentSecurityPolicy(tiles: String?) -> String {
+        let images = tiles.flatMap(tileSource) ?? "'none'"
+        return ["default-src 'none'", "script-src \(scriptHashes)", "style-src \(styleHashes)", "connect-src 'self'",
+                "img-src \(images)", "base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'"].joined(separator: "; ")
+    }
+
+    private static let styleHashes = inlineElements("style", in: html).map(hashSource).joined(separator: " ")
+    private static let scriptHashes = inlineElements("script", in: html).map(hashSource).joined(separator: " ")
+
+    /// The CSP source of a tile template's host: `https://tile.example.org`, or `https://*.tile.example.org`
+    /// for a `{s}` subdomain; nil for a template ``checkedTiles(_:)`` refuses.
+    static func tileSource(_ template: String) -> String? {
+        guard (try? checkedTiles(template)) != nil, let schemeEnd = template.range(of: "://") else { return nil }
+        let rest = template[schemeEnd.upperBound...]
+        let authority = rest.prefix { $0 != "/" }
+        return String(template[..<schemeEnd.upperBound]) + authority.replacingOccurrences(of: "{s}", with: "*")
+    }
+
+    /// `template` when it is a usable tile URL template: `http` or `https`, a host, and `{z}`, `{x}` and
+    /// `{y}` (`{s}` allowed only as the first label of the host).
+    /// - throws: ``ServerError`` ``ServerError/Code/configuration`` naming what is wrong.
+    public static func checkedTiles(_ template: String) throws -> String {
+        for placeholder in ["{z}", "{x}", "{y}"] where !template.contains(placeholder) {
+            throw ServerError(.configuration, "the tile template '\(template)' has no \(placeholder); expected e.g. https://tile.example.org/{z}/{x}/{y}.png")
+        }
+        let sample = template.replacingOccurrences(of: "{z}", with: "1").replacingOccurrences(of: "{x}", with: "1")
+            .replacingOccurrences(of: "{y}", with: "1").replacingOccurrences(of: "{s}.", with: "a.")
+        guard let url = URL(string: sample), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
+              let host = url.host, !host.isEmpty, !template.contains("\""), !template.contains("'"), !template.contains(" "),
+              !(template.replacingOccurrences(of: "://{s}.", with: "://").contains("{s}")) else {
+            throw ServerError(.configuration, "the tile template '\(template)' is not an http(s) URL with a host; expected e.g. https://tile.example.org/{z}/{x}/{y}.png")
+        }
+        return template
+    }
 
     /// The exact text inside each attribute-less `<tag>…</tag>` element of `page`, in order: what a
     /// browser hashes to check it against a CSP hash source.

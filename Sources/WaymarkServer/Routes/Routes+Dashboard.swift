@@ -4,29 +4,29 @@ import Hummingbird
 
 extension Routes {
     func addDashboardRoute(to router: Router<TrackingServer.Context>) {
-        router.get("/dashboard") { _, _ in Self.dashboard() }
+        router.get("/dashboard") { _, _ in dashboard() }
         router.get("/openapi.json") { _, _ in
             Response(status: .ok, headers: [.contentType: "application/json"],
                      body: ResponseBody(byteBuffer: ByteBuffer(bytes: OpenAPIDocument.json)))
         }
     }
 
-    /// The dashboard page (see ``DashboardPage``) with ``dashboardHeaders``.
-    static func dashboard() -> Response {
-        Response(status: .ok, headers: dashboardHeaders, body: ResponseBody(byteBuffer: ByteBuffer(string: DashboardPage.html)))
-    }
-
-    /// The dashboard's headers: its type, no caching without revalidation, and defence in depth for the
-    /// page that holds the admin token: ``DashboardPage/contentSecurityPolicy``, no framing (also for
+    /// The dashboard page (see ``DashboardPage``) with the configured basemap. Its headers: its type, no
+    /// caching without revalidation, and defence in depth for the page that holds the admin token:
+    /// ``DashboardPage/contentSecurityPolicy(tiles:)`` (images from the tile host only), no framing (also for
     /// browsers without `frame-ancestors`), no MIME sniffing and no `Referer` sent from it.
-    static let dashboardHeaders: HTTPFields = [
-        .contentType: "text/html; charset=utf-8",
-        .cacheControl: "no-cache",
-        .contentSecurityPolicy: DashboardPage.contentSecurityPolicy,
-        HTTPField.Name("X-Frame-Options")!: "DENY",
-        .xContentTypeOptions: "nosniff",
-        HTTPField.Name("Referrer-Policy")!: "no-referrer",
-    ]
+    func dashboard() -> Response {
+        let tiles = configuration.tileURLTemplate
+        let headers: HTTPFields = [
+            .contentType: "text/html; charset=utf-8",
+            .cacheControl: "no-cache",
+            .contentSecurityPolicy: DashboardPage.contentSecurityPolicy(tiles: tiles),
+            HTTPField.Name("X-Frame-Options")!: "DENY",
+            .xContentTypeOptions: "nosniff",
+            HTTPField.Name("Referrer-Policy")!: "no-referrer",
+        ]
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: DashboardPage.page(tiles: tiles))))
+    }
 
     /// Whether a `GET /` is a browser asking for the dashboard rather than an OsmAnd upload: no device id,
     /// token or position in the query.

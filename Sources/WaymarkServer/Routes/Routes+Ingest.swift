@@ -9,7 +9,7 @@ extension Routes {
         router.post("/api/ingest") { request, context in try await overland(request, context: context) }
         router.post("/pub") { request, context in try await ownTracks(request, context: context) }
         router.get("/") { request, context in
-            Self.wantsDashboard(request) ? Self.dashboard() : try await osmAnd(request, context: context)
+            Self.wantsDashboard(request) ? dashboard() : try await osmAnd(request, context: context)
         }
         router.get("/osmand") { request, context in try await osmAnd(request, context: context) }
         for path in ["/", "/osmand"] {
