@@ -167,6 +167,8 @@ let package = Package(
                 .grdb,
                 // The sync-counting VFS of the durability tests (Support/SyncCountingVFS.swift).
                 .grdbSQLite,
+                // The retention tests read PostgreSQL's partition catalogue.
+                .postgresNIO,
                 .hummingbird,
                 .hummingbirdTesting,
                 .asyncHTTPClient,

@@ -58,6 +58,10 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("body-timeout"), help: "Seconds a request may take to send its body (then the connection is closed).")
     var bodyTimeout: Double = 60
 
+    @Option(name: .customLong("retention-days"),
+            help: "Days positions, gap markers and device events are kept (0: forever); older ones are removed every hour.")
+    var retentionDays: Double = 0
+
     @Option(help: ArgumentHelp("When an upload is acknowledged: 'full' (after the commit reached the disk: an acknowledged "
                                + "point survives power loss) or 'relaxed' (after the database has it: an OS crash or power "
                                + "loss can lose the last acknowledged points; faster on slow disks).", valueName: "full|relaxed"))
@@ -84,6 +88,7 @@ struct ServeCommand: AsyncParsableCommand {
         guard maxBodyBytes > 0 else { throw ValidationError("--max-body-bytes must be positive") }
         guard rideGap > 0 else { throw ValidationError("--ride-gap must be positive") }
         guard idempotencyDays >= 0, idempotencyDays.isFinite else { throw ValidationError("--idempotency-days must be 0 or more") }
+        guard retentionDays >= 0, retentionDays.isFinite else { throw ValidationError("--retention-days must be 0 or more") }
         guard maxPointsPerRequest > 0 else { throw ValidationError("--max-points-per-request must be positive") }
         guard (maxConnections ?? 1) > 0 else { throw ValidationError("--max-connections must be positive") }
         guard headerTimeout > 0, headerTimeout.isFinite else { throw ValidationError("--header-timeout must be a positive number of seconds") }
@@ -115,6 +120,7 @@ struct ServeCommand: AsyncParsableCommand {
             configuration.maxBodyBytes = command.maxBodyBytes
             configuration.rideGapSeconds = command.rideGap
             configuration.idempotencyRetentionSeconds = command.idempotencyDays > 0 ? command.idempotencyDays * 86_400 : nil
+            configuration.historyRetentionSeconds = command.retentionDays > 0 ? command.retentionDays * 86_400 : nil
             configuration.maxPointsPerRequest = command.maxPointsPerRequest
             configuration.maxConnections = command.maxConnections ?? Self.defaultMaxConnections()
             configuration.headerTimeoutSeconds = command.headerTimeout

@@ -2,12 +2,17 @@ import Foundation
 import Logging
 import ServiceLifecycle
 
-/// The background service that forgets old `Idempotency-Key`s, so the table of answered batches
-/// does not grow forever.
+/// The background service that keeps stored history bounded.
 ///
-/// Every ``interval`` seconds it deletes keys received more than ``retentionSeconds`` ago. A batch
-/// replayed after that is answered like a new request whose points are all duplicates: nothing is
-/// stored twice. `waymark serve` runs it (`--idempotency-days`). `Sendable`.
+/// Every ``interval`` seconds:
+/// - it deletes `Idempotency-Key`s received more than ``retentionSeconds`` ago (`--idempotency-days`). A
+///   batch replayed after that is answered like a new request whose points are all duplicates: nothing is
+///   stored twice;
+/// - with ``historySeconds`` (`--retention-days`), it removes older positions, gap markers and device
+///   events through ``Store/deleteHistory(before:limit:)``, ``batch`` rows at a time, yielding between
+///   batches so ingest goes on;
+/// - on PostgreSQL it creates the coming months' partitions of `positions` (``PostgresStore/ensurePartitions(around:)``).
+/// `Sendable`.
 ///
 /// ```swift
 /// let service = RetentionService(store: store, retentionSeconds: 30 * 86_400)
@@ -15,8 +20,12 @@ import ServiceLifecycle
 public struct RetentionService: Service {
     /// The store to prune.
     public let store: any Store
-    /// How long a key is kept, in seconds.
-    public let retentionSeconds: TimeInterval
+    /// How long an idempotency key is kept, in seconds; nil: forever.
+    public let retentionSeconds: TimeInterval?
+    /// How long positions, gap markers and device events are kept, in seconds; nil: forever.
+    public let historySeconds: TimeInterval?
+    /// Rows removed per call of ``Store/deleteHistory(before:limit:)``.
+    public let batch = 5_000
     /// Seconds between prunes.
     public let interval: TimeInterval
     /// The clock keys are aged by.
@@ -24,10 +33,11 @@ public struct RetentionService: Service {
     let logger: Logger
 
     /// Makes the service.
-    public init(store: any Store, retentionSeconds: TimeInterval, interval: TimeInterval = 3600,
+    public init(store: any Store, retentionSeconds: TimeInterval?, historySeconds: TimeInterval? = nil, interval: TimeInterval = 3600,
                 clock: @escaping @Sendable () -> Date = { Date() }, logger: Logger = Logger(label: "waymark.retention")) {
         self.store = store
         self.retentionSeconds = retentionSeconds
+        self.historySeconds = historySeconds
         self.interval = interval
         self.clock = clock
         self.logger = logger
@@ -36,7 +46,23 @@ public struct RetentionService: Service {
     /// One prune at the clock's current time; returns how many keys were forgotten.
     @discardableResult
     public func pruneOnce() async throws -> Int {
-        try await store.pruneIdempotencyKeys(receivedBefore: clock().addingTimeInterval(-retentionSeconds))
+        guard let retentionSeconds else { return 0 }
+        return try await store.pruneIdempotencyKeys(receivedBefore: clock().addingTimeInterval(-retentionSeconds))
+    }
+
+    /// Removes history older than ``historySeconds`` at the clock's current time, batch by batch until
+    /// none is left; returns how many rows were removed (0 without ``historySeconds``).
+    @discardableResult
+    public func expireHistoryOnce() async throws -> Int {
+        guard let historySeconds else { return 0 }
+        let cutoff = clock().addingTimeInterval(-historySeconds)
+        var removed = 0
+        while true {
+            let count = try await store.deleteHistory(before: cutoff, limit: batch)
+            removed += count
+            if count == 0 || Task.isCancelled { return removed }
+            await Task.yield()
+        }
     }
 
     /// Prunes at start and then every ``interval`` until graceful shutdown or cancellation.
@@ -46,8 +72,11 @@ public struct RetentionService: Service {
                 do {
                     let forgotten = try await pruneOnce()
                     if forgotten > 0 { logger.info("forgot old idempotency keys", metadata: ["count": "\(forgotten)"]) }
+                    let expired = try await expireHistoryOnce()
+                    if expired > 0 { logger.info("removed history past the retention period", metadata: ["rows": "\(expired)"]) }
+                    try await (store as? PostgresStore)?.ensurePartitions(around: clock())
                 } catch {
-                    logger.error("pruning idempotency keys failed", metadata: ["error": "\(error)"])
+                    logger.error("retention failed", metadata: ["error": "\(error)"])
                 }
                 try? await Task.sleep(for: .seconds(interval))
             }

@@ -36,6 +36,9 @@ public struct ServerConfiguration: Sendable {
     /// How long an `Idempotency-Key` is remembered (seconds; nil: forever). After that a replay of the
     /// batch is no longer answered `replayed`, but its points are still absorbed as duplicates.
     public var idempotencyRetentionSeconds: TimeInterval? = 30 * 86_400
+    /// How long positions, gap markers and device events are kept (`waymark serve --retention-days`); nil
+    /// keeps them forever. ``RetentionService`` removes older ones every hour, in bounded batches.
+    public var historyRetentionSeconds: TimeInterval?
     /// Most entries (points, gap markers, OwnTracks messages, GPX track points) one request may carry;
     /// a request with more gets 413 before any entry is validated.
     public var maxPointsPerRequest: Int = 200_000

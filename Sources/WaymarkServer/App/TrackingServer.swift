@@ -62,8 +62,11 @@ public enum TrackingServer {
             let clock = configuration.clock
             services.append(WebhookService(deliverer: WebhookDeliverer(store: store, policy: webhooks, metrics: metrics), clock: clock))
         }
-        if let retention = configuration.idempotencyRetentionSeconds {
-            services.append(RetentionService(store: store, retentionSeconds: retention, clock: configuration.clock, logger: logger))
+        if configuration.idempotencyRetentionSeconds != nil || configuration.historyRetentionSeconds != nil
+            || store is PostgresStore {
+            services.append(RetentionService(store: store, retentionSeconds: configuration.idempotencyRetentionSeconds,
+                                             historySeconds: configuration.historyRetentionSeconds,
+                                             clock: configuration.clock, logger: logger))
         }
         var application = Application(
             router: makeRouter(configuration: configuration, store: store, metrics: metrics, webhooks: webhooks ?? WebhookPolicy()),

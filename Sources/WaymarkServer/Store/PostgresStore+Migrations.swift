@@ -1,3 +1,4 @@
+import Foundation
 import PostgresNIO
 
 extension PostgresStore {
@@ -130,6 +131,37 @@ extension PostgresStore {
             """,
             "CREATE INDEX device_events_by_device ON device_events (device_id, id)",
         ]),
+        // Positions partitioned by time (native declarative partitioning, one partition per calendar month
+        // UTC, created ahead by ``PostgresStore/ensurePartitions(around:)``; a DEFAULT partition catches the
+        // rest), so retention drops whole partitions and a month's index stays the size of a month.
+        ("v6-positions-partitioned", [
+            "ALTER TABLE positions RENAME TO positions_unpartitioned",
+            "ALTER TABLE positions_unpartitioned RENAME CONSTRAINT positions_pkey TO positions_unpartitioned_pkey",
+            """
+            CREATE TABLE positions (
+                device_id text NOT NULL REFERENCES devices(id),
+                ts bigint NOT NULL,
+                lat double precision NOT NULL,
+                lon double precision NOT NULL,
+                alt double precision,
+                h_acc double precision,
+                v_acc double precision,
+                speed double precision,
+                course double precision,
+                battery double precision,
+                charging boolean,
+                activity text,
+                source text NOT NULL,
+                received_ms bigint NOT NULL,
+                PRIMARY KEY (device_id, ts),
+                CHECK (lat BETWEEN -90 AND 90 AND lon BETWEEN -180 AND 180),
+                CHECK (battery IS NULL OR battery BETWEEN 0 AND 1)
+            ) PARTITION BY RANGE (ts)
+            """,
+            "CREATE TABLE positions_default PARTITION OF positions DEFAULT",
+            "INSERT INTO positions SELECT * FROM positions_unpartitioned",
+            "DROP TABLE positions_unpartitioned",
+        ]),
     ]
 
     /// Creates or upgrades the schema; see ``Store/migrate()``.
@@ -152,6 +184,7 @@ extension PostgresStore {
                 }
             }
         }
+        try await ensurePartitions(around: Date())
     }
 }
 

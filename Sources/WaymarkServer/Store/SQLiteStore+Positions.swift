@@ -158,6 +158,38 @@ extension SQLiteStore {
         }
     }
 
+    /// Retention; see ``Store/deleteHistory(before:limit:)``. Positions go per device, through the
+    /// (device, time) key, `limit` rows per write transaction.
+    public func deleteHistory(before date: Date, limit: Int) async throws -> Int {
+        let cutoff = date.millisecondsSince1970, batch = max(1, limit)
+        return try await storageErrors {
+            let devices = try await pool.read { db in try String.fetchAll(db, sql: "SELECT id FROM devices ORDER BY id") }
+            var removed = 0
+            for device in devices where removed < batch {
+                let room = batch - removed
+                removed += try await pool.write { db in
+                    try db.execute(sql: """
+                        DELETE FROM positions WHERE device_id = ? AND ts IN
+                            (SELECT ts FROM positions WHERE device_id = ? AND ts < ? ORDER BY ts LIMIT ?)
+                        """, arguments: [device, device, cutoff, room])
+                    return db.changesCount
+                }
+            }
+            removed += try await pool.write { db in
+                try db.execute(sql: """
+                    DELETE FROM gaps WHERE (device_id, start_ms, end_ms) IN
+                        (SELECT device_id, start_ms, end_ms FROM gaps WHERE end_ms < ? LIMIT ?)
+                    """, arguments: [cutoff, batch])
+                var count = db.changesCount
+                try db.execute(sql: "DELETE FROM device_events WHERE id IN (SELECT id FROM device_events WHERE received_ms < ? LIMIT ?)",
+                               arguments: [cutoff, batch])
+                count += db.changesCount
+                return count
+            }
+            return removed
+        }
+    }
+
     /// Forgets old idempotency keys; see ``Store/pruneIdempotencyKeys(receivedBefore:)``.
     public func pruneIdempotencyKeys(receivedBefore date: Date) async throws -> Int {
         try await storageErrors {

@@ -66,6 +66,11 @@ public protocol PositionStore: Sendable {
     func gaps(_ query: GapQuery) async throws -> [PositionGap]
     /// Up to `limit` of the device's events (records without a position) with an id above `afterID`, oldest first.
     func deviceEvents(deviceID: String, afterID: Int64, limit: Int) async throws -> [DeviceEvent]
+    /// Removes history older than `date` (retention): positions timed before it, gap markers that ended
+    /// before it, device events received before it. One call removes a bounded amount (about `limit`
+    /// rows per kind, in short transactions, so ingest goes on; on PostgreSQL also whole monthly
+    /// partitions that end before `date`); returns how many rows it removed, 0 when nothing older is left.
+    func deleteHistory(before date: Date, limit: Int) async throws -> Int
 }
 
 /// Fences and the events ingest decided for them. One role of ``Store``.
