@@ -250,4 +250,20 @@ struct StoreTests {
             #expect(try await store.positions(PositionQuery(deviceID: device.id)).isEmpty)
         }
     }
+
+    @Test("lastPositions gives every device's latest position in one call, and none for a device without one",
+          arguments: StoreKind.available)
+    func lastPositions(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let a = try await Self.registered(store, name: "a"), b = try await Self.registered(store, name: "b")
+            _ = try await Self.registered(store, name: "silent")
+            _ = try await store.ingest(IngestWrite(deviceID: a.id, positions: [Self.point(a.id, second: 5), Self.point(a.id, second: 9),
+                                                                               Self.point(a.id, second: 7)], receivedAt: Self.t0))
+            _ = try await store.ingest(IngestWrite(deviceID: b.id, positions: [Self.point(b.id, second: 1)], receivedAt: Self.t0))
+            let lasts = try await store.lastPositions()
+            #expect(Set(lasts.keys) == [a.id, b.id])
+            #expect(lasts[a.id] == Self.point(a.id, second: 9) && lasts[b.id] == Self.point(b.id, second: 1))
+            #expect(lasts[a.id] == (try await store.lastPosition(deviceID: a.id)))
+        }
+    }
 }

@@ -34,11 +34,12 @@ extension Routes {
         case .admin: devices = try await store.listDevices()
         case .device(let device): devices = [device]
         }
-        var list: [[String: Any]] = []
-        for device in devices {
+        // One query for every device's last position, not one per device.
+        let lasts = try await store.lastPositions()
+        let list = devices.map { device -> [String: Any] in
             var object = PositionJSON.object(device)
-            object["last"] = try await store.lastPosition(deviceID: device.id).map { PositionJSON.object($0) as Any } ?? NSNull()
-            list.append(object)
+            object["last"] = lasts[device.id].map { PositionJSON.object($0) as Any } ?? NSNull()
+            return object
         }
         return JSONReply.response(["devices": list])
     }

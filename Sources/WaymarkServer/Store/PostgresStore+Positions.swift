@@ -169,6 +169,17 @@ extension PostgresStore {
         }
     }
 
+    /// Every device's latest position; see ``Store/lastPositions()``. One index probe per device, in one query.
+    public func lastPositions() async throws -> [String: Position] {
+        try await storageErrors {
+            let rows = try await client.query("""
+                SELECT \(unescaped: Self.positionColumns) FROM devices d CROSS JOIN LATERAL
+                    (SELECT * FROM positions WHERE device_id = d.id ORDER BY ts DESC LIMIT 1) p
+                """, logger: logger).collect()
+            return Dictionary(try rows.map { row in let p = try Self.position(from: row); return (p.deviceID, p) }) { first, _ in first }
+        }
+    }
+
     /// One page of positions by key; see ``Store/positions(_:)``.
     public func positions(_ query: PositionQuery) async throws -> [Position] {
         try await storageErrors {

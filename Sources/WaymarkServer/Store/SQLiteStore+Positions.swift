@@ -229,6 +229,19 @@ extension SQLiteStore {
         }
     }
 
+    /// Every device's latest position; see ``Store/lastPositions()``. One key seek per device, in one query.
+    public func lastPositions() async throws -> [String: Position] {
+        try await storageErrors {
+            try await pool.read { db in
+                let rows = try Row.fetchAll(db, sql: """
+                    SELECT p.* FROM devices d JOIN positions p
+                    ON p.device_id = d.id AND p.ts = (SELECT max(ts) FROM positions WHERE device_id = d.id)
+                    """)
+                return Dictionary(rows.map { row in let p = Self.position(from: row); return (p.deviceID, p) }) { first, _ in first }
+            }
+        }
+    }
+
     /// One page of positions by key; see ``Store/positions(_:)``.
     public func positions(_ query: PositionQuery) async throws -> [Position] {
         try await storageErrors {

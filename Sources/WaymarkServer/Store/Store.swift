@@ -58,6 +58,8 @@ public protocol PositionStore: Sendable {
     func ingest(_ write: IngestWrite) async throws -> IngestOutcome
     /// The device's most recent position by timestamp, or nil.
     func lastPosition(deviceID: String) async throws -> Position?
+    /// The most recent position of every device that has one, by device id, in one query (the device list).
+    func lastPositions() async throws -> [String: Position]
     /// One page of a device's positions in ascending timestamp order.
     func positions(_ query: PositionQuery) async throws -> [Position]
     /// Forgets `Idempotency-Key`s of requests received before `date`; returns how many were forgotten.
