@@ -2,7 +2,7 @@
 # Ingest benchmark of `waymark serve` over loopback HTTP (release build), with the raw insert
 # ceiling of the same database and the fence comparison against PostGIS measured in the same run.
 #
-# Usage: [WAYMARK_BIN=path] Scripts/bench_ingest.sh [RUNS=3] [SECONDS=10]
+# Usage: [WAYMARK_BIN=path] [KINDS="sqlite postgres"] [POSTGIS=0] Scripts/bench_ingest.sh [RUNS=3] [SECONDS=10]
 #   PostgreSQL too when WAYMARK_BENCH_POSTGRES_URL (or WAYMARK_TEST_POSTGRES_URL) is set; each run
 #   gets a fresh schema (needs `psql`). PostGIS must be installed for the fence comparison.
 #
@@ -98,8 +98,11 @@ load_run() {
     printf '%s\t%s\n' "$json" "$(python3 -c "print(($after - $before) / $TICKS)")"
 }
 
-KINDS="sqlite"
-if [ -n "$PG_URL" ]; then KINDS="sqlite postgres"; fi
+# KINDS: the stores to measure (default sqlite, and postgres when a URL is set); POSTGIS=0 skips the PostGIS comparison.
+if [ -z "${KINDS:-}" ]; then
+    KINDS="sqlite"
+    if [ -n "$PG_URL" ]; then KINDS="sqlite postgres"; fi
+fi
 echo "== $(nproc) cores; uptime: $(uptime)" >&2
 for kind in $KINDS; do
     for run in $(seq 1 "$RUNS"); do
@@ -117,7 +120,7 @@ for kind in $KINDS; do
         record "$kind" "$run" fences "$json" "$cpu"
     done
 done
-if [ -n "$PG_URL" ]; then
+if [ -n "$PG_URL" ] && [ "${POSTGIS:-1}" != 0 ]; then
     for run in $(seq 1 "$RUNS"); do
         echo "== fence evaluation vs PostGIS, run $run" >&2
         record postgis "$run" fences-vs-postgis "$("$BIN" bench fences --postgres "$PG_URL" --fences "$FENCES" --points 100000)" \
