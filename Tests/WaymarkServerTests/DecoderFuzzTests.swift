@@ -42,7 +42,7 @@ struct DecoderFuzzTests {
                 let result: DecodedBody
                 switch seedIndex {
                 case 0: result = try OverlandDecoder.decode(try JSONBody.parse(ByteBuffer(bytes: body)))
-                case 1: result = try OwnTracksDecoder.decode(try JSONBody.parse(ByteBuffer(bytes: body))).body
+                case 1: result = try OwnTracksDecoder.decode(try JSONBody.parse(ByteBuffer(bytes: body)))
                 case 2: result = try TraccarJSONDecoder.decode(try JSONBody.parse(ByteBuffer(bytes: body)))
                 default: result = OsmAndDecoder.decode(FormFields(String(decoding: body, as: UTF8.self)), receivedAt: validator.now)
                 }

@@ -1,8 +1,9 @@
 import Crypto
 import Foundation
+import WaymarkGeo
 
 /// The dashboard served at `GET /`: one self-contained HTML page (inline CSS, JavaScript and SVG,
-/// no external assets), served under ``contentSecurityPolicy``.
+/// no external assets), served under ``contentSecurityPolicy(tiles:)``.
 ///
 /// The operator types the admin token into the page (kept in `sessionStorage` for the tab; a
 /// `#token=…` fragment, which browsers never send to the server, is accepted too: `waymark demo` prints
@@ -14,7 +15,7 @@ import Foundation
 public enum DashboardPage {
     /// The page with the tile template in its `waymark-tiles` meta element (empty: the plain map).
     static func page(tiles: String?) -> String {
-        html.replacingOccurrences(of: tilesPlaceholder, with: ClientText.htmlEscaped(tiles ?? ""))
+        html.replacingOccurrences(of: tilesPlaceholder, with: GPXWriter.escape(tiles ?? "", attribute: true))
     }
 
     static let tilesPlaceholder = "__WAYMARK_TILES__"

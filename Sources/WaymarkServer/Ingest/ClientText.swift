@@ -30,21 +30,4 @@ enum ClientText {
     static func fits(_ text: String, maxBytes: Int) -> Bool {
         !text.isEmpty && text.utf8.count <= maxBytes
     }
-
-    /// `text` safe inside HTML text or a quoted attribute: `&`, `<`, `>`, `"` and `'` as entities.
-    static func htmlEscaped(_ text: String) -> String {
-        var escaped = ""
-        escaped.reserveCapacity(text.utf8.count)
-        for character in text {
-            switch character {
-            case "&": escaped += "&amp;"
-            case "<": escaped += "&lt;"
-            case ">": escaped += "&gt;"
-            case "\"": escaped += "&quot;"
-            case "'": escaped += "&#39;"
-            default: escaped.append(character)
-            }
-        }
-        return escaped
-    }
 }

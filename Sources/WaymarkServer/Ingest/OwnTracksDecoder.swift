@@ -20,13 +20,12 @@ import WaymarkGeo
 /// transition repeats the fix of the `location` message sent with it, which is the point stored;
 /// an encrypted message cannot be read here (no key) and is kept whole rather than dropped.
 enum OwnTracksDecoder {
-    /// The result: candidates, and whether any message was of a positional type.
-    static func decode(_ json: Any, limits: DecodeLimits = DecodeLimits()) throws -> (body: DecodedBody, positional: Int) {
+    /// The points (location messages) and device events (every other type) of an OwnTracks body.
+    static func decode(_ json: Any, limits: DecodeLimits = DecodeLimits()) throws -> DecodedBody {
         let messages: [Any]
         if let array = json as? [Any] { messages = array } else { messages = [json] }
         guard messages.count <= limits.maxEntries else { throw limits.tooManyEntries(messages.count) }
         var body = DecodedBody()
-        var positional = 0
         for message in messages {
             guard let object = message as? [String: Any] else {
                 throw ServerError(.malformedBody, #"expected an OwnTracks object {"_type":"location",…}"#)
@@ -41,13 +40,12 @@ enum OwnTracksDecoder {
                 body.events.append(EventCandidate(kind: "owntracks.\(type)", time: time, record: object))
                 continue
             }
-            positional += 1
-            body.candidates.append(candidate(from: object, type: type))
+            body.candidates.append(candidate(from: object))
         }
-        return (body, positional)
+        return body
     }
 
-    static func candidate(from o: [String: Any], type: String) -> PositionCandidate {
+    static func candidate(from o: [String: Any]) -> PositionCandidate {
         var c = PositionCandidate()
         c.names = .init(latitude: "lat", longitude: "lon", timestamp: "tst")
         c.latitude = JSONBody.double(o["lat"])

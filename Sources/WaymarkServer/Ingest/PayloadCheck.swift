@@ -49,7 +49,7 @@ public enum PayloadCheck {
             decoded = try NativeBatchScanner.decode(buffer, limits: limits)
                 ?? OverlandDecoder.decode(try JSONBody.parse(buffer, limits: limits), limits: limits)
         case .ownTracks:
-            decoded = try OwnTracksDecoder.decode(try JSONBody.parse(ByteBuffer(bytes: body), limits: limits), limits: limits).body
+            decoded = try OwnTracksDecoder.decode(try JSONBody.parse(ByteBuffer(bytes: body), limits: limits), limits: limits)
         case .traccarJSON:
             decoded = try TraccarJSONDecoder.decode(try JSONBody.parse(ByteBuffer(bytes: body), limits: limits), limits: limits)
         case .osmAnd:

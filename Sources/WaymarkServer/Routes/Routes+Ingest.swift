@@ -38,7 +38,7 @@ extension Routes {
         let buffer = try await body(of: request)
         let limits = configuration.decodeLimits
         let checked = try await decode(buffer, device: device, context: context, keepRejected: true) {
-            try OwnTracksDecoder.decode(try JSONBody.parse($0, limits: limits), limits: limits).body
+            try OwnTracksDecoder.decode(try JSONBody.parse($0, limits: limits), limits: limits)
         }
         var headers: HTTPFields = [.contentType: "application/json"]
         // A location is a point; every other message type (and a rejected location) a device event.

@@ -96,15 +96,11 @@ extension PostgresStore {
             INSERT INTO fence_states (device_id, inside, dwelled) VALUES (\(deviceID), '{}', '[]')
             ON CONFLICT (device_id) DO NOTHING
             """, logger: logger)
-        // The device's revocation is read in the same statement: a token cached before a revocation
-        // (DeviceTokenCache) stores nothing.
         let row = try await connection.query("""
-            SELECT f.last_ts, f.last_lat, f.last_lon, f.inside, f.dwelled, d.revoked_ms
-            FROM fence_states f JOIN devices d ON d.id = f.device_id WHERE f.device_id = \(deviceID) FOR UPDATE OF f
+            SELECT last_ts, last_lat, last_lon, inside, dwelled FROM fence_states WHERE device_id = \(deviceID) FOR UPDATE
             """, logger: logger).collect().first
         guard let row else { throw ServerError(.storage, "PostgreSQL: the fence state of \(deviceID) vanished") }
-        let (ts, lat, lon, inside, dwelled, revoked) = try row.decode((Int64?, Double?, Double?, String, String, Int64?).self)
-        guard revoked == nil else { throw ServerError(.unauthorized, "the device token is unknown or revoked") }
+        let (ts, lat, lon, inside, dwelled) = try row.decode((Int64?, Double?, Double?, String, String).self)
         var state = DeviceFenceState(lastMillis: ts, lastLatitude: lat, lastLongitude: lon, insideText: inside, dwelledText: dwelled)
         if state.lastTimestamp == nil {
             let last = try await connection.query("""

@@ -137,27 +137,13 @@ extension PostgresStore {
         ("v6-positions-partitioned", [
             "ALTER TABLE positions RENAME TO positions_unpartitioned",
             "ALTER TABLE positions_unpartitioned RENAME CONSTRAINT positions_pkey TO positions_unpartitioned_pkey",
+            // The same columns, NOT NULLs and checks as the table of v1; keys added below.
             """
-            CREATE TABLE positions (
-                device_id text NOT NULL REFERENCES devices(id),
-                ts bigint NOT NULL,
-                lat double precision NOT NULL,
-                lon double precision NOT NULL,
-                alt double precision,
-                h_acc double precision,
-                v_acc double precision,
-                speed double precision,
-                course double precision,
-                battery double precision,
-                charging boolean,
-                activity text,
-                source text NOT NULL,
-                received_ms bigint NOT NULL,
-                PRIMARY KEY (device_id, ts),
-                CHECK (lat BETWEEN -90 AND 90 AND lon BETWEEN -180 AND 180),
-                CHECK (battery IS NULL OR battery BETWEEN 0 AND 1)
-            ) PARTITION BY RANGE (ts)
+            CREATE TABLE positions (LIKE positions_unpartitioned INCLUDING DEFAULTS INCLUDING CONSTRAINTS)
+            PARTITION BY RANGE (ts)
             """,
+            "ALTER TABLE positions ADD PRIMARY KEY (device_id, ts)",
+            "ALTER TABLE positions ADD CONSTRAINT positions_device_fkey FOREIGN KEY (device_id) REFERENCES devices(id)",
             "CREATE TABLE positions_default PARTITION OF positions DEFAULT",
             "INSERT INTO positions SELECT * FROM positions_unpartitioned",
             "DROP TABLE positions_unpartitioned",

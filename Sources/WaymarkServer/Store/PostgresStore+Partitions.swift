@@ -26,11 +26,7 @@ extension PostgresStore {
         try await storageErrors {
             try await client.withTransaction(logger: logger) { connection in
                 try await connection.query("SELECT pg_advisory_xact_lock(727370)", logger: logger)
-                let existing = Set(try await connection.query("""
-                    SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-                    JOIN pg_class p ON p.oid = i.inhparent WHERE p.relname = 'positions' AND p.relnamespace = c.relnamespace
-                    AND p.relnamespace = (SELECT oid FROM pg_namespace WHERE nspname = current_schema())
-                    """, logger: logger).collect().map { try $0.decode(String.self) })
+                let existing = Set(try await partitions(connection).map(\.name))
                 for offset in -Self.monthsBack...Self.monthsAhead {
                     let month = Self.monthStart(date, offset: offset)
                     guard !existing.contains(month.name) else { continue }
@@ -62,12 +58,7 @@ extension PostgresStore {
             try await client.withTransaction(logger: logger) { connection in
                 try await connection.query("SELECT pg_advisory_xact_lock(727370)", logger: logger)
                 var removed = 0
-                let partitions = try await connection.query("""
-                    SELECT c.relname, pg_get_expr(c.relpartbound, c.oid) FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-                    JOIN pg_class p ON p.oid = i.inhparent WHERE p.relname = 'positions' AND p.relnamespace = c.relnamespace
-                    AND p.relnamespace = (SELECT oid FROM pg_namespace WHERE nspname = current_schema())
-                    """, logger: logger).collect().map { try $0.decode((String, String).self) }
-                for (name, bound) in partitions {
+                for (name, bound) in try await partitions(connection) {
                     // "FOR VALUES FROM ('A') TO ('B')": dropped when B <= cutoff.
                     guard let upper = Self.upperBound(bound), upper <= cutoff else { continue }
                     removed += try await connection.query(PostgresQuery(unsafeSQL: "SELECT count(*) FROM \(name)"), logger: logger)
@@ -90,6 +81,19 @@ extension PostgresStore {
                     """, logger: logger).collect().count
                 return removed
             }
+        }
+    }
+
+    /// The partitions of `positions` in the current schema, with their bound expressions
+    /// (`FOR VALUES FROM ('A') TO ('B')`, or `DEFAULT`).
+    func partitions(_ connection: PostgresConnection) async throws -> [(name: String, bound: String)] {
+        try await connection.query("""
+            SELECT c.relname, pg_get_expr(c.relpartbound, c.oid) FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+            JOIN pg_class p ON p.oid = i.inhparent WHERE p.relname = 'positions' AND p.relnamespace = c.relnamespace
+            AND p.relnamespace = (SELECT oid FROM pg_namespace WHERE nspname = current_schema())
+            """, logger: logger).collect().map { row in
+            let (name, bound) = try row.decode((String, String).self)
+            return (name, bound)
         }
     }
 

@@ -9,8 +9,9 @@ extension PostgresStore {
         let received = write.receivedAt.millisecondsSince1970
         return try await storageErrors {
             try await client.withTransaction(logger: logger) { connection in
+                // A token cached before a revocation (DeviceTokenCache) stores nothing.
+                try await requireActiveDevice(connection, id: write.deviceID)
                 if let key = write.idempotencyKey {
-                    try await requireActiveDevice(connection, id: write.deviceID)
                     // A concurrent request with the same key blocks here until the first commits.
                     let claimed = try await connection.query("""
                         INSERT INTO ingest_batches (device_id, idem_key, received_ms, stored, duplicates)
@@ -31,7 +32,6 @@ extension PostgresStore {
                 // added seeds from the last stored position (as after a gap in the fences, the device may have moved).
                 var state = DeviceFenceState()
                 if engine.fences.isEmpty {
-                    if write.idempotencyKey == nil { try await requireActiveDevice(connection, id: write.deviceID) }
                     try await connection.query("DELETE FROM fence_states WHERE device_id = \(write.deviceID)", logger: logger)
                 } else {
                     state = try await lockFenceState(connection, deviceID: write.deviceID)
@@ -235,7 +235,7 @@ struct PositionColumns {
 }
 
 extension PostgresStore {
-    /// Throws 401 when the device does not exist or is revoked (the path without a fence-state lock).
+    /// Throws 401 when the device does not exist or is revoked.
     func requireActiveDevice(_ connection: PostgresConnection, id: String) async throws {
         let row = try await connection.query("SELECT revoked_ms FROM devices WHERE id = \(id)", logger: logger).collect().first
         guard let row, try row.decode(Int64?.self) == nil else {

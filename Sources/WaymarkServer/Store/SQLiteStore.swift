@@ -168,10 +168,8 @@ public final class SQLiteStore: Store {
     func storageErrors<T>(_ body: () async throws -> T) async throws -> T {
         do {
             return try await body()
-        } catch let error as ServerError {
-            throw error
         } catch {
-            throw ServerError(.storage, "SQLite: \(error)")
+            throw Self.storageError(error)
         }
     }
 }
