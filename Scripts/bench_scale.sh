@@ -3,7 +3,8 @@
 # device, ending now: 10^8 points are 69 days of every device), then measured through `waymark serve`
 # (release): single-point ingest (wrk, OwnTracks /pub, 16 connections, 10 s), the last position of a
 # device, one device-day's track (1,440 points), a GPX export of 10,000 points, the dashboard's device
-# list (1,000 devices with their last positions), and disk bytes per point (indexes included).
+# list (1,000 devices with their last positions), and disk bytes per point (indexes included). On PostgreSQL
+# `waymark compact` then moves the finished days into chunks (timed), as the server does an hour after each day.
 #
 # Usage: [WAYMARK_BIN=path] [STORES="sqlite postgres"] Scripts/bench_scale.sh [SIZES="1000000 100000000"]
 #   PostgreSQL when WAYMARK_BENCH_POSTGRES_URL (or WAYMARK_TEST_POSTGRES_URL) is set. An empty store (only the
@@ -88,7 +89,9 @@ bytes_per_point() {
     if [ "$kind" = sqlite ]; then
         python3 -c "import os,sys; p=sys.argv[1]; s=sum(os.path.getsize(p+x) for x in ('','-wal') if os.path.exists(p+x)); print(round(s/max(1,int(sys.argv[2])),1))" "$db" "$count"
     else
-        psql_in "$db" -Atc "SELECT round(sum(pg_total_relation_size(relid))::numeric / greatest(1, $count), 1) FROM pg_partition_tree('positions')"
+        # Rows (today's, and any not compacted yet) and chunks (finished days), each with its indexes and TOAST.
+        psql_in "$db" -Atc "SELECT round(sum(pg_total_relation_size(relid))::numeric / greatest(1, $count), 1)
+            FROM (SELECT relid FROM pg_partition_tree('positions') UNION ALL SELECT relid FROM pg_partition_tree('position_chunks')) t"
     fi
 }
 
@@ -118,10 +121,15 @@ for kind in $STORES; do
     for size in 0 $SIZES; do
         db="$(new_database "$kind" "s$size")"
         token="$("$BIN" device add ingest --database "$db" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["token"])')"
-        fill_s=0
+        fill_s=0 compact_s=0
         if [ "$size" -gt 0 ]; then
             echo "== $kind: filling $size points" >&2
             t0=$(date +%s.%N); fill "$kind" "$db" "$size"; fill_s=$(python3 -c "print(round($(date +%s.%N) - $t0, 1))")
+            if [ "$kind" = postgres ]; then
+                # What `waymark serve` does an hour after each day ends, here for the whole import at once.
+                echo "== $kind: compacting finished days" >&2
+                t0=$(date +%s.%N); "$BIN" compact --database "$db" >&2; compact_s=$(python3 -c "print(round($(date +%s.%N) - $t0, 1))")
+            fi
         fi
         bpp="$( [ "$size" -gt 0 ] && bytes_per_point "$kind" "$db" "$size" || echo null)"
         start_server "$db"
@@ -136,7 +144,8 @@ for kind in $STORES; do
         stop_server
         python3 -c 'import json,sys; print(json.dumps({"store": sys.argv[1], "points": int(sys.argv[2]), "fill_seconds": float(sys.argv[3]),
             "bytes_per_point": None if sys.argv[4] == "null" else float(sys.argv[4]), "ingest_msgs_per_s": float(sys.argv[5] or 0),
-            "queries": json.loads(sys.argv[6])}, sort_keys=True))' "$kind" "$size" "$fill_s" "$bpp" "$rate" "$queries"
+            "queries": json.loads(sys.argv[6]), "compact_seconds": float(sys.argv[7])}, sort_keys=True))' \
+            "$kind" "$size" "$fill_s" "$bpp" "$rate" "$queries" "$compact_s"
         drop_database "$kind" "$db"
     done
 done

@@ -4,7 +4,7 @@ import Testing
 import WaymarkGeo
 @testable import WaymarkServer
 
-/// `--retention-days`: old history goes, in bounded batches, and on PostgreSQL whole monthly partitions go.
+/// `--retention-days`: old history goes, in bounded batches, and on PostgreSQL whole partitions go.
 @Suite("Retention")
 struct RetentionTests {
     static func date(_ text: String) -> Date { TimestampParser.date(from: text)! }
@@ -33,6 +33,11 @@ struct RetentionTests {
             _ = try await store.ingest(IngestWrite(deviceID: device, positions: [], receivedAt: now,
                                                    deviceEvents: [DeviceEvent(deviceID: device, kind: "owntracks.status", time: now,
                                                                               receivedAt: now, detail: #"{"new":1}"#)]))
+            // On PostgreSQL the finished days before 2026-10-15 move into chunks (as the service does hourly),
+            // so retention meets both rows and chunks.
+            if let postgres = store as? PostgresStore {
+                #expect(try await postgres.compactHistory(before: now) == 1 + 10 + 10 + 5)
+            }
             // Keep 30 days: everything before 2026-09-15T12:00Z goes.
             let service = RetentionService(store: store, retentionSeconds: nil, historySeconds: 30 * 86_400, clock: { now })
             let removed = try await service.expireHistoryOnce()
@@ -49,10 +54,11 @@ struct RetentionTests {
                                                            receivedAt: now))
             #expect(later.stored == 2)
             if let postgres = store as? PostgresStore {
-                let partitions = try await Self.partitions(postgres)
-                #expect(!partitions.contains("positions_2026_08"), "August, wholly before the cutoff, was dropped: \(partitions)")
-                #expect(partitions.contains("positions_2026_09") && partitions.contains("positions_2026_10"))
-                #expect(partitions.contains("positions_default"))
+                let partitions = try await Self.partitions(postgres, of: "position_chunks")
+                #expect(!partitions.contains("position_chunks_2026_08"), "August, wholly before the cutoff, was dropped: \(partitions)")
+                #expect(partitions.contains("position_chunks_2026_09") && partitions.contains("position_chunks_2026_10"))
+                #expect(partitions.contains("position_chunks_default"))
+                #expect(try await Self.partitions(postgres).contains("positions_default"))
             }
         }
     }
@@ -75,10 +81,10 @@ struct RetentionTests {
         }
     }
 
-    static func partitions(_ store: PostgresStore) async throws -> Set<String> {
+    static func partitions(_ store: PostgresStore, of table: String = "positions") async throws -> Set<String> {
         Set(try await store.client.query("""
             SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid JOIN pg_class p ON p.oid = i.inhparent
-            WHERE p.relname = 'positions' AND p.relnamespace = (SELECT oid FROM pg_namespace WHERE nspname = current_schema())
+            WHERE p.relname = \(table) AND p.relnamespace = (SELECT oid FROM pg_namespace WHERE nspname = current_schema())
             """, logger: store.logger).collect().map { try $0.decode(String.self) })
     }
 }

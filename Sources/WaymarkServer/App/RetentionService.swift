@@ -11,7 +11,8 @@ import ServiceLifecycle
 /// - with ``historySeconds`` (`--retention-days`), it removes older positions, gap markers and device
 ///   events through ``Store/deleteHistory(before:limit:)``, ``batch`` rows at a time, yielding between
 ///   batches so ingest goes on;
-/// - on PostgreSQL it creates the coming months' partitions of `positions` (``PostgresStore/ensurePartitions(around:)``).
+/// - on PostgreSQL it creates the coming partitions (``PostgresStore/ensurePartitions(around:)``) and moves the
+///   positions of days that ended over an hour ago into compact chunks (``compactOnce(_:)``).
 /// `Sendable`.
 ///
 /// ```swift
@@ -65,6 +66,17 @@ public struct RetentionService: Service {
         }
     }
 
+    /// How long after a UTC day ends its positions are compacted into chunks on PostgreSQL, in seconds: an hour,
+    /// so a server whose clock is slightly off never compacts a day another still writes as today.
+    public static let compactionDelay: TimeInterval = 3600
+
+    /// Compacts the finished days of a PostgreSQL store at the clock's current time; returns how many positions
+    /// moved (``PostgresStore/compactHistory(before:pointsPerTransaction:)``).
+    @discardableResult
+    public func compactOnce(_ store: PostgresStore) async throws -> Int {
+        try await store.compactHistory(before: clock().addingTimeInterval(-Self.compactionDelay))
+    }
+
     /// Prunes at start and then every ``interval`` until graceful shutdown or cancellation.
     public func run() async throws {
         await cancelWhenGracefulShutdown {
@@ -74,7 +86,11 @@ public struct RetentionService: Service {
                     if forgotten > 0 { logger.info("forgot old idempotency keys", metadata: ["count": "\(forgotten)"]) }
                     let expired = try await expireHistoryOnce()
                     if expired > 0 { logger.info("removed history past the retention period", metadata: ["rows": "\(expired)"]) }
-                    try await (store as? PostgresStore)?.ensurePartitions(around: clock())
+                    if let postgres = store as? PostgresStore {
+                        try await postgres.ensurePartitions(around: clock())
+                        let moved = try await compactOnce(postgres)
+                        if moved > 0 { logger.info("compacted finished days into chunks", metadata: ["positions": "\(moved)"]) }
+                    }
                 } catch {
                     logger.error("retention failed", metadata: ["error": "\(error)"])
                 }

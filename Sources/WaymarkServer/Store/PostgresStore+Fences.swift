@@ -103,10 +103,7 @@ extension PostgresStore {
         let (ts, lat, lon, inside, dwelled) = try row.decode((Int64?, Double?, Double?, String, String).self)
         var state = DeviceFenceState(lastMillis: ts, lastLatitude: lat, lastLongitude: lon, insideText: inside, dwelledText: dwelled)
         if state.lastTimestamp == nil {
-            let last = try await connection.query("""
-                SELECT \(unescaped: Self.positionColumns) FROM positions WHERE device_id = \(deviceID) ORDER BY ts DESC LIMIT 1
-                """, logger: logger).collect().first.map(Self.position(from:))
-            state.seed(from: last)
+            state.seed(from: try await lastPosition(connection, deviceID: deviceID))
         }
         return state
     }

@@ -131,9 +131,9 @@ extension PostgresStore {
             """,
             "CREATE INDEX device_events_by_device ON device_events (device_id, id)",
         ]),
-        // Positions partitioned by time (native declarative partitioning, one partition per calendar month
-        // UTC, created ahead by ``PostgresStore/ensurePartitions(around:)``; a DEFAULT partition catches the
-        // rest), so retention drops whole partitions and a month's index stays the size of a month.
+        // Positions partitioned by time (native declarative partitioning; partitions created ahead by
+        // ``PostgresStore/ensurePartitions(around:)``, monthly until v7, daily since; a DEFAULT partition
+        // catches the rest), so retention drops whole partitions and a partition's index stays small.
         ("v6-positions-partitioned", [
             "ALTER TABLE positions RENAME TO positions_unpartitioned",
             "ALTER TABLE positions_unpartitioned RENAME CONSTRAINT positions_pkey TO positions_unpartitioned_pkey",
@@ -147,6 +147,24 @@ extension PostgresStore {
             "CREATE TABLE positions_default PARTITION OF positions DEFAULT",
             "INSERT INTO positions SELECT * FROM positions_unpartitioned",
             "DROP TABLE positions_unpartitioned",
+        ]),
+        // Finished days of positions as compact chunks (PostgresStore+Chunks.swift), partitioned by month like
+        // the positions they replace; ensurePartitions creates the months and, from now on, day partitions of
+        // `positions` (monthly ones made by v6 stay until compaction empties and drops them).
+        ("v7-position-chunks", [
+            """
+            CREATE TABLE position_chunks (
+                device_id text NOT NULL REFERENCES devices(id),
+                first_ts bigint NOT NULL,
+                last_ts bigint NOT NULL,
+                count integer NOT NULL,
+                data bytea NOT NULL,
+                last_point bytea NOT NULL,
+                PRIMARY KEY (device_id, first_ts),
+                CHECK (count > 0 AND last_ts >= first_ts)
+            ) PARTITION BY RANGE (first_ts)
+            """,
+            "CREATE TABLE position_chunks_default PARTITION OF position_chunks DEFAULT",
         ]),
     ]
 

@@ -5,7 +5,6 @@ import WaymarkGeo
 extension PostgresStore {
     /// Commits one request in one transaction; see ``Store/ingest(_:)``.
     public func ingest(_ write: IngestWrite) async throws -> IngestOutcome {
-        let columns = PositionColumns(write.positions)
         let received = write.receivedAt.millisecondsSince1970
         return try await storageErrors {
             try await client.withTransaction(logger: logger) { connection in
@@ -37,7 +36,14 @@ extension PostgresStore {
                     state = try await lockFenceState(connection, deviceID: write.deviceID)
                 }
                 var newlyStored: [Position] = []
-                if !write.positions.isEmpty {
+                // Points of days that have ended may be in chunks already (PostgresStore+Chunks.swift).
+                var candidates = write.positions
+                let today = Self.dayStart(Date().millisecondsSince1970)
+                if candidates.contains(where: { $0.timestampMillis < today }) {
+                    candidates = try await withoutCompacted(connection, deviceID: write.deviceID, candidates, before: today)
+                }
+                if !candidates.isEmpty {
+                    let columns = PositionColumns(candidates)
                     let rows = try await connection.query("""
                         INSERT INTO positions (device_id, ts, lat, lon, alt, h_acc, v_acc, speed, course,
                                                battery, charging, activity, source, received_ms)
@@ -55,7 +61,7 @@ extension PostgresStore {
                         RETURNING ts
                         """, logger: logger).collect()
                     var byMillis: [Int64: Position] = [:]
-                    for p in write.positions where byMillis[p.timestampMillis] == nil { byMillis[p.timestampMillis] = p }
+                    for p in candidates where byMillis[p.timestampMillis] == nil { byMillis[p.timestampMillis] = p }
                     for row in rows {
                         if let p = byMillis[try row.decode(Int64.self)] { newlyStored.append(p) }
                     }
@@ -162,33 +168,50 @@ extension PostgresStore {
     /// The device's latest position; see ``Store/lastPosition(deviceID:)``.
     public func lastPosition(deviceID: String) async throws -> Position? {
         try await storageErrors {
-            try await client.query("""
-                SELECT \(unescaped: Self.positionColumns) FROM positions WHERE device_id = \(deviceID)
-                ORDER BY ts DESC LIMIT 1
-                """, logger: logger).collect().first.map(Self.position(from:))
+            try await client.withConnection { connection in try await lastPosition(connection, deviceID: deviceID) }
         }
     }
 
-    /// Every device's latest position; see ``Store/lastPositions()``. One index probe per device, in one query.
+    /// Every device's latest position; see ``Store/lastPositions()``. Two queries of one index probe per device:
+    /// `positions`, then the chunks.
     public func lastPositions() async throws -> [String: Position] {
         try await storageErrors {
-            let rows = try await client.query("""
-                SELECT \(unescaped: Self.positionColumns) FROM devices d CROSS JOIN LATERAL
-                    (SELECT * FROM positions WHERE device_id = d.id ORDER BY ts DESC LIMIT 1) p
-                """, logger: logger).collect()
-            return Dictionary(try rows.map { row in let p = try Self.position(from: row); return (p.deviceID, p) }) { first, _ in first }
+            try await client.withConnection { connection in
+                let rows = try await connection.query("""
+                    SELECT \(unescaped: Self.positionColumns) FROM devices d CROSS JOIN LATERAL
+                        (SELECT * FROM positions WHERE device_id = d.id ORDER BY ts DESC LIMIT 1) p
+                    """, logger: logger).collect()
+                var latest = Dictionary(try rows.map { row in let p = try Self.position(from: row); return (p.deviceID, p) }) { first, _ in first }
+                for (device, cold) in try await lastChunkPositions(connection) where (latest[device]?.timestampMillis ?? .min) < cold.timestampMillis {
+                    latest[device] = cold
+                }
+                return latest
+            }
         }
     }
 
     /// One page of positions by key; see ``Store/positions(_:)``.
+    /// `positions` rows and chunks merged in time order.
     public func positions(_ query: PositionQuery) async throws -> [Position] {
         try await storageErrors {
-            try await client.query("""
-                SELECT \(unescaped: Self.positionColumns) FROM positions
-                WHERE device_id = \(query.deviceID) AND ts > \(query.lowerExclusiveMillis)
-                  AND ts < \(query.upperExclusiveMillis)
-                ORDER BY ts LIMIT \(query.limit)
-                """, logger: logger).collect().map(Self.position(from:))
+            try await client.withConnection { connection in
+                let hot = try await connection.query("""
+                    SELECT \(unescaped: Self.positionColumns) FROM positions
+                    WHERE device_id = \(query.deviceID) AND ts > \(query.lowerExclusiveMillis)
+                      AND ts < \(query.upperExclusiveMillis)
+                    ORDER BY ts LIMIT \(query.limit)
+                    """, logger: logger).collect().map(Self.position(from:))
+                // A full page of rows ends the page at its last row: later chunk points cannot be on it.
+                let upper = hot.count == query.limit ? min(query.upperExclusiveMillis, hot[hot.count - 1].timestampMillis + 1)
+                                                     : query.upperExclusiveMillis
+                let cold = try await chunkPositions(connection, deviceID: query.deviceID, lower: query.lowerExclusiveMillis,
+                                                    upper: upper, limit: query.limit)
+                guard !cold.isEmpty else { return hot }
+                guard !hot.isEmpty else { return cold }
+                var byMillis = Dictionary(cold.map { ($0.timestampMillis, $0) }) { first, _ in first }
+                for position in hot where byMillis[position.timestampMillis] == nil { byMillis[position.timestampMillis] = position }
+                return Array(byMillis.keys.sorted().prefix(query.limit).map { byMillis[$0]! })
+            }
         }
     }
 
