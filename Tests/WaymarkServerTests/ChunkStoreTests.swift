@@ -127,6 +127,30 @@ struct ChunkStoreTests {
         }
     }
 
+    @Test("a monthly partition of the older schema (v6) is left alone, then compacted and dropped")
+    func upgradedMonthlyPartition() async throws {
+        try await StoreKind.postgres.withStore { store in
+            let postgres = try #require(store as? PostgresStore)
+            let device = try await StoreTests.registered(store).id
+            // The month three months back, partitioned as migration v6 did.
+            let monthly = PostgresStore.PartitionPlan(table: "positions", column: "ts", daily: false, back: 0, ahead: 0)
+            let month = PostgresStore.periodStart(Date(), monthly, offset: -3)
+            let end = PostgresStore.periodStart(Date(), monthly, offset: -2).millis
+            try await postgres.execute(unsafeSQL: "CREATE TABLE \(month.name) PARTITION OF positions FOR VALUES FROM (\(month.millis)) TO (\(end))")
+            // Days inside it get no partition of their own (they would overlap).
+            try await postgres.ensurePartitions(around: Date(millisecondsSince1970: month.millis + 86_400_000 * 3))
+            let partitions = try await RetentionTests.partitions(postgres)
+            #expect(partitions.contains(month.name))
+            #expect(!partitions.contains { $0.hasPrefix(month.name + "_") }, "\(partitions)")
+            let points = Self.track(device, from: Date(millisecondsSince1970: month.millis), count: 50)
+            _ = try await store.ingest(IngestWrite(deviceID: device, positions: points, receivedAt: Date()))
+            #expect(try await Self.count(postgres, "SELECT count(*)::int8 FROM \(month.name)") == 50)
+            #expect(try await postgres.compactHistory(before: Date()) == 50)
+            #expect(!(try await RetentionTests.partitions(postgres)).contains(month.name))
+            #expect(try await Self.all(store, device, page: 20) == points)
+        }
+    }
+
     @Test("retention trims a chunk that straddles the cutoff to the millisecond and drops older ones whole")
     func retention() async throws {
         try await StoreKind.postgres.withStore { store in
