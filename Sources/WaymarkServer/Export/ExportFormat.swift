@@ -57,13 +57,7 @@ public enum ExportFormat: String, Sendable, CaseIterable {
             text += "<time>\(time)</time></trkpt>\n"
             return text
         case .geojson:
-            let properties = PositionJSON.object(p).filter { $0.key != "lat" && $0.key != "lon" }
-            let feature: [String: Any] = [
-                "type": "Feature",
-                "geometry": ["type": "Point", "coordinates": [f.coordinate.longitude, f.coordinate.latitude]],
-                "properties": properties,
-            ]
-            let data = (try? JSONSerialization.data(withJSONObject: feature, options: [.sortedKeys])) ?? Data()
+            let data = (try? JSONReply.data(PositionFeature(position: p))) ?? Data()
             return (previous == nil ? "" : ",") + String(decoding: data, as: UTF8.self)
         case .csv:
             let fields: [String] = [

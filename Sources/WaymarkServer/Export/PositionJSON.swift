@@ -1,28 +1,8 @@
 import Foundation
 import WaymarkGeo
 
-/// The JSON shape of positions and devices in API replies.
+/// The JSON shape of devices in API replies (positions: ``PositionReply``).
 enum PositionJSON {
-    /// `{"device_id","timestamp","lat","lon","altitude","accuracy",…}`; unknown values are null.
-    static func object(_ p: Position) -> [String: Any] {
-        let f = p.fix
-        return [
-            "device_id": p.deviceID,
-            "timestamp": TimestampParser.format(f.timestamp),
-            "lat": f.coordinate.latitude,
-            "lon": f.coordinate.longitude,
-            "altitude": JSONReply.value(f.altitude),
-            "accuracy": JSONReply.value(f.horizontalAccuracy),
-            "vertical_accuracy": JSONReply.value(f.verticalAccuracy),
-            "speed": JSONReply.value(f.speed),
-            "course": JSONReply.value(f.course),
-            "battery": JSONReply.value(p.batteryLevel),
-            "charging": p.isCharging.map { $0 as Any } ?? NSNull(),
-            "activity": p.activity.map { $0 as Any } ?? NSNull(),
-            "source": f.source.rawValue,
-        ]
-    }
-
     /// `{"id","name","created","revoked"}`.
     static func object(_ d: DeviceRecord) -> [String: Any] {
         [
@@ -33,3 +13,92 @@ enum PositionJSON {
         ]
     }
 }
+
+/// A position in API replies (`{"device_id","timestamp","lat","lon","altitude","accuracy",…}`: every key
+/// present, unknown values null), for `JSONEncoder`, which is far faster than `JSONSerialization` with sorted keys.
+struct PositionReply: Encodable {
+    let position: Position
+    /// False for a GeoJSON feature's properties (the coordinates are its geometry).
+    let coordinates: Bool
+
+    init(position: Position) { self.init(position: position, coordinates: true) }
+
+    init(position: Position, coordinates: Bool) {
+        self.position = position
+        self.coordinates = coordinates
+    }
+
+    enum Key: String, CodingKey {
+        case deviceID = "device_id", timestamp, lat, lon, altitude, accuracy, verticalAccuracy = "vertical_accuracy"
+        case speed, course, battery, charging, activity, source
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        let p = position, f = position.fix
+        var c = encoder.container(keyedBy: Key.self)
+        try c.encode(p.deviceID, forKey: .deviceID)
+        try c.encode(TimestampParser.format(f.timestamp), forKey: .timestamp)
+        if coordinates {
+            try c.encode(f.coordinate.latitude, forKey: .lat)
+            try c.encode(f.coordinate.longitude, forKey: .lon)
+        }
+        try c.encode(f.altitude, forKey: .altitude)
+        try c.encode(f.horizontalAccuracy, forKey: .accuracy)
+        try c.encode(f.verticalAccuracy, forKey: .verticalAccuracy)
+        try c.encode(f.speed, forKey: .speed)
+        try c.encode(f.course, forKey: .course)
+        try c.encode(p.batteryLevel, forKey: .battery)
+        try c.encode(p.isCharging, forKey: .charging)
+        try c.encode(p.activity, forKey: .activity)
+        try c.encode(f.source.rawValue, forKey: .source)
+    }
+}
+
+/// `{"type":"Feature","geometry":{"type":"Point","coordinates":[lon,lat]},"properties":{…}}`: a position in a GeoJSON export.
+struct PositionFeature: Encodable {
+    let position: Position
+
+    enum Key: String, CodingKey { case type, geometry, properties }
+    enum GeometryKey: String, CodingKey { case type, coordinates }
+
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: Key.self)
+        try c.encode("Feature", forKey: .type)
+        var geometry = c.nestedContainer(keyedBy: GeometryKey.self, forKey: .geometry)
+        try geometry.encode("Point", forKey: .type)
+        try geometry.encode([position.fix.coordinate.longitude, position.fix.coordinate.latitude], forKey: .coordinates)
+        try c.encode(PositionReply(position: position, coordinates: false), forKey: .properties)
+    }
+}
+
+/// `{"positions":[…],"next_cursor":…}`: a page of positions.
+struct PositionPage: Encodable {
+    let positions: [PositionReply]
+    let nextCursor: String?
+
+    enum Key: String, CodingKey { case positions, nextCursor = "next_cursor" }
+
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: Key.self)
+        try c.encode(positions, forKey: .positions)
+        try c.encode(nextCursor, forKey: .nextCursor)
+    }
+}
+
+/// A device with its last position in the device list (`{"id","name","created","revoked","last"}`).
+struct DeviceReply: Encodable {
+    let device: DeviceRecord
+    let last: Position?
+
+    enum Key: String, CodingKey { case id, name, created, revoked, last }
+
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: Key.self)
+        try c.encode(device.id, forKey: .id)
+        try c.encode(device.name, forKey: .name)
+        try c.encode(TimestampParser.format(device.createdAt), forKey: .created)
+        try c.encode(device.revokedAt.map(TimestampParser.format), forKey: .revoked)
+        try c.encode(last.map(PositionReply.init(position:)), forKey: .last)
+    }
+}
+

@@ -36,11 +36,6 @@ extension Routes {
         }
         // One query for every device's last position, not one per device.
         let lasts = try await store.lastPositions()
-        let list = devices.map { device -> [String: Any] in
-            var object = PositionJSON.object(device)
-            object["last"] = lasts[device.id].map { PositionJSON.object($0) as Any } ?? NSNull()
-            return object
-        }
-        return JSONReply.response(["devices": list])
+        return JSONReply.response(encoding: ["devices": devices.map { DeviceReply(device: $0, last: lasts[$0.id]) }])
     }
 }

@@ -61,8 +61,7 @@ extension Routes {
     static func serverSentEvent(_ message: LiveFeed.Message) -> String {
         let (name, data): (String, Data) = switch message {
         case .positions(let list):
-            ("position", (try? JSONSerialization.data(withJSONObject: ["positions": list.map { PositionJSON.object($0) }],
-                                                      options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data())
+            ("position", (try? JSONReply.data(["positions": list.map(PositionReply.init(position:))])) ?? Data())
         case .event(let record): ("fence", (try? JSONReply.data(record)) ?? Data())
         }
         return "event: \(name)\ndata: \(String(decoding: data, as: UTF8.self))\n\n"

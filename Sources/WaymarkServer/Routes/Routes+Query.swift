@@ -12,7 +12,7 @@ extension Routes {
             guard let last = try await store.lastPosition(deviceID: device.id) else {
                 throw ServerError(.notFound, "device '\(device.id)' has no positions yet")
             }
-            return JSONReply.response(PositionJSON.object(last))
+            return JSONReply.response(encoding: PositionReply(position: last))
         }
         router.get("/api/devices/:id/positions") { request, context in
             try await positions(request, device: try await readableDevice(request, context))
@@ -58,8 +58,8 @@ extension Routes {
         let (from, to) = try timeRange(request)
         let page = try await store.positions(PositionQuery(deviceID: device.id, from: from, to: to,
                                                            afterMillis: cursor, limit: limit))
-        let next: Any = page.count == limit ? String(page[page.count - 1].timestampMillis) : NSNull()
-        return JSONReply.response(["positions": page.map { PositionJSON.object($0) }, "next_cursor": next])
+        return JSONReply.response(encoding: PositionPage(positions: page.map(PositionReply.init(position:)),
+                                                         nextCursor: page.count == limit ? String(page[page.count - 1].timestampMillis) : nil))
     }
 
     /// `?from&to&limit&cursor`: the device's gap markers by start time, and the cursor of the next page.
