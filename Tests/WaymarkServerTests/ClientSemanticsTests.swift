@@ -277,6 +277,38 @@ struct ClientSemanticsTests {
         }
     }
 
+    @Test("Colota's default field-mapped JSON: one flat object, vel in m/s, bs as a battery status code",
+          arguments: StoreKind.available)
+    func colotaFieldMapped(kind: StoreKind) async throws {
+        try await TestServer.run(kind) { server in
+            let json: HTTPFields = [.contentType: "application/json"]
+            // The token in the object's `id` (a custom field), then in a Bearer header.
+            let body = #"{"lat":46.05,"lon":14.5,"acc":12,"alt":301,"vel":4.2,"batt":87,"bs":1,"tst":1749981600,"bear":90,"id":"\#(server.deviceToken)"}"#
+            #expect(try await server.send(.post, "/", headers: json, body: body).status == .ok)
+            let headed = #"{"lat":46.06,"lon":14.5,"acc":0,"batt":50,"bs":2,"tst":1749981660}"#
+            #expect(try await server.send(.post, "/", token: server.deviceToken, headers: json, body: headed).status == .ok)
+            let stored = try await server.storedPositions()
+            #expect(stored.count == 2)
+            let p = try #require(stored.first)
+            #expect(p.fix.timestamp == Self.t && p.fix.speed == 4.2 && p.fix.horizontalAccuracy == 12 && p.fix.altitude == 301)
+            #expect(p.fix.course == 90 && p.batteryLevel == 0.87 && p.isCharging == false, "bs 1 is unplugged")
+            #expect(stored.last?.isCharging == true && stored.last?.fix.horizontalAccuracy == nil, "bs 2 is charging; acc 0 is unknown")
+        }
+    }
+
+    @Test("a battery status code: 0 unknown, 1 unplugged, 2 charging, 3 full; it wins over charge", arguments: StoreKind.available)
+    func colotaBatteryStatus(kind: StoreKind) async throws {
+        try await TestServer.run(kind) { server in
+            for (i, bs) in ["0", "1", "2", "3", "7"].enumerated() {
+                let uri = "/osmand?id=\(server.deviceToken)&lat=46.05&lon=14.5&tst=\(1_749_981_600 + i)&vel=3&bs=\(bs)&charge=true"
+                #expect(try await server.send(.get, uri).status == .ok)
+            }
+            let stored = try await server.storedPositions()
+            #expect(stored.map(\.isCharging) == [nil, false, true, true, nil])
+            #expect(stored.allSatisfy { $0.fix.speed == 3 }, "vel is m/s")
+        }
+    }
+
     // MARK: reading events
 
     @Test("device events are listed by id, a page at a time, to the device itself and the admin only", arguments: StoreKind.available)

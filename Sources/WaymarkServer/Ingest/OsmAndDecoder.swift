@@ -10,6 +10,9 @@ import WaymarkGeo
 /// fraction) and `charge` (true/false). `hdop` is read but not stored: it is not a distance.
 /// `latitude`/`longitude` and `time` are read too (GPSLogger's default template uses them), and
 /// `speed_mps` (m/s, Waymark's own name) wins over `speed` for templates that can only send m/s.
+/// Colota's own field names are read as Colota means them (dietrichmax/colota `sync/PayloadBuilder.kt`):
+/// `acc`, `alt`, `bear`, `tst` (epoch seconds), `vel` (m/s) and `bs`, the battery status code OwnTracks
+/// also uses (0 unknown, 1 unplugged, 2 charging, 3 full), which wins over `charge`.
 ///
 /// A request with no coordinates at all is a record without a position, a ``DeviceEvent``
 /// `osmand.status` holding its fields (the token fields left out): Traccar Client 10 sends its
@@ -24,10 +27,20 @@ enum OsmAndDecoder {
     /// Form fields that carry the device's token: never stored in an event.
     static let credentialFields: Set<String> = ["id", "deviceid", "token"]
 
+    /// Whether the device was charging, from a battery status code (OwnTracks `bs`, Colota): 0 is unknown,
+    /// 1 unplugged, 2 charging, 3 full (on the charger); any other value is unknown.
+    static func batteryStatus(_ code: String) -> Bool? {
+        switch code.trimmingCharacters(in: .whitespaces) {
+        case "1": false
+        case "2", "3": true
+        default: nil
+        }
+    }
+
     static func decode(_ fields: FormFields, receivedAt: Date) -> DecodedBody {
         guard fields["location"] != nil || fields.first("lat", "latitude") != nil || fields.first("lon", "longitude") != nil else {
             let record = fields.values.filter { !credentialFields.contains($0.key) }
-            let time = fields.first("timestamp", "time").flatMap { TimestampParser.date(from: $0.value) }
+            let time = fields.first("timestamp", "time", "tst").flatMap { TimestampParser.date(from: $0.value) }
             return DecodedBody(events: [EventCandidate(kind: "osmand.status", time: time, record: record)])
         }
         var c = PositionCandidate()
@@ -47,7 +60,7 @@ enum OsmAndDecoder {
             c.latitude = number(latitude?.value)
             c.longitude = number(longitude?.value)
         }
-        if let (name, raw) = fields.first("timestamp", "time") {
+        if let (name, raw) = fields.first("timestamp", "time", "tst") {
             c.names.timestamp = name
             c.timestamp = TimestampParser.date(from: raw)
             if c.timestamp == nil {
@@ -57,13 +70,18 @@ enum OsmAndDecoder {
             c.timestamp = receivedAt
         }
         // `speed_mps`: for templates whose speed is in m/s (OsmAnd's {5}, GPSLogger's %SPD); Traccar's `speed` is knots.
-        c.speed = number(fields["speed_mps"]) ?? number(fields["speed"]).map { $0 * metresPerSecondPerKnot }
-        c.course = number(fields.first("bearing", "heading")?.value)
-        c.altitude = number(fields["altitude"])
-        c.horizontalAccuracy = number(fields.first("accuracy", "hacc")?.value)
+        // Colota's `vel` is m/s too.
+        c.speed = number(fields.first("speed_mps", "vel")?.value) ?? number(fields["speed"]).map { $0 * metresPerSecondPerKnot }
+        c.course = number(fields.first("bearing", "heading", "bear")?.value)
+        c.altitude = number(fields.first("altitude", "alt")?.value)
+        c.horizontalAccuracy = number(fields.first("accuracy", "hacc", "acc")?.value)
         c.verticalAccuracy = number(fields["vacc"])
         c.batteryLevel = number(fields["batt"]).map { $0 / 100 }
-        c.isCharging = fields["charge"].flatMap { JSONBody.bool($0) }
+        if let code = fields["bs"] {
+            c.isCharging = batteryStatus(code)
+        } else {
+            c.isCharging = fields["charge"].flatMap { JSONBody.bool($0) }
+        }
         if c.batteryLevel == 0, c.isCharging == true {
             c.batteryLevel = nil
             c.isCharging = nil

@@ -7,12 +7,14 @@ extension OpenAPIDocument {
         let osmAnd = operation("OsmAnd protocol (query string)", tag: "ingest", parameters: osmAndFields,
                                responses: ["200": ingestReply])
         let osmAndPost = operation(
-            "OsmAnd protocol (form body) or Traccar Client JSON", tag: "ingest", parameters: osmAndFields,
+            "OsmAnd protocol (form body), Traccar Client JSON or a flat JSON point", tag: "ingest", parameters: osmAndFields,
             body: ["required": false, "content": [
                 "application/x-www-form-urlencoded": ["schema": ["type": "object", "additionalProperties": string]],
                 "application/json": ["schema": ["oneOf": [
                     ["type": "object", "required": ["location"], "description": "Traccar Client: {\"location\":{…},\"device_id\":TOKEN}"],
                     ["type": "array", "items": ["type": "object"], "description": "The Traccar SDK's flat OsmAnd objects."],
+                    ["type": "object", "required": ["lat", "lon"], "not": ["required": ["location"]],
+                     "description": "One point as a flat object of the query's field names (Colota's field-mapped JSON)."],
                 ]]],
             ] as Object],
             responses: ["200": ingestReply])

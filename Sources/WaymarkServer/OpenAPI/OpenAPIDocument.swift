@@ -84,5 +84,8 @@ public enum OpenAPIDocument {
         ("lon", "Longitude, degrees."), ("location", "`LAT,LON`."), ("timestamp", "Epoch s/ms, ISO-8601 or `yyyy-MM-dd HH:mm:ss`."),
         ("speed", "Knots."), ("speed_mps", "Metres per second."), ("bearing", "Degrees."), ("altitude", "Metres."),
         ("accuracy", "Metres; 0 is unknown."), ("batt", "Percent."), ("charge", "true/false."),
+        ("tst", "Epoch seconds (Colota)."), ("vel", "Metres per second (Colota)."), ("acc", "Metres (Colota); 0 is unknown."),
+        ("alt", "Metres (Colota)."), ("bear", "Degrees (Colota)."),
+        ("bs", "Battery status (Colota, as OwnTracks): 0 unknown, 1 unplugged, 2 charging, 3 full; wins over `charge`."),
     ].map { query($0.0, string, $0.1) } }
 }

@@ -54,7 +54,8 @@ extension Routes {
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: "[]")))
     }
 
-    /// `GET|POST /` and `/osmand`: OsmAnd query/form protocol or Traccar Client JSON.
+    /// `GET|POST /` and `/osmand`: OsmAnd query/form protocol, Traccar Client JSON, the Traccar SDK's JSON array,
+    /// or one flat JSON object of the form's field names (Colota).
     ///
     /// Credentials are checked before any body byte is read when the request carries them in a header,
     /// in `?token=`, or in the query's `id`/`deviceid` (also for a Traccar JSON body). Only when the
@@ -80,10 +81,18 @@ extension Routes {
             if let device {
                 sender = device
             } else {
-                sender = try await auth.requireDevice(token: JSONKeyScanner.topLevelText(forKey: "device_id", in: buffer))
+                // Traccar Client names the device in `device_id`; a flat object (Colota) in `id`.
+                sender = try await auth.requireDevice(token: JSONKeyScanner.topLevelText(forKey: "device_id", in: buffer)
+                                                        ?? JSONKeyScanner.topLevelText(forKey: "id", in: buffer))
             }
             let checked = try await decode(buffer, device: sender, context: context, receivedAt: received, keepRejected: true) {
-                try TraccarJSONDecoder.decode(try JSONBody.parse($0, limits: limits), limits: limits)
+                let json = try JSONBody.parse($0, limits: limits)
+                // A flat object of OsmAnd or Colota field names (Colota's default "field-mapped" JSON) is one point.
+                if let object = json as? [String: Any], object["location"] == nil,
+                   object["lat"] != nil || object["latitude"] != nil || object["lon"] != nil {
+                    return try OsmAndDecoder.decodeArray([object], receivedAt: received, limits: limits)
+                }
+                return try TraccarJSONDecoder.decode(json, limits: limits)
             }
             let outcome = try await commit(checked, device: sender, idempotencyKey: nil, receivedAt: received)
             return okReply(outcome, checked.rejections)
