@@ -233,22 +233,24 @@ extension PostgresStore {
                 try await partitions(connection, of: "positions").filter { Self.upperBound($0.bound).map { $0 <= cutoff } ?? true }
             }
         }
-        guard !candidates.isEmpty else { return }
+        var worthLocking = false
         for candidate in candidates {
             try await execute(unsafeSQL: "VACUUM \(candidate.name)")
+            let (occupied, bytes) = try await partitionUse(candidate.name)
+            worthLocking = worthLocking || (!occupied && (Self.upperBound(candidate.bound) != nil || bytes > 16_384))
         }
+        // The table lock pauses ingest for a moment: taken only when a partition can go or shrink.
+        guard worthLocking else { return }
         do {
             try await client.withTransaction(logger: logger) { connection in
                 try await connection.query("SET LOCAL lock_timeout = '5s'", logger: logger)
                 try await connection.query("LOCK TABLE positions IN ACCESS EXCLUSIVE MODE", logger: logger)
                 for candidate in candidates {
-                    let occupied = try await connection.query(PostgresQuery(unsafeSQL: """
-                        SELECT EXISTS (SELECT 1 FROM \(candidate.name)), pg_relation_size('\(candidate.name)') + pg_indexes_size('\(candidate.name)')
-                        """), logger: logger).collect().first?.decode((Bool, Int64).self) ?? (true, Int64(0))
-                    guard !occupied.0 else { continue }
+                    let (occupied, bytes) = try await partitionUse(candidate.name, connection)
+                    guard !occupied else { continue }
                     if Self.upperBound(candidate.bound) != nil {
                         try await connection.query(PostgresQuery(unsafeSQL: "DROP TABLE \(candidate.name)"), logger: logger)
-                    } else if occupied.1 > 16_384 {
+                    } else if bytes > 16_384 {
                         try await connection.query(PostgresQuery(unsafeSQL: "TRUNCATE \(candidate.name)"), logger: logger)
                     }
                 }
@@ -262,6 +264,21 @@ extension PostgresStore {
         } catch {
             throw Self.serverError(error)
         }
+    }
+}
+
+extension PostgresStore {
+    /// Whether a partition holds a row, and its heap and index bytes.
+    func partitionUse(_ name: String, _ connection: PostgresConnection? = nil) async throws -> (occupied: Bool, bytes: Int64) {
+        let sql = PostgresQuery(unsafeSQL: """
+            SELECT EXISTS (SELECT 1 FROM \(name)), pg_relation_size('\(name)') + pg_indexes_size('\(name)')
+            """)
+        let rows = if let connection {
+            try await connection.query(sql, logger: logger).collect()
+        } else {
+            try await storageErrors { try await client.query(sql, logger: logger).collect() }
+        }
+        return try rows.first?.decode((Bool, Int64).self) ?? (true, 0)
     }
 }
 
