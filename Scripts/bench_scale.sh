@@ -46,10 +46,17 @@ stop_server() { kill "$SERVER_PID"; wait "$SERVER_PID" 2>/dev/null || true; SERV
 fill() {
     local kind="$1" db="$2" size="$3" per=$(( $3 / DEVICES ))
     local start=$(( NOW_MS - per * 60000 ))
-    # Device i's point k (row r = i * per + k): one a minute, a slow walk around a point of its own.
+    # Device i's point k (row r = i * per + k): one a minute, a slow walk around a point of its own, with the
+    # noise of a phone (@h, a hash of r): coordinates, altitude and speed with all the digits iOS gives (no
+    # short decimal, the chunk codec's worst case), whole-metre accuracies, 0.1 m vertical accuracies and
+    # 0.1° courses, a slowly draining battery, and a receive time 0.2–1 s after the fix.
     local select="SELECT @device, $start + (@r % $per) * 60000,
-        46.0 + (@r / $per % 100) * 0.01 + (@r % $per % 1000) * 0.00001, 14.0 + (@r / $per / 100) * 0.01 + (@r % $per % 997) * 0.00001,
-        300.0 + (@r % 50), 5.0, NULL, 1.5, 90.0, 0.8, @false, NULL, 'fused', $start + (@r % $per) * 60000 + 1000"
+        46.0 + (@r / $per % 100) * 0.01 + (@r % $per % 1000) * 0.00001 + (@h % 1999) * 0.0000000123456789,
+        14.0 + (@r / $per / 100) * 0.01 + (@r % $per % 997) * 0.00001 + (@h % 2003) * 0.0000000098765432,
+        300.0 + (@r % 50) + (@h % 977) * 0.00123456789, 3.0 + (@h % 30), 2.0 + (@h % 80) * 0.1, (@h % 1000) * 0.0123456789,
+        (@h % 3600) * 0.1, (100 - (@r % $per) / 1500 % 100) / 100.0, @false, NULL, 'fused',
+        $start + (@r % $per) * 60000 + 200 + (@h % 800)"
+    select="${select//@h/((@r * 2654435761) % 1000003)}"
     if [ "$kind" = sqlite ]; then
         local device="printf('d_%04d', value / $per)"
         select="${select//@device/$device}"; select="${select//@r/value}"; select="${select//@false/0}"

@@ -107,6 +107,28 @@ struct PositionChunkCodecTests {
         #expect(try PositionChunkCodec.decode(bytes, deviceID: "d") == points)
     }
 
+    @Test("a ride as iOS reports it (full-precision doubles, float-derived speed and course) takes under 45 bytes a point")
+    func compactFullPrecision() throws {
+        let points = (0..<3600).map { i -> ChunkPoint in
+            let t = Double(i)
+            let fix = Fix(coordinate: Coordinate(uncheckedLatitude: 46.05 + t * 0.0000412 + sin(t / 40) * 0.0001,
+                                                 longitude: 14.5 + t * 0.0000581 + cos(t / 33) * 0.00007),
+                          altitude: 295 + sin(t / 90) * 12.345, horizontalAccuracy: Double(Float(4.7 + Double(i % 9) * 0.61)),
+                          verticalAccuracy: 3, speed: Double(Float(5.5 + sin(t / 25))), course: Double(Float(40 + sin(t / 60) * 30)),
+                          timestamp: Date(millisecondsSince1970: 1_790_000_000_000 + Int64(i) * 1000), source: .gnss)
+            return ChunkPoint(position: Position(deviceID: "d", fix: fix, batteryLevel: Double(80 - i / 400) / 100, isCharging: false),
+                              receivedMillis: 1_790_000_000_000 + Int64(i) * 1000 + Int64(150 + (i * 7919) % 400))
+        }
+        var total = 0
+        for start in stride(from: 0, to: points.count, by: PositionChunkCodec.maximumPoints) {
+            let chunk = Array(points[start..<min(points.count, start + PositionChunkCodec.maximumPoints)])
+            let bytes = PositionChunkCodec.encode(chunk)
+            #expect(try PositionChunkCodec.decode(bytes, deviceID: "d").map(Self.bits) == chunk.map(Self.bits))
+            total += bytes.count
+        }
+        #expect(Double(total) / Double(points.count) < 45, "\(total) bytes for \(points.count) points")
+    }
+
     @Test("every truncation of a chunk is an error naming a byte; no damaged chunk traps")
     func damaged() throws {
         let bytes = PositionChunkCodec.encode(Self.randomPoints(seed: 7, count: 60))

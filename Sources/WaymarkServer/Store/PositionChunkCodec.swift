@@ -24,9 +24,12 @@ struct PositionChunkError: Error, CustomStringConvertible {
 /// - every number as a decimal when it is one: a value that a power of ten from 10⁰ to 10⁹ turns into an
 ///   integer *exactly* (the integer divided by the power gives back the same bits) is stored as the integer's
 ///   difference from the previous one, so a phone's `46.0512345` costs two or three bytes; any other value
-///   (more digits, `-0.0`) is stored as its 8 raw bytes. Decoding gives back every value bit for bit;
+///   (more digits, as iOS reports, or `-0.0`) as the XOR of its bits with the previous value's when that is
+///   short (nearby values share sign, exponent and the high mantissa), else as its 8 raw bytes. Decoding
+///   gives back every value bit for bit;
 /// - a missing value (no altitude, unknown battery) as a presence bitmap, or nothing when all or none are present;
-/// - the charging flag, the activity and source names and the receive times as runs (a batch shares one receive time).
+/// - the charging flag, the activity and source names as runs, and the receive times as runs of the times or
+///   of their offsets from the fix times, whichever is shorter.
 ///
 /// Every integer is a LEB128 varint, signed ones zigzag-coded. Decoding checks every length, range and
 /// order and throws ``PositionChunkError`` naming the byte, never trapping on damaged input.
@@ -51,7 +54,13 @@ enum PositionChunkCodec {
             out.varint(UInt64(point.millis - previous))
             previous = point.millis
         }
-        out.runs(signedDeltas(points.map(\.receivedMillis)))
+        // Receive times as runs of one of two forms, whichever is shorter: the times themselves (a batch
+        // shares one) or their offsets from the fix times (one point per request arrives a steady delay after it).
+        var byTime = ChunkWriter(), byOffset = ChunkWriter()
+        byTime.runs(signedDeltas(points.map(\.receivedMillis)))
+        byOffset.runs(points.map { zigzag($0.receivedMillis &- $0.millis) })
+        out.byte(byOffset.bytes.count < byTime.bytes.count ? 1 : 0)
+        out.bytes += byOffset.bytes.count < byTime.bytes.count ? byOffset.bytes : byTime.bytes
         let fixes = points.map(\.position.fix)
         out.decimals(fixes.map(\.coordinate.latitude))
         out.decimals(fixes.map(\.coordinate.longitude))
@@ -70,7 +79,12 @@ enum PositionChunkCodec {
         var input = ChunkReader(bytes: bytes)
         let times = try input.header()
         let count = times.count
-        let received = undoSignedDeltas(try input.runs(count: count))
+        let received: [Int64]
+        switch try input.byte() {
+        case 0: received = undoSignedDeltas(try input.runs(count: count))
+        case 1: received = zip(times, try input.runs(count: count)).map { $0 &+ unzigzag($1) }
+        case let form: throw input.error("unknown receive-time form \(form)")
+        }
         let latitudes = try input.decimals(count: count), longitudes = try input.decimals(count: count)
         var optional: [[Double?]] = []
         for _ in 0..<6 { optional.append(try input.optionalDecimals(count: count)) }
@@ -148,6 +162,9 @@ struct ChunkWriter {
 
     mutating func signed(_ value: Int64) { varint(PositionChunkCodec.zigzag(value)) }
 
+    /// The bytes of `value` as a varint.
+    static func length(_ value: UInt64) -> Int { max(1, (64 - value.leadingZeroBitCount + 6) / 7) }
+
     /// Values as (value, run length) pairs after the number of runs.
     mutating func runs(_ values: [UInt64]) {
         var runs: [(value: UInt64, length: Int)] = []
@@ -168,14 +185,28 @@ struct ChunkWriter {
             if let exact = (places...9).first(where: { PositionChunkCodec.scaled(value, places: $0) != nil }) { places = max(places, exact) }
         }
         byte(UInt8(places))
-        var previous: Int64 = 0
+        var previous: Int64 = 0, previousBits: UInt64 = 0
         for value in values {
+            let bits = value.bitPattern
+            defer { previousBits = bits }
             if let integer = PositionChunkCodec.scaled(value, places: places) {
                 varint(PositionChunkCodec.zigzag(integer - previous) << 1)
                 previous = integer
+            } else if case let xor = bits ^ previousBits, xor != 0, xor < 1 << 49 || xor.trailingZeroBitCount >= 16 {
+                // Close to the value before (a coordinate a few metres on), its bits differ only low in the
+                // mantissa: the XOR is a short varint. A value widened from a Float (iOS's speed and course)
+                // ends in 29 zero bits: the XOR is stored without its trailing zeros.
+                let shift = xor.trailingZeroBitCount
+                if Self.length(xor) <= 1 + Self.length(xor >> UInt64(shift)) {
+                    varint(3)
+                    varint(xor)
+                } else {
+                    varint(5)
+                    byte(UInt8(shift))
+                    varint(xor >> UInt64(shift))
+                }
             } else {
                 varint(1)
-                let bits = value.bitPattern
                 for shift in stride(from: 0, to: 64, by: 8) { bytes.append(UInt8(truncatingIfNeeded: bits >> UInt64(shift))) }
             }
         }
@@ -286,20 +317,31 @@ struct ChunkReader {
         var previous: Int64 = 0
         var values: [Double] = []
         values.reserveCapacity(count)
+        var previousBits: UInt64 = 0
         for _ in 0..<count {
             let tag = try varint()
             if tag & 1 == 1 {
-                guard tag == 1 else { throw error("a malformed raw-value tag") }
                 var bits: UInt64 = 0
-                for shift in stride(from: 0, to: 64, by: 8) { bits |= UInt64(try byte()) << UInt64(shift) }
+                switch tag {
+                case 1: for shift in stride(from: 0, to: 64, by: 8) { bits |= UInt64(try byte()) << UInt64(shift) }
+                case 3: bits = try varint() ^ previousBits
+                case 5:
+                    let shift = try byte()
+                    let shifted = try varint()
+                    guard shift < 64, shifted.leadingZeroBitCount >= Int(shift) else { throw error("a shifted value overflows 64 bits") }
+                    bits = (shifted << UInt64(shift)) ^ previousBits
+                default: throw error("a malformed raw-value tag")
+                }
                 let value = Double(bitPattern: bits)
                 guard value.isFinite else { throw error("a raw value that is not a finite number") }
                 values.append(value)
+                previousBits = bits
             } else {
                 let (integer, overflow) = previous.addingReportingOverflow(PositionChunkCodec.unzigzag(tag >> 1))
                 guard !overflow, integer.magnitude < 9_000_000_000_000_000 else { throw error("a scaled value out of range") }
                 previous = integer
                 values.append(Double(integer) / power)
+                previousBits = values[values.count - 1].bitPattern
             }
         }
         return values

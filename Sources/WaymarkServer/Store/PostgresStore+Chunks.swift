@@ -149,8 +149,8 @@ extension PostgresStore {
         return compacted.isEmpty ? positions : positions.filter { !compacted.contains($0.timestampMillis) }
     }
 
-    /// Up to `limit` points from the device's chunks strictly between `lower` and `upper`, in time order (fewer
-    /// when the chunks hold fewer).
+    /// The first `limit` points from the device's chunks strictly between `lower` and `upper`, in time order
+    /// (fewer when the chunks hold fewer).
     func chunkPositions(_ connection: PostgresConnection, deviceID: String, lower: Int64, upper: Int64,
                         limit: Int) async throws -> [Position] {
         var points: [Position] = []
@@ -171,7 +171,7 @@ extension PostgresStore {
             }
             if rows.count < Self.chunksPerFetch { break }
         }
-        return points
+        return points.count > limit ? Array(points.prefix(limit)) : points
     }
 
     /// The latest point in the device's chunks.
