@@ -30,6 +30,7 @@ struct HelpGoldenTests {
         ("demo", DemoCommand.self),
         ("send", SendCommand.self),
         ("backup", BackupCommand.self),
+        ("compact", CompactCommand.self),
     ]
 
     @Test("help text matches the golden file", arguments: commands.map(\.name))

@@ -4,7 +4,7 @@ import NIOCore
 import PostgresNIO
 
 /// History in chunks: PostgreSQL keeps each finished UTC day of a device's points as a few rows of
-/// `position_chunks` (``PositionChunkCodec``, about 13 bytes a point) instead of one `positions` row per
+/// `position_chunks` (``PositionChunkCodec``, 12–40 bytes a point) instead of one `positions` row per
 /// point (about 160 bytes with its key).
 ///
 /// - Ingest writes `positions` rows, partitioned by day. ``compactHistory(before:pointsPerTransaction:)`` (the
