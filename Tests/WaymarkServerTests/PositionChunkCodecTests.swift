@@ -7,21 +7,9 @@ import WaymarkGeo
 /// tracks, and a clear error (never a trap) on damaged bytes.
 @Suite("Position chunk codec")
 struct PositionChunkCodecTests {
-    /// A deterministic generator (SplitMix64), so a failure names a reproducible seed.
-    struct Mix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     /// A value of one of the shapes phones and clients send: a short decimal, full double precision,
     /// zero of either sign, tiny, huge, or integral.
-    static func number(_ rng: inout Mix, around base: Double, scale: Double) -> Double {
+    static func number(_ rng: inout SplitMix64, around base: Double, scale: Double) -> Double {
         let raw = base + Double.random(in: -scale...scale, using: &rng)
         switch Int.random(in: 0..<8, using: &rng) {
         case 0: return (raw * 1e6).rounded() / 1e6
@@ -36,7 +24,7 @@ struct PositionChunkCodecTests {
     }
 
     static func randomPoints(seed: UInt64, count: Int) -> [ChunkPoint] {
-        var rng = Mix(state: seed)
+        var rng = SplitMix64(seed: seed)
         var millis = Int64.random(in: -10_000_000_000...2_000_000_000_000, using: &rng)
         var received = millis + 500
         let activities: [String?] = [nil, "walking", "in_vehicle", "still", "🚲 ride", ""]
@@ -138,7 +126,7 @@ struct PositionChunkCodecTests {
             }
         }
         #expect(throws: PositionChunkError.self) { try PositionChunkCodec.decode(bytes + [0], deviceID: "d") }
-        var rng = Mix(state: 42)
+        var rng = SplitMix64(seed: 42)
         var rejected = 0
         for round in 0..<3000 {
             var damaged = bytes
