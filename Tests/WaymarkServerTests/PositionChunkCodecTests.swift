@@ -147,6 +147,24 @@ struct PositionChunkCodecTests {
         #expect(rejected > 1000, "most damage is detected: \(rejected) of 3000")
     }
 
+    @Test("a chunk whose times a Date cannot hold to the millisecond is refused (found by Scripts/fuzz_chunks.sh)")
+    func timesBeyondDate() throws {
+        // Two points at about 2.95e16 ms: decoded as positions, their times would round to other values.
+        let found = "0102be85b18ec598eb68b0b802010282996301a2a85e010701b6ecf301f8064740e4e2adee060780b2c8940294120202" +
+            "01ac5c0100051eb3e6ac821001000000c0cccc12400202000c010000051fa9b807010000040202012002000102010107" +
+            "77616c6b696e6702010100010204676e737304776966690201010201"
+        let bytes = stride(from: 0, to: found.count, by: 2).map {
+            UInt8(found[found.index(found.startIndex, offsetBy: $0)...].prefix(2), radix: 16)!
+        }
+        #expect(throws: PositionChunkError.self) { try PositionChunkCodec.decode(bytes, deviceID: "d") }
+        #expect(throws: PositionChunkError.self) { try PositionChunkCodec.timestamps(bytes) }
+        var writer = ChunkWriter()
+        writer.byte(PositionChunkCodec.version)
+        writer.varint(1)
+        writer.signed(PositionChunkCodec.timeLimit + 1)
+        #expect(throws: PositionChunkError.self) { try PositionChunkCodec.timestamps(writer.bytes) }
+    }
+
     @Test("decimal scaling is exact or falls back to raw bits")
     func scaling() {
         #expect(PositionChunkCodec.scaled(46.0512345, places: 7) == 460_512_345)

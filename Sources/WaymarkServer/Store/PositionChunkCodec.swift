@@ -39,6 +39,9 @@ enum PositionChunkCodec {
     static let maximumPoints = 4096
     /// The powers of ten a decimal column may be scaled by (exact doubles).
     static let powers: [Double] = [1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9]
+    /// The largest time from 1970 a chunk holds, in milliseconds (about the year 5138): a `Date` keeps every
+    /// millisecond up to it exactly.
+    static let timeLimit: Int64 = 100_000_000_000_000
 
     /// Encodes points sorted by time with no time twice (at most ``maximumPoints``).
     static func encode(_ points: [ChunkPoint]) -> [UInt8] {
@@ -292,6 +295,10 @@ struct ChunkReader {
             let (next, overflow) = times[times.count - 1].addingReportingOverflow(Int64(truncatingIfNeeded: delta))
             guard delta > 0, delta < UInt64(Int64.max), !overflow else { throw error("times are not strictly increasing") }
             times.append(next)
+        }
+        // A `Date` holds these milliseconds exactly (a stored position's time is always far inside).
+        guard times[0] >= -PositionChunkCodec.timeLimit, times[times.count - 1] <= PositionChunkCodec.timeLimit else {
+            throw error("a time beyond ±\(PositionChunkCodec.timeLimit) ms from 1970")
         }
         return times
     }
