@@ -138,6 +138,27 @@ struct ChunkStoreTests {
         }
     }
 
+    @Test("two compactions at once (two servers on one database) both succeed and move every point once")
+    func concurrentCompactions() async throws {
+        try await StoreKind.postgres.withStore { store in
+            let postgres = try #require(store as? PostgresStore)
+            try await postgres.ensurePartitions(around: Self.threeDaysAgo)
+            var expected: [String: [Position]] = [:]
+            for n in 0..<4 {
+                let device = try await StoreTests.registered(store, name: "phone \(n)").id
+                let points = Self.track(device, from: Self.threeDaysAgo.addingTimeInterval(Double(n) * 7), count: 900)
+                _ = try await store.ingest(IngestWrite(deviceID: device, positions: points, receivedAt: Date()))
+                expected[device] = points
+            }
+            async let first = postgres.compactHistory(before: Date(), pointsPerTransaction: 200)
+            async let second = postgres.compactHistory(before: Date(), pointsPerTransaction: 300)
+            #expect(try await first + second == 3_600)
+            #expect(try await Self.count(postgres, "SELECT count(*)::int8 FROM positions") == 0)
+            for (device, points) in expected { #expect(try await Self.all(store, device, page: 500) == points) }
+            #expect(!(try await RetentionTests.partitions(postgres)).contains(PostgresStore.periodStart(Self.threeDaysAgo, PostgresStore.positionPlan).name))
+        }
+    }
+
     @Test("a monthly partition of the older schema (v6) is left alone, then compacted and dropped")
     func upgradedMonthlyPartition() async throws {
         try await StoreKind.postgres.withStore { store in

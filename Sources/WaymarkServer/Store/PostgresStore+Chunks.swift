@@ -235,8 +235,8 @@ extension PostgresStore {
         }
         var worthLocking = false
         for candidate in candidates {
-            try await execute(unsafeSQL: "VACUUM \(candidate.name)")
-            let (occupied, bytes) = try await partitionUse(candidate.name)
+            // Another server on the same database may have dropped it a moment ago: then it is skipped.
+            guard let (occupied, bytes) = try? await vacuumedUse(candidate.name) else { continue }
             worthLocking = worthLocking || (!occupied && (Self.upperBound(candidate.bound) != nil || bytes > 16_384))
         }
         // The table lock pauses ingest for a moment: taken only when a partition can go or shrink.
@@ -245,7 +245,8 @@ extension PostgresStore {
             try await client.withTransaction(logger: logger) { connection in
                 try await connection.query("SET LOCAL lock_timeout = '5s'", logger: logger)
                 try await connection.query("LOCK TABLE positions IN ACCESS EXCLUSIVE MODE", logger: logger)
-                for candidate in candidates {
+                let present = Set(try await partitions(connection, of: "positions").map(\.name))
+                for candidate in candidates where present.contains(candidate.name) {
                     let (occupied, bytes) = try await partitionUse(candidate.name, connection)
                     guard !occupied else { continue }
                     if Self.upperBound(candidate.bound) != nil {
@@ -268,6 +269,12 @@ extension PostgresStore {
 }
 
 extension PostgresStore {
+    /// Vacuums a partition (so that an emptied one has no pages left to scan), then ``partitionUse(_:_:)``.
+    func vacuumedUse(_ name: String) async throws -> (occupied: Bool, bytes: Int64) {
+        try await execute(unsafeSQL: "VACUUM \(name)")
+        return try await partitionUse(name)
+    }
+
     /// Whether a partition holds a row, and its heap and index bytes.
     func partitionUse(_ name: String, _ connection: PostgresConnection? = nil) async throws -> (occupied: Bool, bytes: Int64) {
         let sql = PostgresQuery(unsafeSQL: """
