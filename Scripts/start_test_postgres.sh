@@ -43,6 +43,17 @@ done
 
 psql_admin() { as_postgres psql -p "$PORT" -v ON_ERROR_STOP=1 -qAt "$@"; }
 
+# The store tests run in parallel, each store with a pool of up to 20 connections: the default 100 runs
+# out ("too many clients"), so the cluster gets 300 (set once; the restart happens only then).
+if [ "$(psql_admin -c "show max_connections")" -lt 300 ]; then
+    psql_admin -c "alter system set max_connections = 300" >&2
+    $SUDO pg_ctlcluster 15 main restart >&2
+    for _ in $(seq 1 60); do
+        if as_postgres psql -p "$PORT" -qAtc "select 1" >/dev/null 2>&1; then break; fi
+        sleep 0.5
+    done
+fi
+
 if [ "$(psql_admin -c "select 1 from pg_roles where rolname = '$ROLE'")" != 1 ]; then
     psql_admin -c "create role \"$ROLE\" login password '$PASSWORD'" >&2
 fi
