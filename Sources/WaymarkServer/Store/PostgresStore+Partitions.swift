@@ -34,8 +34,8 @@ extension PostgresStore {
         return (start.millisecondsSince1970, name)
     }
 
-    /// Creates the partitions of `positions` and `position_chunks` around `date` (``positionPlan``,
-    /// ``chunkPlan``) that do not exist yet, moving the DEFAULT partition's rows of each new range into it; a
+    /// Creates the partitions of `positions` (the day of `date` and the next two) and `position_chunks` (twelve
+    /// months before `date`'s to two after) that do not exist yet, moving the DEFAULT partition's rows of each new range into it; a
     /// range an existing partition already covers (a monthly one of an older schema) is left alone. Safe to call
     /// from several processes (an advisory lock serialises them) and often. `migrate()` and the retention
     /// service call it.
