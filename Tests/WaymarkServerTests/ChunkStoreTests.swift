@@ -165,7 +165,7 @@ struct ChunkStoreTests {
             let postgres = try #require(store as? PostgresStore)
             let device = try await StoreTests.registered(store).id
             // The month three months back, partitioned as migration v6 did.
-            let monthly = PostgresStore.PartitionPlan(table: "positions", column: "ts", daily: false, back: 0, ahead: 0)
+            let monthly = PostgresStore.PartitionPlan(table: "positions", column: "ts", daily: false, back: 0, ahead: 0, points: "count(*)")
             let month = PostgresStore.periodStart(Date(), monthly, offset: -3)
             let end = PostgresStore.periodStart(Date(), monthly, offset: -2).millis
             try await postgres.execute(unsafeSQL: "CREATE TABLE \(month.name) PARTITION OF positions FOR VALUES FROM (\(month.millis)) TO (\(end))")

@@ -1,19 +1,6 @@
 import Foundation
 import WaymarkGeo
 
-/// The JSON shape of devices in API replies (positions: ``PositionReply``).
-enum PositionJSON {
-    /// `{"id","name","created","revoked"}`.
-    static func object(_ d: DeviceRecord) -> [String: Any] {
-        [
-            "id": d.id,
-            "name": d.name,
-            "created": TimestampParser.format(d.createdAt),
-            "revoked": d.revokedAt.map { TimestampParser.format($0) as Any } ?? NSNull(),
-        ]
-    }
-}
-
 /// A position in API replies (`{"device_id","timestamp","lat","lon","altitude","accuracy",…}`: every key
 /// present, unknown values null), for `JSONEncoder`, which is far faster than `JSONSerialization` with sorted keys.
 struct PositionReply: Encodable {
@@ -85,12 +72,19 @@ struct PositionPage: Encodable {
     }
 }
 
-/// A device with its last position in the device list (`{"id","name","created","revoked","last"}`).
+/// A device in API replies: `{"id","name","created","revoked"}`, with its last position (`last`, null when it
+/// has none) in the device list, or its token (`token`, shown once) when it was just registered.
 struct DeviceReply: Encodable {
-    let device: DeviceRecord
-    let last: Position?
+    /// What a reply adds to the device's own fields.
+    enum Addition {
+        case last(Position?)
+        case token(String)
+    }
 
-    enum Key: String, CodingKey { case id, name, created, revoked, last }
+    let device: DeviceRecord
+    let addition: Addition
+
+    enum Key: String, CodingKey { case id, name, created, revoked, last, token }
 
     func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: Key.self)
@@ -98,7 +92,9 @@ struct DeviceReply: Encodable {
         try c.encode(device.name, forKey: .name)
         try c.encode(TimestampParser.format(device.createdAt), forKey: .created)
         try c.encode(device.revokedAt.map(TimestampParser.format), forKey: .revoked)
-        try c.encode(last.map(PositionReply.init(position:)), forKey: .last)
+        switch addition {
+        case .last(let position): try c.encode(position.map(PositionReply.init(position:)), forKey: .last)
+        case .token(let token): try c.encode(token, forKey: .token)
+        }
     }
 }
-

@@ -81,8 +81,7 @@ extension OpenAPIDocument {
                                   tag: "fences", body: jsonBody(["type": "object"]),
                                   responses: ["201": reply("The stored fences.", ref("FenceCollection"))]),
             ],
-            "/api/fences/{id}": ["delete": operation("Delete a fence (admin)", tag: "fences",
-                                                     parameters: [["name": "id", "in": "path", "required": true, "schema": string]],
+            "/api/fences/{id}": ["delete": operation("Delete a fence (admin)", tag: "fences", parameters: [pathID("A fence id.")],
                                                      responses: ["204": noContent])],
             "/api/events": ["get": operation(
                 "Fence events by id", tag: "fences",
@@ -97,7 +96,7 @@ extension OpenAPIDocument {
                                   responses: ["201": reply("The subscription and its secret.", ref("Webhook"))]),
             ],
             "/api/webhooks/{id}": ["delete": operation("Remove a subscription (admin)", tag: "webhooks",
-                                                       parameters: [["name": "id", "in": "path", "required": true, "schema": string]],
+                                                       parameters: [pathID("A webhook id.")],
                                                        responses: ["204": noContent])],
             "/api/webhooks/deliveries": ["get": operation(
                 "Deliveries of the outbox (admin)", tag: "webhooks",

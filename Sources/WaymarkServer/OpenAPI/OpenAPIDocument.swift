@@ -66,7 +66,11 @@ public enum OpenAPIDocument {
         ["name": name, "in": "query", "required": false, "schema": schema, "description": description]
     }
 
-    static var deviceID: Object { ["name": "id", "in": "path", "required": true, "schema": string, "description": "A device id."] }
+    static var deviceID: Object { pathID("A device id.") }
+    /// The `{id}` of a path, a string.
+    static func pathID(_ description: String) -> Object {
+        ["name": "id", "in": "path", "required": true, "schema": string, "description": description]
+    }
     static var timeRange: [Object] {
         [query("from", string, "Inclusive start: ISO-8601 or epoch seconds/milliseconds."),
          query("to", string, "Exclusive end: ISO-8601 or epoch seconds/milliseconds.")]

@@ -22,9 +22,7 @@ extension Routes {
             throw ServerError(.malformedBody, #"expected {"name":"…"}"#)
         }
         let (device, token) = try await DeviceRegistry.register(name: name, in: store, at: configuration.clock())
-        var reply = PositionJSON.object(device)
-        reply["token"] = token
-        return JSONReply.response(reply, status: .created)
+        return JSONReply.response(encoding: DeviceReply(device: device, addition: .token(token)), status: .created)
     }
 
     /// `GET /api/devices`: every device for the admin, only itself for a device.
@@ -36,6 +34,6 @@ extension Routes {
         }
         // One query for every device's last position, not one per device.
         let lasts = try await store.lastPositions()
-        return JSONReply.response(encoding: ["devices": devices.map { DeviceReply(device: $0, last: lasts[$0.id]) }])
+        return JSONReply.response(encoding: ["devices": devices.map { DeviceReply(device: $0, addition: .last(lasts[$0.id])) }])
     }
 }

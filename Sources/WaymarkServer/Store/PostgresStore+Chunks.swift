@@ -120,11 +120,8 @@ extension PostgresStore {
     /// Takes the device's chunk lock for the transaction: exclusive to rewrite chunks, shared to read them
     /// for the duplicate check of ingest.
     func lockChunks(_ connection: PostgresConnection, deviceID: String, shared: Bool) async throws {
-        if shared {
-            try await connection.query("SELECT pg_advisory_xact_lock_shared(\(Self.compactionLock), hashtext(\(deviceID)))", logger: logger)
-        } else {
-            try await connection.query("SELECT pg_advisory_xact_lock(\(Self.compactionLock), hashtext(\(deviceID)))", logger: logger)
-        }
+        let function = shared ? "pg_advisory_xact_lock_shared" : "pg_advisory_xact_lock"
+        try await connection.query("SELECT \(unescaped: function)(\(Self.compactionLock), hashtext(\(deviceID)))", logger: logger)
     }
 
     /// `positions` without those already in the device's chunks; only points before `today` can be there.

@@ -150,7 +150,9 @@ extension PostgresStore {
         ]),
         // Finished days of positions as compact chunks (PostgresStore+Chunks.swift), partitioned by month like
         // the positions they replace; ensurePartitions creates the months and, from now on, day partitions of
-        // `positions` (monthly ones made by v6 stay until compaction empties and drops them).
+        // `positions` (monthly ones made by v6 stay until compaction empties and drops them). `last_point` repeats
+        // the chunk's last point as a one-point chunk, so the device list reads every device's latest point
+        // without decoding whole chunks.
         ("v7-position-chunks", [
             """
             CREATE TABLE position_chunks (

@@ -11,14 +11,17 @@ extension PostgresStore {
         let daily: Bool
         /// Periods before and after the present that get a partition; rows outside land in the DEFAULT partition.
         let back: Int, ahead: Int
+        /// The SQL aggregate of how many points a partition holds (retention counts a dropped one as these).
+        let points: String
     }
 
     /// New points: today's and the next two days' partitions (a phone's clock may run up to 24 h ahead). Days
     /// are compacted into chunks once over and their partitions dropped, so none is created backwards;
     /// a late point for an older day lands in DEFAULT until compaction moves it.
-    static let positionPlan = PartitionPlan(table: "positions", column: "ts", daily: true, back: 0, ahead: 2)
+    static let positionPlan = PartitionPlan(table: "positions", column: "ts", daily: true, back: 0, ahead: 2, points: "count(*)")
     /// Chunks: a month each, twelve back and two ahead (older history, a backfill, lands in DEFAULT).
-    static let chunkPlan = PartitionPlan(table: "position_chunks", column: "first_ts", daily: false, back: 12, ahead: 2)
+    static let chunkPlan = PartitionPlan(table: "position_chunks", column: "first_ts", daily: false, back: 12, ahead: 2,
+                                         points: "coalesce(sum(count), 0)")
 
     /// The first millisecond of the period `offset` periods after the one holding `date`, and its partition's name
     /// (`positions_2026_11_26`, `position_chunks_2026_11`).
@@ -85,11 +88,10 @@ extension PostgresStore {
                 try await connection.query("SELECT pg_advisory_xact_lock(727370)", logger: logger)
                 var removed = 0
                 for plan in [Self.positionPlan, Self.chunkPlan] {
-                    let counted = plan.table == "positions" ? "count(*)" : "coalesce(sum(count), 0)"
                     for (name, bound) in try await partitions(connection, of: plan.table) {
                         // "FOR VALUES FROM ('A') TO ('B')": dropped when B <= cutoff.
                         guard let upper = Self.upperBound(bound), upper <= cutoff else { continue }
-                        removed += try await connection.query(PostgresQuery(unsafeSQL: "SELECT \(counted) FROM \(name)"), logger: logger)
+                        removed += try await connection.query(PostgresQuery(unsafeSQL: "SELECT \(plan.points) FROM \(name)"), logger: logger)
                             .collect().first?.decode(Int.self) ?? 0
                         try await connection.query(PostgresQuery(unsafeSQL: "DROP TABLE \(name)"), logger: logger)
                     }
