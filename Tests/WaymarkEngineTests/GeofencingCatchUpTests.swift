@@ -337,7 +337,7 @@ struct GeofencingCatchUpTests {
         // sends no enter, only the state.
         var m = try M.monitor()
         _ = M.walk(&m, [0])
-        var out = m.handle(.regionState(identifier: Self.region, state: .inside), at: Self.at(900))
+        let out = m.handle(.regionState(identifier: Self.region, state: .inside), at: Self.at(900))
         #expect(Self.events(out).isEmpty)
         #expect(out.demand == .oneFix(.best))
         let enter = try #require(Self.fixAnswer(&m, 1200, at: 905).first)

@@ -56,6 +56,10 @@ struct EngineActorSimulationTests {
         let final = await engine.launchLocation.current
         let fix = try #require(final.fix)
 
+        let launch = try #require(await engine.diagnostics.launch, "the launch is attributed")
+        #expect(launch.reason == .user)
+        #expect(launch.cause == .userOpened)
+
         var late = engine.launchLocation.states.makeAsyncIterator()
         #expect(await late.next() == .located(fix))
         await device.finish()

@@ -1,6 +1,7 @@
 import Foundation
 
-/// What the app's setup lacks, as an ``Engine`` state: each ``ConfigurationProblem`` says what to
+/// What the app's setup lacks, as an ``Engine`` state, and why the process was launched
+/// (``launches``). What the setup lacks: each ``ConfigurationProblem`` says what to
 /// add to the Info.plist and what breaks without it.
 ///
 /// The engine reads the app's declarations from its ``Device`` when it starts
@@ -31,6 +32,15 @@ public struct EngineDiagnostics: Sendable {
     /// The current problems.
     public var current: [ConfigurationProblem] {
         get async { await engine.problemStates.current ?? [] }
+    }
+
+    /// Why the process was launched: one value at the launch and one more when a location event
+    /// settles its cause (see ``LaunchAttribution``), with replay of the latest.
+    public var launches: ReplaySequence<LaunchAttribution> { engine.launchAttributions.values }
+
+    /// The latest attribution of this process's launch; nil before the launch event.
+    public var launch: LaunchAttribution? {
+        get async { await engine.launchAttributions.current }
     }
 }
 

@@ -44,6 +44,7 @@ public actor Engine {
     nonisolated let rideStatistics: ReplayBroadcaster<RideStatistics>
     nonisolated let rideRecords = ReplayBroadcaster<RideRecord>(replaysCurrent: false)
     nonisolated let problemStates = ReplayBroadcaster<[ConfigurationProblem]>(initial: [])
+    nonisolated let launchAttributions = ReplayBroadcaster<LaunchAttribution>()
     var fenceRevision: Int
     /// The app's Info.plist declarations, once read from the device.
     var declarations: InfoPlistDeclarations?
@@ -133,6 +134,7 @@ public actor Engine {
         await rideStatistics.finish()
         await rideRecords.finish()
         await problemStates.finish()
+        await launchAttributions.finish()
     }
 
     /// The time to stamp an app call with: the device's clock, never before the latest event.
@@ -205,6 +207,7 @@ public actor Engine {
         case .ride(.recorded(let fix)): await rideRecords.publish(.fix(fix))
         case .ride(.gap(let gap)): await rideRecords.publish(.gap(gap))
         case .ride(.checkpoint(let snapshot)): await rideRecords.publish(.checkpoint(snapshot))
+        case .launch(let attribution): await launchAttributions.publish(attribution)
         }
     }
 }

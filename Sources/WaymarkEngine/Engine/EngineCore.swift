@@ -85,6 +85,9 @@ public struct EngineCore: Sendable {
     public private(set) var resolver = DemandResolver()
     /// The iOS 17 translation (used with ``Configuration/backend`` `.modern`).
     public private(set) var modern = ModernBackendAdapter()
+    /// Why this process was launched (the reason, refined by the first location event); nil before
+    /// the ``DeviceEvent/launched(reason:)`` event.
+    public private(set) var launch: LaunchAttribution?
     private var launched = false
     var motionGate = MotionGate.unknown
     var motionStartHeld = false
@@ -130,12 +133,23 @@ public struct EngineCore: Sendable {
 
     /// Handles one device event (on the iOS 17 backend, translated first: ``ModernBackendAdapter``).
     public mutating func handle(_ event: DeviceEvent, at now: Date) -> EngineOutput {
-        guard configuration.backend == .modern else { return handleEvent(event, at: now) }
         var out = EngineOutput()
-        for translated in modern.events(event) {
-            let step = handleEvent(translated, at: now)
-            out.updates += step.updates
-            out.commands += step.commands
+        if configuration.backend == .modern {
+            for translated in modern.events(event) {
+                let step = handleEvent(translated, at: now)
+                out.updates += step.updates
+                out.commands += step.commands
+            }
+        } else {
+            out = handleEvent(event, at: now)
+        }
+        // After the step: a launch starts the core over, attribution included.
+        if case .launched(let reason) = event {
+            let attribution = LaunchAttribution(reason: reason, at: now)
+            launch = attribution
+            out.updates.append(.launch(attribution))
+        } else if launch?.handle(event, at: now) == true, let launch {
+            out.updates.append(.launch(launch))
         }
         return out
     }

@@ -30,6 +30,8 @@ public enum EngineUpdate: Hashable, Sendable {
     case geofence(GeofenceMonitor.Update)
     /// From the ride tracker: state, recorded fixes, gap markers, statistics, checkpoints.
     case ride(RideUpdate)
+    /// Why the process was launched, when the launch happens and when its cause is settled.
+    case launch(LaunchAttribution)
 }
 
 /// A rider's tap on the ride controls, for ``EngineCore/rideCommand(_:at:)``.

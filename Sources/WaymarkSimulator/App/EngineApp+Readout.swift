@@ -80,6 +80,7 @@ extension EngineApp {
         case .ride(.recorded(let fix)):
             includingFixes ? String(format: "fix %.6f, %.6f", fix.coordinate.latitude, fix.coordinate.longitude) : nil
         case .ride(.statistics), .ride(.checkpoint): nil
+        case .launch: nil   // the simulation's own log names every launch and its reason
         }
     }
 
