@@ -66,7 +66,7 @@ final class LocationDelegate: NSObject, CLLocationManagerDelegate, Sendable {
     /// every boundary crossing alongside `didEnterRegion`/`didExitRegion` (Apple,
     /// `locationManager(_:didDetermineState:for:)`: "in addition to calling the delegate's
     /// didEnterRegion and didExitRegion"). The engine takes a state only for an undecided fence,
-    /// so a state after an enter or exit changes nothing (WaymarkEngineTests, RegionStateTransitionTests).
+    /// so a state after an enter or exit changes nothing (WaymarkEngineTests: LiveDeviceEngineTests, stateAfterEveryTransition).
     func locationManager(_ manager: CLLocationManager, didDetermineState state: CLRegionState, for region: CLRegion) {
         guard role == .main else { return }
         let mapped: RegionState = switch state {

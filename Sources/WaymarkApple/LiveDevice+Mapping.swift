@@ -3,6 +3,7 @@ import CoreLocation
 import Foundation
 import UserNotifications
 import WaymarkEngine
+import os
 #if canImport(CoreMotion)
 import CoreMotion
 #endif
@@ -25,7 +26,14 @@ extension LiveDevice {
     @MainActor
     func startMotionUpdates() {
         #if canImport(CoreMotion)
-        guard CMMotionActivityManager.isActivityAvailable() else { return }
+        guard CMMotionActivityManager.isActivityAvailable() else {
+            // No motion coprocessor (some iPads, the iOS Simulator): say so once, as an unknown
+            // activity, so the engine does not wait for a classification that never comes; the
+            // ride then decides from fixes alone.
+            Self.log.notice("motion activity is not available on this device")
+            emit(.motionActivity(MotionActivity(.unknown, confidence: .low)))
+            return
+        }
         motion.startActivityUpdates(to: .main) { [sink] activity in
             guard let activity else { return }
             sink.emit(.motionActivity(MotionActivity(activity: activity)))
@@ -36,6 +44,10 @@ extension LiveDevice {
 
 #if canImport(CoreMotion)
 extension MotionActivity {
+    /// One kind from Core Motion's flags, which may be set together (a car waiting at a light is
+    /// `stationary` and `automotive`): the first set of cycling, automotive, running, walking,
+    /// stationary, in that order, so a vehicle or a workout outranks standing still; none set is
+    /// `unknown`. Core Motion's own `unknown` flag adds nothing the kinds do not already say.
     init(activity: CMMotionActivity) {
         let kind: Kind = activity.cycling ? .cycling : activity.automotive ? .automotive : activity.running ? .running
             : activity.walking ? .walking : activity.stationary ? .stationary : .unknown

@@ -75,8 +75,22 @@ public final class LiveDevice: NSObject, Device, @unchecked Sendable {
     private let pathMonitor = NWPathMonitor()
     #endif
 
+    /// Whether an app with Always authorization shows the blue location indicator while it
+    /// receives standard updates in the background (`showsBackgroundLocationIndicator`; a
+    /// when-in-use app always shows it). True by default: a ride recording in the background is
+    /// something the user should see, and the indicator lets them tap back into the app.
+    public let showsBackgroundLocationIndicator: Bool
+
     /// Makes the device and starts observing the app lifecycle and network reachability.
-    public override init() {
+    public override convenience init() {
+        self.init(showsBackgroundLocationIndicator: true)
+    }
+
+    /// Makes the device and starts observing the app lifecycle and network reachability.
+    ///
+    /// - parameter showsBackgroundLocationIndicator: see ``showsBackgroundLocationIndicator``.
+    public init(showsBackgroundLocationIndicator: Bool) {
+        self.showsBackgroundLocationIndicator = showsBackgroundLocationIndicator
         let (events, continuation) = AsyncStream.makeStream(of: TimedDeviceEvent.self)
         self.events = events
         sink = EventSink(continuation)
@@ -88,8 +102,10 @@ public final class LiveDevice: NSObject, Device, @unchecked Sendable {
         observers.append(center.addObserver(forName: UIApplication.willEnterForegroundNotification, object: nil,
                                             queue: .main) { [sink] _ in sink.emit(.willEnterForeground) })
         #if canImport(Network)
+        // The monitor reports every path update, also repeats of the same status; only changes
+        // are events, as in the simulator.
         pathMonitor.pathUpdateHandler = { [sink] path in
-            sink.emit(.networkReachability(online: path.status == .satisfied))
+            sink.emitReachability(online: path.status == .satisfied)
         }
         pathMonitor.start(queue: .main)
         #endif
@@ -148,6 +164,14 @@ public final class LiveDevice: NSObject, Device, @unchecked Sendable {
         await MainActor.run { Set(self.mainManager().monitoredRegions.map(\.identifier)) }
     }
 
+    /// `UIApplication.backgroundRefreshStatus` is `.available` and Low Power Mode is off: without
+    /// either, iOS does not relaunch the app for region events or significant changes (see
+    /// ``Device/backgroundAppRefreshAvailable()``).
+    public func backgroundAppRefreshAvailable() async -> Bool? {
+        let status = await MainActor.run { UIApplication.shared.backgroundRefreshStatus }
+        return status == .available && !ProcessInfo.processInfo.isLowPowerModeEnabled
+    }
+
     /// Performs one command on the main actor.
     public func perform(_ command: DeviceCommand) async {
         await MainActor.run { self.performOnMain(command) }
@@ -180,7 +204,15 @@ public final class LiveDevice: NSObject, Device, @unchecked Sendable {
         if performModern(command) { return }
         switch command {
         case .createLocationManager:
-            _ = mainManager()
+            if let manager {
+                // iOS answers a new manager with the authorization callback; the app asked again
+                // for one it already has, so answer the same way (the simulator answers every
+                // create) rather than leave a waiting engine without the callback.
+                sink.emitAuthorization(status: manager.authorizationStatus.waymarkStatus,
+                                       accuracy: manager.accuracyAuthorization == .fullAccuracy ? .full : .reduced)
+            } else {
+                _ = mainManager()
+            }
         case .requestNotificationAuthorization(let options):
             requestNotificationAuthorization(options)
         case .registerForRemoteNotifications:
@@ -294,6 +326,9 @@ public final class LiveDevice: NSObject, Device, @unchecked Sendable {
             Self.log.fault("background location updates requested, but UIBackgroundModes lacks \"location\": updates stop in the background")
         }
         m.allowsBackgroundLocationUpdates = background
+        // Only after allowsBackgroundLocationUpdates, and only with it: the indicator is about
+        // background use (Apple, `CLLocationManager.showsBackgroundLocationIndicator`).
+        m.showsBackgroundLocationIndicator = background && showsBackgroundLocationIndicator
         m.startUpdatingLocation()
     }
 
@@ -353,9 +388,22 @@ final class EventSink: Sendable {
         self.continuation = continuation
     }
 
+    /// The last reachability emitted; read and written only on `queue`.
+    nonisolated(unsafe) private var lastReachability: Bool?
+
     func emit(_ event: DeviceEvent) {
         let time = Date()
         queue.async { [continuation] in continuation.yield(TimedDeviceEvent(time: time, event: event)) }
+    }
+
+    /// The reachability event, only when it differs from the last one.
+    func emitReachability(online: Bool) {
+        let time = Date()
+        queue.async { [self] in
+            guard lastReachability != online else { return }
+            lastReachability = online
+            continuation.yield(TimedDeviceEvent(time: time, event: .networkReachability(online: online)))
+        }
     }
 
     /// The authorization event. Services off system-wide read as `denied` (Apple,

@@ -40,4 +40,24 @@ struct SimulatedDeviceDeclarationsTests {
         await device.finish()
         await run.value
     }
+
+    @Test("Background App Refresh off, or Low Power Mode on, is reported as a problem; on, nothing is",
+          arguments: [(true, false, false), (false, false, true), (true, true, true)] as [(Bool, Bool, Bool)])
+    func backgroundAppRefresh(refresh: Bool, lowPower: Bool, reported: Bool) async throws {
+        guard #available(macOS 15, iOS 18, *) else { return }
+        var scenario = try Self.scenario(nil, [.location])
+        scenario.device?.backgroundAppRefresh = refresh
+        scenario.device?.lowPowerMode = lowPower
+        let device = try SimulatedDevice(scenario: scenario)
+        #expect(await device.backgroundAppRefreshAvailable() == !reported)
+        let engine = Engine(device: device, clock: device.clock)
+        let run = Task { await engine.run() }
+        await device.open()
+        try await EngineActorSimulationTests.settle(engine, device)
+        let problems = await engine.diagnostics.current
+        #expect(problems.contains(.backgroundAppRefreshOff) == reported, "\(problems)")
+        #expect(problems.count == (reported ? 1 : 0))
+        await device.finish()
+        await run.value
+    }
 }

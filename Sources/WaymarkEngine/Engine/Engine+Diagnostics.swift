@@ -2,7 +2,10 @@ import Foundation
 
 /// What the app's setup lacks, as an ``Engine`` state, and why the process was launched
 /// (``launches``). What the setup lacks: each ``ConfigurationProblem`` says what to
-/// add to the Info.plist and what breaks without it.
+/// add to the Info.plist and what breaks without it. A device setting that stops location work in
+/// the background (Background App Refresh off, Low Power Mode on) is reported the same way, as
+/// ``ConfigurationProblem/backgroundAppRefreshOff``, read when the engine starts, at each launch
+/// and each return to the foreground.
 ///
 /// The engine reads the app's declarations from its ``Device`` when it starts
 /// (``Device/infoPlist()``) and checks them against what the app uses: the configured
@@ -62,9 +65,18 @@ extension Engine {
         await publishProblems()
     }
 
+    /// Reads whether iOS may run the app in the background for location events (at start, each
+    /// launch and each return to the foreground) and publishes the problems if that changed.
+    func readBackgroundAppRefresh() async {
+        let available = await device.backgroundAppRefreshAvailable()
+        guard available != backgroundAppRefresh else { return }
+        backgroundAppRefresh = available
+        await publishProblems()
+    }
+
     private func publishProblems() async {
-        guard let declarations else { return }
-        let problems = InfoPlistCheck.problems(in: declarations, for: uses)
+        var problems = declarations.map { InfoPlistCheck.problems(in: $0, for: uses) } ?? []
+        if backgroundAppRefresh == false { problems.append(.backgroundAppRefreshOff) }
         guard problems != publishedProblems else { return }
         publishedProblems = problems
         await problemStates.publish(problems)

@@ -51,6 +51,8 @@ public actor Engine {
     /// What the app uses: the configured capabilities and what it asked for since.
     var uses: AppCapabilities
     var publishedProblems: [ConfigurationProblem] = []
+    /// Whether iOS may run the app in the background for location events, as last read.
+    var backgroundAppRefresh: Bool?
 
     /// Makes an engine over `device`.
     ///
@@ -98,12 +100,21 @@ public actor Engine {
     /// ``EngineError/Code/stopped`` and every state sequence ends. Call once.
     public func run() async {
         await readDeclarations()
+        await readBackgroundAppRefresh()
         for await timed in device.events {
             guard !stopped else { break }
             await fireDueDeadlines(through: timed.time)
             guard !stopped else { break }
             latestEventTime = max(latestEventTime ?? timed.time, timed.time)
-            if case .launched = timed.event { core.osMonitoredRegions = await device.monitoredRegionIdentifiers() }
+            switch timed.event {
+            case .launched:
+                core.osMonitoredRegions = await device.monitoredRegionIdentifiers()
+                await readBackgroundAppRefresh()
+            case .willEnterForeground:
+                await readBackgroundAppRefresh()
+            default:
+                break
+            }
             let out = core.handle(timed.event, at: timed.time)
             await apply(out)
             eventsHandled += 1

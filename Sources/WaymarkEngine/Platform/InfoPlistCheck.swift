@@ -59,6 +59,9 @@ public struct ConfigurationProblem: Hashable, Sendable, CustomStringConvertible 
         case missingBackgroundMode(String)
         /// `BGTaskSchedulerPermittedIdentifiers` lacks this task identifier.
         case missingPermittedTaskIdentifier(String)
+        /// A device setting, not the Info.plist: Background App Refresh is off for the app, or
+        /// Low Power Mode is on (``Device/backgroundAppRefreshAvailable()``).
+        case backgroundAppRefreshOff
     }
 
     /// What is wrong.
@@ -73,6 +76,15 @@ public struct ConfigurationProblem: Hashable, Sendable, CustomStringConvertible 
     }
 
     public var description: String { message }
+}
+
+extension ConfigurationProblem {
+    /// Background App Refresh is off or Low Power Mode is on, with what it breaks and where the
+    /// user turns it back on.
+    public static let backgroundAppRefreshOff = ConfigurationProblem(.backgroundAppRefreshOff, message:
+        "Background App Refresh is off for this app, or Low Power Mode is on: iOS does not relaunch or wake the app for "
+        + "region crossings or significant changes, and region monitoring fails, so geofence events wait until the app "
+        + "is opened. Ask the user to turn on Settings > General > Background App Refresh (and this app in its list).")
 }
 
 /// Reads an app's Info.plist (as `Bundle.main.infoDictionary`) and says what the live device

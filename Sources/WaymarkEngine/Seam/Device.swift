@@ -41,6 +41,20 @@ public protocol Device: Sendable {
     /// device cannot tell. The engine reads them at each launch and reconciles its stored regions:
     /// a Waymark region the OS lost is registered again, one it no longer knows is stopped.
     func monitoredRegionIdentifiers() async -> Set<String>?
+
+    /// Whether iOS may run the app in the background for location events: Background App Refresh
+    /// is on for the app and Low Power Mode is off (iOS: `UIApplication.backgroundRefreshStatus`
+    /// and `ProcessInfo.isLowPowerModeEnabled`); nil when the device cannot tell (the default).
+    /// Without it region monitoring fails as denied and iOS neither wakes nor relaunches the app
+    /// for regions and significant changes (PLATFORM.md §5; field report rdar 16078124), so the
+    /// engine reads it when it starts, at each launch and each return to the foreground (the user
+    /// may have changed it in Settings) and reports it through ``EngineDiagnostics``.
+    func backgroundAppRefreshAvailable() async -> Bool?
+}
+
+extension Device {
+    /// The device cannot tell: nil.
+    public func backgroundAppRefreshAvailable() async -> Bool? { nil }
 }
 
 /// One event together with the time the OS reported it.

@@ -62,6 +62,12 @@ public actor SimulatedDevice: Device {
         Set(simulation.regions.map(\.region.identifier))
     }
 
+    /// Background App Refresh on and Low Power Mode off (``DeviceSetup/backgroundAppRefresh``,
+    /// ``DeviceSetup/lowPowerMode``).
+    public func backgroundAppRefreshAvailable() async -> Bool? {
+        simulation.backgroundRefreshAvailable
+    }
+
     /// The scenario's declarations (``DeviceSetup/usageDescriptions``, ``DeviceSetup/backgroundModes``).
     /// The simulator does not model `BGTaskScheduler`, so no task identifier is permitted.
     public func infoPlist() async -> InfoPlistDeclarations? {
