@@ -1,4 +1,5 @@
 import Foundation
+import WaymarkEngine
 import WaymarkGeo
 import WaymarkSimulator
 
@@ -10,21 +11,28 @@ extension SimulateCommand {
         let trajectory = try Self.geofenceRide(scenarios.first)
         writeLine("geofence experiment: \(Int(trajectory.endTime / 60)) min ride, 5,000 fences while riding and 100 otherwise, seeds \(seedList.map(String.init).joined(separator: ","))")
         var rows: [String] = []
-        for mode in GeofenceExperiment.Mode.allCases {
-            var results: [GeofenceExperiment.Result] = []
-            for seed in seedList {
-                let r = try GeofenceExperiment.run(mode, seed: seed, trajectory: trajectory)
-                results.append(r)
-                writeLine("  \(mode.rawValue) seed \(seed): \(r.reported)/\(r.crossings) reported, \(r.reportedWithinMinute) within 60 s, "
-                          + "\(r.falseEvents) false of \(r.events), \(r.reportedLateMarked) of \(r.reportedLate) late ones marked late, latency median \(Self.seconds(r.medianLatencySeconds)) "
-                          + "p90 \(Self.seconds(r.p90LatencySeconds)) max \(Self.seconds(r.maxLatencySeconds)), launches \(r.launches.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))")
+        for backend in backend.backends {
+            for mode in GeofenceExperiment.Mode.allCases {
+                var results: [GeofenceExperiment.Result] = []
+                for seed in seedList {
+                    let r = try GeofenceExperiment.run(mode, seed: seed, trajectory: trajectory, backend: backend)
+                    results.append(r)
+                    writeLine("  \(Self.label(mode, backend)) seed \(seed): \(r.reported)/\(r.crossings) reported, \(r.reportedWithinMinute) within 60 s, "
+                              + "\(r.falseEvents) false of \(r.events), \(r.reportedLateMarked) of \(r.reportedLate) late ones marked late, latency median \(Self.seconds(r.medianLatencySeconds)) "
+                              + "p90 \(Self.seconds(r.p90LatencySeconds)) max \(Self.seconds(r.maxLatencySeconds)), launches \(r.launches.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))")
+                }
+                rows.append(Self.row(Self.label(mode, backend), results))
             }
-            rows.append(Self.row(mode, results))
         }
         writeLine("")
         writeLine("| mode | crossings | reported | within 60 s of the boundary | within 60 s of 40 m past | false events | median latency | p90 latency | max latency |")
         writeLine("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
         for row in rows { writeLine(row) }
+    }
+
+    /// The mode's name, with "(iOS 17)" on the modern backend.
+    static func label(_ mode: GeofenceExperiment.Mode, _ backend: LocationBackend) -> String {
+        mode.rawValue + (backend == .modern ? " (iOS 17)" : "")
     }
 
     static func parseSeeds(_ text: String?) throws -> [UInt64] {
@@ -67,13 +75,13 @@ extension SimulateCommand {
         return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
     }
 
-    static func row(_ mode: GeofenceExperiment.Mode, _ results: [GeofenceExperiment.Result]) -> String {
+    static func row(_ mode: String, _ results: [GeofenceExperiment.Result]) -> String {
         func pct(_ v: Double?) -> String { v.map { String(format: "%.1f%%", $0 * 100) } ?? "–" }
         let crossings = median(results.map { Double($0.crossings) }).map { String(Int($0)) } ?? "–"
         let recall = median(results.map(\.recall)), minute = median(results.map(\.recallWithinMinute))
         let depth = median(results.map(\.recallWithinMinuteOfDepth))
         let falseEvents = median(results.map { Double($0.falseEvents) }).map { String(Int($0)) } ?? "–"
-        return "| \(mode.rawValue) | \(crossings) | \(pct(recall)) | \(pct(minute)) | \(pct(depth)) | \(falseEvents) | "
+        return "| \(mode) | \(crossings) | \(pct(recall)) | \(pct(minute)) | \(pct(depth)) | \(falseEvents) | "
             + "\(seconds(median(results.compactMap(\.medianLatencySeconds)))) | \(seconds(median(results.compactMap(\.p90LatencySeconds)))) | "
             + "\(seconds(median(results.compactMap(\.maxLatencySeconds)))) |"
     }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import WaymarkEngine
 import WaymarkSimulator
 
 /// `waymark simulate`: run a scenario on the simulated iPhone with a minimal app and report.
@@ -32,6 +33,11 @@ struct SimulateCommand: AsyncParsableCommand {
         """)
     var geofences = false
 
+    @Option(help: ArgumentHelp(
+        "With --compare or --geofences: the location APIs the app uses (location-manager; modern: the iOS 17 live updates and CLMonitor; both).",
+        discussion: "--compare runs its baselines on location-manager only, and Waymark's policy on modern as one more row."))
+    var backend: BackendChoice = .locationManager
+
     @Option(help: "With --geofences: the seeds to run (comma-separated; default 1,2,3).")
     var seeds: String?
 
@@ -51,6 +57,7 @@ struct SimulateCommand: AsyncParsableCommand {
             return
         }
         if !compare && scenarios.count != 1 { throw ValidationError("Give exactly one scenario (or use --compare).") }
+        if !compare && backend != .locationManager { throw ValidationError("--backend applies to --compare and --geofences.") }
     }
 
     func run() async throws {
@@ -113,11 +120,30 @@ struct SimulateCommand: AsyncParsableCommand {
             for path in scenarios { items += try loadExperiment(path) }
         }
         let comparison: RideComparison
-        do { comparison = try RideComparison.run(items, seed: seed) } catch { throw InputError("\(error)") }
+        do {
+            comparison = try RideComparison.run(items, policies: backend == .modern ? [.alwaysBest] : RidePolicyChoice.allCases,
+                                                seed: seed, alsoWaymarkOn: backend == .locationManager ? [] : [.modern])
+        } catch { throw InputError("\(error)") }
         writeLine(comparison.table)
     }
 
     private func loadExperiment(_ path: String) throws -> [RideExperimentScenario] {
         do { return try RideExperimentScenario.load(path: path) } catch { throw InputError("\(path): \(error)") }
+    }
+}
+
+/// `--backend`: which location APIs the experiments' app uses.
+enum BackendChoice: String, ExpressibleByArgument, CaseIterable {
+    case locationManager = "location-manager"
+    case modern
+    case both
+
+    /// The backends to run.
+    var backends: [LocationBackend] {
+        switch self {
+        case .locationManager: [.locationManager]
+        case .modern: [.modern]
+        case .both: [.locationManager, .modern]
+        }
     }
 }

@@ -44,6 +44,41 @@ struct RideExperimentTests {
         #expect(abs(entry.metrics.distanceErrorPercent) <= 2)
     }
 
+    @Test("Waymark's policy on the iOS 17 backend as one more row: the same tracker over live updates records the commute",
+          arguments: [UInt64(1), 2])
+    func modernBackendRow(seed: UInt64) throws {
+        let comparison = try RideComparison.run(RideExperimentScenario.load(path: Self.commute), policies: [.alwaysBest],
+                                                seed: seed, alsoWaymarkOn: [.modern])
+        #expect(comparison.entries.map(\.backend) == [.locationManager, .modern])
+        let entry = try #require(comparison.entries.last)
+        #expect(entry.policy == .waymark)
+        // Measured 2026-11-26: 10.9% of A's energy, -4.5% distance error at seed 1 (README, battery table).
+        #expect(try #require(comparison.relativeEnergy(entry)) < 0.2)
+        #expect(abs(entry.metrics.distanceErrorPercent) < 6, "\(entry.metrics.distanceErrorPercent)")
+        #expect(entry.metrics.fixesRecorded > 300)
+        #expect(comparison.table.contains("Waymark (iOS 17)"))
+    }
+
+    @Test("an app wrapped for a backend speaks that backend's vocabulary and records the same ride",
+          arguments: LocationBackend.allCases)
+    func translatedApp(backend: LocationBackend) throws {
+        let end = Geodesy.destination(from: Coordinate(uncheckedLatitude: 46.05, longitude: 14.5), bearing: 90, distance: 3_600)
+        let scenario = Scenario(
+            durationSeconds: 700,
+            route: ScenarioRoute(start: Coordinate(uncheckedLatitude: 46.05, longitude: 14.5), legs: [.travel([end], speed: 6)]),
+            device: DeviceSetup(install: .existing, location: .authorizedAlways, motion: .granted, backgroundModes: [.location]),
+            user: UserBehaviour(actions: [UserAction(at: 0, .open), UserAction(at: 30, .background)]), motion: MotionSetup(mode: .derived))
+        var sim = try Simulation(scenario: scenario, seed: 3, app: BackendTranslatingApp(RideSimApp(), backend: backend))
+        sim.runToEnd()
+        let legacyStarts = sim.log.entries.filter { if case .startUpdatingLocation = $0.command { true } else { false } }.count
+        let liveStarts = sim.log.entries.filter { if case .startLiveUpdates = $0.command { true } else { false } }.count
+        #expect(backend == .modern ? (legacyStarts == 0 && liveStarts > 0) : (legacyStarts > 0 && liveStarts == 0),
+                "\(legacyStarts) legacy starts, \(liveStarts) live starts")
+        let recorded = try #require(sim.rideApp).storage.recorded
+        #expect(recorded.count > 50, "\(recorded.count) (a steady straight ride: GNSS rests between spells)")
+        #expect(recorded.contains { $0.timestamp > sim.date(550) }, "recorded in the background to the end")
+    }
+
     @Test("the corpus rides are chosen by speed: the Blue Hills loops and the fast run, not walks or cars")
     func corpusSelection() {
         let names = Set(RideExperimentScenario.corpusRides(under: Self.corpus).map(\.name))

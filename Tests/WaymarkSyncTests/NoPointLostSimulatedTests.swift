@@ -13,10 +13,11 @@ struct NoPointLostSimulatedTests {
     static let schedules = Int(ProcessInfo.processInfo.environment["WAYMARK_FAULT_SCHEDULES"] ?? "") ?? 200
 
     /// Run under both force-quit settings: current iOS relaunches a force-quit app for location
-    /// events (field reports, PLATFORM.md §4), older iOS and the setting's alternative do not.
-    @Test("200 seeded schedules per force-quit setting: the server ends with exactly the points and gap markers the tracker recorded",
-          arguments: [true, false])
-    func trackerPointsReachTheServer(relaunchAfterForceQuit: Bool) async throws {
+    /// events (field reports, PLATFORM.md §4), older iOS and the setting's alternative do not;
+    /// and on both location backends (`CLLocationManager`, and the iOS 17 APIs).
+    @Test("200 seeded schedules per force-quit setting and backend: the server ends with exactly the points and gap markers the tracker recorded",
+          arguments: [true, false], LocationBackend.allCases)
+    func trackerPointsReachTheServer(relaunchAfterForceQuit: Bool, backend: LocationBackend) async throws {
         let server = try await IngestTestServer.start()
         defer { server.stop() }
         let transport = try HTTPUploadTransport(server: server.baseURL, timeout: .milliseconds(200))
@@ -28,7 +29,7 @@ struct NoPointLostSimulatedTests {
             func add(_ seed: UInt64) {
                 group.addTask {
                     let run = SimulatedRideRun(seed: seed, server: server, transport: transport, configuration: configuration,
-                                               relaunchAfterForceQuit: relaunchAfterForceQuit)
+                                               relaunchAfterForceQuit: relaunchAfterForceQuit, backend: backend)
                     let result = try await run.run()
                     let check = await Check(device: run.device, recorded: result.recorded, ledger: server.state)
                     return (seed, result, check, await server.state.gaps(device: run.device))
@@ -63,7 +64,7 @@ struct NoPointLostSimulatedTests {
         #expect(totals.gaps > 0, "some schedules left gaps (kills, the tunnel)")
         #expect(totals.suspended > 0 && totals.dead > 0, "some schedules suspended the app, some killed it")
         let faults = await server.state.faultCounts
-        print("no-point-lost (simulated app, relaunch after force-quit: \(relaunchAfterForceQuit)): \(Self.schedules) schedules, \(totals.recorded) tracker points "
+        print("no-point-lost (simulated app, \(backend), relaunch after force-quit: \(relaunchAfterForceQuit)): \(Self.schedules) schedules, \(totals.recorded) tracker points "
               + "(fewest \(totals.fewest)), \(totals.gaps) gap markers, \(totals.launches) launches, \(totals.requests) requests, "
               + "\(totals.suspended) schedules with the app suspended and \(totals.dead) with it dead for a while, "
               + "server faults \(faults.sorted { $0.key < $1.key })")

@@ -86,8 +86,10 @@ public enum GeofenceExperiment {
     /// (default: the mode's ``Mode/defaultFenceCount``).
     ///
     /// - parameter overrides: platform constants to override (as in a scenario's `platform.overrides`).
+    /// - parameter backend: the location APIs the app uses (``BackendTranslatingApp``).
     public static func run(_ mode: Mode, seed: UInt64, trajectory: Trajectory, fenceCount: Int? = nil,
-                           overrides: [String: JSONValue] = [:]) throws(SimulatorError) -> Result {
+                           overrides: [String: JSONValue] = [:],
+                           backend: LocationBackend = .locationManager) throws(SimulatorError) -> Result {
         let fences = Self.fences(along: trajectory, count: fenceCount ?? mode.defaultFenceCount, seed: seed)
         var actions: [UserAction] = []
         let end = trajectory.endTime + 600
@@ -100,7 +102,8 @@ public enum GeofenceExperiment {
         let scenario = GeofenceScenario.make(route: ScenarioRoute(start: trajectory.position(at: 0), legs: []),
                                              actions: actions, duration: end, overrides: overrides)
         let app = GeofencingTestApp(fences: fences, tracksRide: mode == .riding)
-        var sim = try Simulation(scenario: scenario, seed: seed, app: app, trajectory: trajectory)
+        var sim = try Simulation(scenario: scenario, seed: seed, app: BackendTranslatingApp(app, backend: backend),
+                                 trajectory: trajectory)
         sim.runToEnd()
         return score(mode: mode, seed: seed, fences: fences, simulation: sim)
     }

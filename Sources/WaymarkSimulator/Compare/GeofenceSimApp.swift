@@ -77,7 +77,11 @@ struct GeofencingTestApp: SimulatedApp, Sendable {
 
 extension GeofencingTestApp {
     /// The app inside a simulation.
-    static func app(of sim: Simulation) -> GeofencingTestApp { sim.app as! GeofencingTestApp }
+    /// The app inside a simulation, on either backend (see ``BackendTranslatingApp``).
+    static func app(of sim: Simulation) -> GeofencingTestApp {
+        guard let app = sim.attachedApp(as: GeofencingTestApp.self) else { preconditionFailure("the simulation runs no GeofencingTestApp") }
+        return app
+    }
 }
 
 /// Scenarios for the geofencing tests: an existing install with always authorization and the

@@ -1,4 +1,5 @@
 import Foundation
+import WaymarkEngine
 
 /// The battery experiment: every scenario under every policy, measured by ``RideMetrics``.
 ///
@@ -15,6 +16,8 @@ public struct RideComparison: Sendable {
         public var scenario: String
         /// The policy.
         public var policy: RidePolicyChoice
+        /// The location APIs the app used.
+        public var backend: LocationBackend = .locationManager
         /// What was measured.
         public var metrics: RideMetrics
     }
@@ -22,26 +25,31 @@ public struct RideComparison: Sendable {
     /// Every run, scenario by scenario, policies in order.
     public var entries: [Entry]
 
-    /// Runs `scenarios` under `policies` with `seed` (the same seed for every policy).
+    /// Runs `scenarios` under `policies` with `seed` (the same seed for every policy), and Waymark's
+    /// policy once more on each of `alsoWaymarkOn` (say `[.modern]`). The baselines exist only on the
+    /// `CLLocationManager` backend: they are accuracy settings, which the iOS 17 live updates do
+    /// not have.
     ///
     /// - throws: ``SimulatorError`` when a scenario is invalid.
     public static func run(_ scenarios: [RideExperimentScenario], policies: [RidePolicyChoice] = RidePolicyChoice.allCases,
-                           seed: UInt64? = nil) throws(SimulatorError) -> RideComparison {
+                           seed: UInt64? = nil, alsoWaymarkOn backends: [LocationBackend] = []) throws(SimulatorError) -> RideComparison {
         var entries: [Entry] = []
         for item in scenarios {
-            for policy in policies {
-                var sim = try Simulation(scenario: item.scenario, seed: seed,
-                                         app: RideSimApp(configuration: policy.configuration), trajectory: item.trajectory)
+            let runs = policies.map { ($0, LocationBackend.locationManager) } + backends.map { (RidePolicyChoice.waymark, $0) }
+            for (policy, backend) in runs {
+                let app = BackendTranslatingApp(RideSimApp(configuration: policy.configuration), backend: backend)
+                var sim = try Simulation(scenario: item.scenario, seed: seed, app: app, trajectory: item.trajectory)
                 sim.runToEnd()
-                entries.append(Entry(scenario: item.name, policy: policy, metrics: RideMetrics(sim)))
+                entries.append(Entry(scenario: item.name, policy: policy, backend: backend, metrics: RideMetrics(sim)))
             }
         }
         return RideComparison(entries: entries)
     }
 
-    /// The metrics of one scenario under one policy.
-    public func metrics(_ scenario: String, _ policy: RidePolicyChoice) -> RideMetrics? {
-        entries.first { $0.scenario == scenario && $0.policy == policy }?.metrics
+    /// The metrics of one scenario under one policy on one backend.
+    public func metrics(_ scenario: String, _ policy: RidePolicyChoice,
+                        backend: LocationBackend = .locationManager) -> RideMetrics? {
+        entries.first { $0.scenario == scenario && $0.policy == policy && $0.backend == backend }?.metrics
     }
 
     /// Energy of a run relative to policy A on the same scenario (nil without an A run).
@@ -56,7 +64,7 @@ public struct RideComparison: Sendable {
         var rows: [[String]] = [header]
         for entry in entries {
             let m = entry.metrics
-            rows.append([entry.scenario, entry.policy.label,
+            rows.append([entry.scenario, entry.policy.label + (entry.backend == .modern ? " (iOS 17)" : ""),
                          relativeEnergy(entry).map { String(format: "%.1f%%", $0 * 100) } ?? "-",
                          "\(m.fixesRecorded)", String(format: "%+.2f", m.distanceErrorPercent),
                          Self.meters(m.medianError), Self.meters(m.p95Error), Self.meters(m.startDistance), "\(m.pointsLost)"])

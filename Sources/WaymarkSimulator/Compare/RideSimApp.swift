@@ -93,6 +93,6 @@ public struct RideSimApp: SimulatedApp {
 }
 
 extension Simulation {
-    /// The attached app, if it is a ``RideSimApp``.
-    public var rideApp: RideSimApp? { app as? RideSimApp }
+    /// The attached app, if it is a ``RideSimApp`` (on either backend: see ``BackendTranslatingApp``).
+    public var rideApp: RideSimApp? { attachedApp(as: RideSimApp.self) }
 }

@@ -36,6 +36,7 @@ struct SimulatedRideRun {
     let offline: [TimeWindow]
     /// Server faults: probabilities per request.
     let p5xx: Double, pDrop: Double, pHold: Double
+    let backend: LocationBackend
 
     var device: String { "sim-\(seed)" }
     static let epoch = Date(timeIntervalSince1970: 1_767_254_400)
@@ -44,8 +45,9 @@ struct SimulatedRideRun {
     /// - parameter relaunchAfterForceQuit: whether location events relaunch the app after a
     ///   force-quit (current iOS: yes, from field reports; PLATFORM.md §4); nil keeps the profile's default.
     init(seed: UInt64, server: IngestTestServer, transport: any UploadTransport, configuration: UploadQueue.Configuration,
-         relaunchAfterForceQuit: Bool? = nil) {
+         relaunchAfterForceQuit: Bool? = nil, backend: LocationBackend = .locationManager) {
         self.seed = seed
+        self.backend = backend
         self.server = server
         self.transport = transport
         self.configuration = configuration
@@ -134,7 +136,8 @@ struct SimulatedRideRun {
         }
         let credentials = DeviceCredentials(token: token)
         var sim = try Simulation(scenario: scenario, seed: seed,
-                                 app: EngineApp(script: EngineApp.Script(startsRide: true, rideID: "ride-\(seed)")))
+                                 app: EngineApp(configuration: EngineCore.Configuration(backend: backend),
+                                                script: EngineApp.Script(startsRide: true, rideID: "ride-\(seed)")))
         var store = try RideStore(path: path)
         let ride = try store.startRide(at: Self.epoch, policy: "cycling").id
         var result = Result()
