@@ -9,24 +9,26 @@ extension SimulateCommand {
     func runGeofenceExperiment() throws {
         let seedList = try Self.parseSeeds(seeds)
         let trajectory = try Self.geofenceRide(scenarios.first)
-        writeLine("geofence experiment: \(Int(trajectory.endTime / 60)) min ride, 5,000 fences while riding and 100 otherwise, seeds \(seedList.map(String.init).joined(separator: ","))")
+        writeLine("geofence experiment: \(Int(trajectory.endTime / 60)) min ride, \(fences.map { "\($0) fences" } ?? "5,000 fences while riding and 100 otherwise"), seeds \(seedList.map(String.init).joined(separator: ","))"
+                  + (proximity ? ", proximity tracking on" : ""))
         var rows: [String] = []
         for backend in backend.backends {
             for mode in GeofenceExperiment.Mode.allCases {
                 var results: [GeofenceExperiment.Result] = []
                 for seed in seedList {
-                    let r = try GeofenceExperiment.run(mode, seed: seed, trajectory: trajectory, backend: backend)
+                    let r = try GeofenceExperiment.run(mode, seed: seed, trajectory: trajectory, fenceCount: fences, backend: backend,
+                                                      proximity: proximity ? .on : ProximityTracking())
                     results.append(r)
                     writeLine("  \(Self.label(mode, backend)) seed \(seed): \(r.reported)/\(r.crossings) reported, \(r.reportedWithinMinute) within 60 s, "
                               + "\(r.falseEvents) false of \(r.events), \(r.reportedLateMarked) of \(r.reportedLate) late ones marked late, latency median \(Self.seconds(r.medianLatencySeconds)) "
-                              + "p90 \(Self.seconds(r.p90LatencySeconds)) max \(Self.seconds(r.maxLatencySeconds)), launches \(r.launches.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))")
+                              + "p90 \(Self.seconds(r.p90LatencySeconds)) max \(Self.seconds(r.maxLatencySeconds)), launches \(r.launches.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")), energy \(Int(r.energy)) (GNSS \(Int(r.gnssEnergy)))")
                 }
                 rows.append(Self.row(Self.label(mode, backend), results))
             }
         }
         writeLine("")
-        writeLine("| mode | crossings | reported | within 60 s of the boundary | within 60 s of 40 m past | false events | median latency | p90 latency | max latency |")
-        writeLine("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+        writeLine("| mode | crossings | reported | within 60 s of the boundary | within 60 s of 40 m past | false events | median latency | p90 latency | max latency | energy (GNSS) |")
+        writeLine("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         for row in rows { writeLine(row) }
     }
 
@@ -83,6 +85,7 @@ extension SimulateCommand {
         let falseEvents = median(results.map { Double($0.falseEvents) }).map { String(Int($0)) } ?? "–"
         return "| \(mode) | \(crossings) | \(pct(recall)) | \(pct(minute)) | \(pct(depth)) | \(falseEvents) | "
             + "\(seconds(median(results.compactMap(\.medianLatencySeconds)))) | \(seconds(median(results.compactMap(\.p90LatencySeconds)))) | "
-            + "\(seconds(median(results.compactMap(\.maxLatencySeconds)))) |"
+            + "\(seconds(median(results.compactMap(\.maxLatencySeconds)))) | "
+            + "\(median(results.map(\.energy)).map { String(Int($0)) } ?? "–") (\(median(results.map(\.gnssEnergy)).map { String(Int($0)) } ?? "–")) |"
     }
 }

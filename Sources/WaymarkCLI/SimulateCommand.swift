@@ -38,6 +38,14 @@ struct SimulateCommand: AsyncParsableCommand {
         discussion: "--compare runs its baselines on location-manager only, and Waymark's policy on modern as one more row."))
     var backend: BackendChoice = .locationManager
 
+    @Flag(help: ArgumentHelp(
+        "With --geofences: the monitor's proximity tracking on (standard updates while fences are near, ProximityTracking).",
+        discussion: "Off by default, as in the library; the table's energy column shows what it costs."))
+    var proximity = false
+
+    @Option(help: "With --geofences: how many fences to place along the ride in every mode (default 5,000 while riding, 100 otherwise).")
+    var fences: Int?
+
     @Option(help: "With --geofences: the seeds to run (comma-separated; default 1,2,3).")
     var seeds: String?
 
@@ -54,10 +62,13 @@ struct SimulateCommand: AsyncParsableCommand {
         if geofences {
             if compare { throw ValidationError("--geofences and --compare are separate experiments: use one.") }
             if scenarios.count > 1 { throw ValidationError("--geofences takes at most one GPX ride.") }
+            if let fences, fences < 1 { throw ValidationError("--fences: expected at least 1 fence, got \(fences).") }
             return
         }
         if !compare && scenarios.count != 1 { throw ValidationError("Give exactly one scenario (or use --compare).") }
         if !compare && backend != .locationManager { throw ValidationError("--backend applies to --compare and --geofences.") }
+        if proximity { throw ValidationError("--proximity applies to --geofences.") }
+        if fences != nil { throw ValidationError("--fences applies to --geofences.") }
     }
 
     func run() async throws {

@@ -28,4 +28,17 @@ struct GeofenceExperimentTests {
         let median = try #require(result.medianLatencySeconds)
         #expect(median > 60, "iOS reports region crossings minutes late: \(median) s")
     }
+
+    @Test("in a pocket with proximity tracking: at least 95% reported, none false, at an energy cost the run shows",
+          arguments: LocationBackend.allCases)
+    func pocketWithProximity(backend: LocationBackend) throws {
+        let ride = try GeofencingRideTests.twoHourRide()
+        let regionsOnly = try GeofenceExperiment.run(.pocket, seed: 1, trajectory: ride, fenceCount: 100, backend: backend)
+        let tracked = try GeofenceExperiment.run(.pocket, seed: 1, trajectory: ride, fenceCount: 100, backend: backend, proximity: .on)
+        #expect(tracked.crossings == regionsOnly.crossings)
+        #expect(tracked.recall >= 0.95, "\(tracked.reported)/\(tracked.crossings)")
+        #expect(tracked.recall > regionsOnly.recall)
+        #expect(tracked.falseEvents == 0, "\(tracked.falseEvents)")
+        #expect(tracked.gnssEnergy > regionsOnly.gnssEnergy, "the fixes near fences cost GNSS time")
+    }
 }

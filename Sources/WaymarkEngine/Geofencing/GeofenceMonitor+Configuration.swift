@@ -90,6 +90,8 @@ extension GeofenceMonitor {
         /// The smallest circle for which a missed crossing is inferred: iOS treats radii under about
         /// 200 m as about 200 m ([S27]), so its side of a smaller fence is not the fence's side.
         public var minimumInferenceRadiusMeters: Double
+        /// Standard updates while the device is near fences (``ProximityTracking``); off by default.
+        public var proximity: ProximityTracking
 
         /// Makes a configuration; the defaults suit GNSS fixes and iOS's 20 regions.
         public init(regionSlots: Int = 20, hostRegionIdentifiers: Set<String> = [], hostRegionCount: Int = 0,
@@ -102,7 +104,7 @@ extension GeofenceMonitor {
                     fixWaitTimeout: TimeInterval = 60, coarseMarginFactor: Double = 1.5,
                     maximumCoarseAccuracyMeters: Double = 3000, catchesUp: Bool = true,
                     usesBackgroundTask: Bool = true, infersMissedCrossings: Bool = true,
-                    minimumInferenceRadiusMeters: Double = 200) {
+                    minimumInferenceRadiusMeters: Double = 200, proximity: ProximityTracking = ProximityTracking()) {
             self.regionSlots = regionSlots
             self.hostRegionIdentifiers = hostRegionIdentifiers
             self.hostRegionCount = hostRegionCount
@@ -128,6 +130,7 @@ extension GeofenceMonitor {
             self.usesBackgroundTask = usesBackgroundTask
             self.infersMissedCrossings = infersMissedCrossings
             self.minimumInferenceRadiusMeters = minimumInferenceRadiusMeters
+            self.proximity = proximity
         }
 
         /// The identifier of the refresh fence.

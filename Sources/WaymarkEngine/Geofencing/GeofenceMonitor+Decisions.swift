@@ -11,6 +11,7 @@ extension GeofenceMonitor {
         let answers = answering && answersWait(fix)
         defer { if answers { endWait(into: &out) } }
         if let last = lastFix, fix.timestamp <= last.timestamp { return }
+        noteProximityPosition(fix.coordinate, accuracy: accuracy, at: fix.timestamp)
         if accuracy <= configuration.maximumDecisionAccuracyMeters {
             let live = lastFix.map { fix.timestamp.timeIntervalSince($0.timestamp) <= configuration.liveGap } ?? false
                 && now.timeIntervalSince(fix.timestamp) <= configuration.liveGap

@@ -81,6 +81,13 @@ public struct GeofenceMonitor: Sendable {
     var orphans: Set<String> = []
     /// Fences with a pending dwell or debounce timer, and when each comes due.
     var timers: [FenceIndex.Handle: Date] = [:]
+    /// Proximity tracking (``ProximityTracking``): the last position and its accuracy, whether
+    /// Always authorization with full accuracy allows it, whether iOS paused it, and the tier.
+    var proximityPosition: (Coordinate, Double)?
+    var proximityAllowed = false
+    var proximityPaused = false
+    var proximityPausedAt: Coordinate?
+    var proximityTier = ProximityTier.far
 
     /// Makes an empty monitor.
     public init(configuration: Configuration = Configuration()) {
@@ -130,12 +137,14 @@ public struct GeofenceMonitor: Sendable {
         return max(0, configuration.regionSlots - host - configuration.reservedRegionSlots - stored.slotPenalty)
     }
 
-    /// Every location demand of the monitor: significant changes while it has fences, and one fix
-    /// while it waits for a position (a catch-up, after a refresh exit, or to check an OS region
-    /// event: a polygon's circle entered, a possible late echo).
+    /// Every location demand of the monitor: significant changes while it has fences, standard
+    /// updates while the device is near fences (``Configuration/proximity``), and one fix while it
+    /// waits for a position (a catch-up, after a refresh exit, or to check an OS region event: a
+    /// polygon's circle entered, a possible late echo).
     public var demands: [LocationDemand] {
         var result: [LocationDemand] = []
         if configuration.usesSignificantChanges, !stored.fences.isEmpty { result.append(.significantChanges) }
+        if let proximity = proximityDemand { result.append(proximity) }
         if wantsFix { result.append(.oneFix(configuration.fixAccuracy)) }
         return result
     }
@@ -161,6 +170,7 @@ public struct GeofenceMonitor: Sendable {
     public mutating func handle(_ event: DeviceEvent, at now: Date) -> Output {
         var out = Output()
         self.now = now
+        proximityEvent(event)
         switch event {
         case .launched:
             needsReselect = true
@@ -210,6 +220,7 @@ public struct GeofenceMonitor: Sendable {
     /// Ends a step: holds a background task exactly while a fix is wanted, and states the demand.
     mutating func finish(_ output: Output) -> Output {
         var output = output
+        updateProximityTier()
         if !wantsFix {
             fixWantedSince = nil
             waitDeadline = nil

@@ -69,6 +69,10 @@ public enum GeofenceExperiment {
         public var reportedLateMarked: Int
         /// Launches of the app by reason.
         public var launches: [String: Int]
+        /// Energy the run spent, in the simulator's units (``EnergyReport/total``).
+        public var energy: Double
+        /// Of it, GNSS's share.
+        public var gnssEnergy: Double
 
         /// Reported over scored crossings (1 when nothing was crossed).
         public var recall: Double { crossings == 0 ? 1 : Double(reported) / Double(crossings) }
@@ -87,9 +91,10 @@ public enum GeofenceExperiment {
     ///
     /// - parameter overrides: platform constants to override (as in a scenario's `platform.overrides`).
     /// - parameter backend: the location APIs the app uses (``BackendTranslatingApp``).
+    /// - parameter proximity: the monitor's ``ProximityTracking`` (off by default).
     public static func run(_ mode: Mode, seed: UInt64, trajectory: Trajectory, fenceCount: Int? = nil,
-                           overrides: [String: JSONValue] = [:],
-                           backend: LocationBackend = .locationManager) throws(SimulatorError) -> Result {
+                           overrides: [String: JSONValue] = [:], backend: LocationBackend = .locationManager,
+                           proximity: ProximityTracking = ProximityTracking()) throws(SimulatorError) -> Result {
         let fences = Self.fences(along: trajectory, count: fenceCount ?? mode.defaultFenceCount, seed: seed)
         var actions: [UserAction] = []
         let end = trajectory.endTime + 600
@@ -101,7 +106,9 @@ public enum GeofenceExperiment {
         }
         let scenario = GeofenceScenario.make(route: ScenarioRoute(start: trajectory.position(at: 0), legs: []),
                                              actions: actions, duration: end, overrides: overrides)
-        let app = GeofencingTestApp(fences: fences, tracksRide: mode == .riding)
+        var monitor = GeofenceMonitor.Configuration()
+        monitor.proximity = proximity
+        let app = GeofencingTestApp(configuration: monitor, fences: fences, tracksRide: mode == .riding)
         var sim = try Simulation(scenario: scenario, seed: seed, app: BackendTranslatingApp(app, backend: backend),
                                  trajectory: trajectory)
         sim.runToEnd()
@@ -180,7 +187,7 @@ public enum GeofenceExperiment {
                       reportedWithinMinute: withinMinute, reportedWithinMinuteOfDepth: withinMinuteOfDepth, events: scoredEvents, falseEvents: falseEvents,
                       medianLatencySeconds: quantile(0.5), p90LatencySeconds: quantile(0.9), maxLatencySeconds: latencies.last,
                       reportedLate: late, reportedLateMarked: lateMarked,
-                      launches: sim.stats.launches)
+                      launches: sim.stats.launches, energy: sim.energy.total, gnssEnergy: sim.energy[.gnss])
     }
 }
 
