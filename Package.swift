@@ -164,6 +164,8 @@ let package = Package(
             name: "WaymarkServerTests",
             dependencies: [
                 "WaymarkGeo", "WaymarkServer", "WaymarkServerTesting",
+                // The phone's URLSession transport against the real server (PhoneTransportServerTests).
+                "WaymarkTransport",
                 .grdb,
                 // The sync-counting VFS of the durability tests (Support/SyncCountingVFS.swift).
                 .grdbSQLite,
