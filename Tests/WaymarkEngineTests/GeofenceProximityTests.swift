@@ -39,7 +39,7 @@ struct GeofenceProximityTests {
 
     @Test("the near tier is left only at one and a half times its distance, so it does not flap")
     func hysteresis() throws {
-        var m = try Self.tracking()
+        var m = try Self.tracking(ProximityTracking(enabled: true, restsGNSS: false))
         _ = M.walk(&m, [800], from: 0)                              // 200 m: near
         #expect(Self.standard(m)?.accuracy == .best)
         _ = M.walk(&m, [650], from: 10)                             // 350 m: still near (limit 450)
@@ -85,5 +85,56 @@ struct GeofenceProximityTests {
         #expect(Self.standard(m) == nil)
         _ = m.handle(event, at: M.t0.addingTimeInterval(1_000))
         #expect(Self.standard(m) != nil)
+    }
+}
+
+/// GNSS rests near fences for as long as the device cannot reach the nearest boundary.
+@Suite("GeofenceMonitor proximity tracking: GNSS rests")
+struct GeofenceProximityRestTests {
+    typealias M = GeofencingMonitorTests
+    typealias P = GeofenceProximityTests
+
+    static func gnss(_ east: Double, at t: Double, speed: Double) -> Fix {
+        Fix(coordinate: M.east(east), horizontalAccuracy: 5, speed: speed, timestamp: M.t0.addingTimeInterval(t), source: .gnss)
+    }
+
+    @Test("250 m from the shop at 5 m/s: GNSS rests (hundred metres) until the rest ends, then best again")
+    func restsAndWakes() throws {
+        var m = try P.tracking()
+        _ = m.handle(.locations([Self.gnss(750, at: 0, speed: 5)]), at: M.t0)               // tier becomes near
+        _ = m.handle(.locations([Self.gnss(751, at: 1, speed: 5)]), at: M.t0.addingTimeInterval(1))
+        #expect(P.standard(m)?.accuracy == .hundredMeters, "resting")
+        // reach 9.5 m/s, margin 20 + 5 + 47.5 m: (249 - 72.5) / 9.5 ≈ 18.6 s from t = 1.
+        let due = try #require(m.nextDeadline)
+        #expect(abs(due.timeIntervalSince(M.t0) - 19.6) < 0.5, "\(due.timeIntervalSince(M.t0))")
+        _ = m.deadlineReached(at: due)
+        #expect(P.standard(m)?.accuracy == .best, "awake at the end of the rest")
+    }
+
+    @Test("near the boundary, or moving fast, no rest is taken", arguments: [(960.0, 5.0), (700.0, 30.0)])
+    func noRest(east: Double, speed: Double) throws {
+        var m = try P.tracking()
+        _ = m.handle(.locations([Self.gnss(east, at: 0, speed: speed)]), at: M.t0)
+        _ = m.handle(.locations([Self.gnss(east + 1, at: 1, speed: speed)]), at: M.t0.addingTimeInterval(1))
+        #expect(P.standard(m)?.accuracy == .best)
+    }
+
+    @Test("resting: a coarse fix across the boundary and an iOS event decide nothing; rests off, the same fix decides")
+    func restIgnoresNoise() throws {
+        var m = try P.tracking()
+        _ = m.handle(.locations([Self.gnss(750, at: 0, speed: 5)]), at: M.t0)
+        _ = m.handle(.locations([Self.gnss(751, at: 1, speed: 5)]), at: M.t0.addingTimeInterval(1))
+        #expect(m.presence(of: "shop") == .outside)
+        let wifi = Fix(coordinate: M.east(1_100), horizontalAccuracy: 40, timestamp: M.t0.addingTimeInterval(5), source: .wifi)
+        _ = m.handle(.locations([wifi]), at: M.t0.addingTimeInterval(5))
+        _ = m.handle(.regionEntered(identifier: GeofenceMonitor.Configuration().regionIdentifier(forFence: "shop")),
+                     at: M.t0.addingTimeInterval(6))
+        #expect(m.presence(of: "shop") == .outside, "the rest's guarantee: the device cannot be in the shop yet")
+
+        var noRest = try P.tracking(ProximityTracking(enabled: true, restsGNSS: false))
+        _ = noRest.handle(.locations([Self.gnss(750, at: 0, speed: 5)]), at: M.t0)
+        _ = noRest.handle(.locations([Self.gnss(751, at: 1, speed: 5)]), at: M.t0.addingTimeInterval(1))
+        _ = noRest.handle(.locations([wifi]), at: M.t0.addingTimeInterval(5))
+        #expect(noRest.presence(of: "shop") == .inside, "without a rest the 40 m fix 100 m inside decides")
     }
 }

@@ -12,12 +12,16 @@ extension GeofenceMonitor {
         defer { if answers { endWait(into: &out) } }
         if let last = lastFix, fix.timestamp <= last.timestamp { return }
         noteProximityPosition(fix.coordinate, accuracy: accuracy, at: fix.timestamp)
+        // While GNSS rests near fences the device cannot reach a boundary (that is how the rest was
+        // planned), so a coarser fix placing it across one is its error, not a crossing.
+        if let until = proximityRestUntil, fix.timestamp < until, accuracy > configuration.enterDepthMeters { return }
         if accuracy <= configuration.maximumDecisionAccuracyMeters {
             let live = lastFix.map { fix.timestamp.timeIntervalSince($0.timestamp) <= configuration.liveGap } ?? false
                 && now.timeIntervalSince(fix.timestamp) <= configuration.liveGap
             lastFix = fix
             awaitingPosition = false
             evaluate(fix, live: live, coarse: false, into: &out)
+            planProximityRest(after: fix)
             runTimers(at: fix.timestamp, cause: .fix(fix), into: &out)
         } else if accuracy <= configuration.maximumCoarseAccuracyMeters, !hasFreshFix(at: now) {
             evaluate(fix, live: false, coarse: true, into: &out)

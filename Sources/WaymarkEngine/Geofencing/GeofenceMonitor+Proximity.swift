@@ -18,6 +18,10 @@ import WaymarkGeo
 ///   come near;
 /// - farther: nothing; region monitoring and significant changes wake the app when it moves.
 ///
+/// Near a fence GNSS rests between fixes as long as the device cannot reach the nearest boundary
+/// meanwhile (``ProximityTracking/restsGNSS``), at hundred-metre accuracy, which keeps the updates,
+/// and so the app, running in the background.
+///
 /// The updates let iOS pause them when the device is still (`pausesLocationUpdatesAutomatically`)
 /// and are not asked for again until the device moves: a significant change away from where they
 /// paused, a visit's departure, a region event, a launch or the app opening. iOS never resumes paused updates itself (Apple,
@@ -35,12 +39,24 @@ public struct ProximityTracking: Hashable, Sendable {
     public var nearMeters: Double
     /// A boundary this near asks for hundred-metre accuracy.
     public var approachMeters: Double
+    /// Whether GNSS rests between fixes while the nearest boundary is farther than the device
+    /// can travel meanwhile (at one and a half times its speed plus 2 m/s, at least 4 m/s),
+    /// less the enter depth, the fix's accuracy and ``gnssReacquireSeconds`` of travel.
+    public var restsGNSS: Bool
+    /// The longest and shortest rest, seconds: a rest shorter than the minimum is not taken.
+    public var restSeconds: ClosedRange<Double>
+    /// How long GNSS takes to give a fix again after a rest (the margin covers the travel).
+    public var gnssReacquireSeconds: Double
 
     /// Makes the settings; off unless `enabled`.
-    public init(enabled: Bool = false, nearMeters: Double = 300, approachMeters: Double = 1_500) {
+    public init(enabled: Bool = false, nearMeters: Double = 300, approachMeters: Double = 1_500,
+                restsGNSS: Bool = true, restSeconds: ClosedRange<Double> = 15...120, gnssReacquireSeconds: Double = 5) {
         self.enabled = enabled
         self.nearMeters = nearMeters
         self.approachMeters = approachMeters
+        self.restsGNSS = restsGNSS
+        self.restSeconds = restSeconds
+        self.gnssReacquireSeconds = gnssReacquireSeconds
     }
 
     /// On, with the default distances.
@@ -53,13 +69,16 @@ extension GeofenceMonitor {
         case far, approach, near
     }
 
+    /// Whether the proximity tracking may run (enabled, and Always with full accuracy granted).
+    var proximityTracking: Bool { configuration.proximity.enabled && proximityAllowed }
+
     /// The standard-updates demand of the proximity tracking, if any.
     var proximityDemand: LocationDemand? {
         let accuracy: DesiredAccuracy
         switch proximityTier {
         case .far: return nil
         case .approach: accuracy = .hundredMeters
-        case .near: accuracy = .best
+        case .near: accuracy = proximityRestUntil == nil ? .best : .hundredMeters
         }
         return .standard(StandardDemand(accuracy: accuracy, background: true, activityType: .other, pausesAutomatically: true))
     }
@@ -79,6 +98,7 @@ extension GeofenceMonitor {
             proximityAllowed = auth.servicesEnabled && auth.status == .authorizedAlways && auth.accuracy == .full
         case .locationUpdatesPaused:
             proximityPaused = true
+            proximityRestUntil = nil
             proximityPausedAt = proximityPosition?.0
         case .launched, .willEnterForeground, .regionEntered, .regionExited:
             proximityPaused = false
@@ -110,5 +130,26 @@ extension GeofenceMonitor {
         }
         let nearLimit = settings.nearMeters * (proximityTier == .near ? 1.5 : 1)
         proximityTier = distance - accuracy <= nearLimit ? .near : .approach
+        if proximityTier != .near { proximityRestUntil = nil }
+    }
+
+    /// After a GNSS fix near fences: lets GNSS rest (hundred-metre accuracy keeps the updates, and
+    /// so the app, running) for as long as the device cannot reach the nearest boundary.
+    mutating func planProximityRest(after fix: Fix) {
+        let settings = configuration.proximity
+        guard settings.enabled, settings.restsGNSS, proximityTier == .near, proximityRestUntil == nil,
+              let accuracy = fix.horizontalAccuracy, accuracy <= configuration.enterDepthMeters else { return }
+        let reach = max(max(fix.speed ?? 0, 0) * 1.5 + 2, 4)
+        let margin = configuration.enterDepthMeters + accuracy + reach * settings.gnssReacquireSeconds
+        let horizon = reach * settings.restSeconds.upperBound + margin
+        let distance = nearestBoundaryDistance(to: fix.coordinate, within: horizon) ?? horizon
+        let rest = min((distance - margin) / reach, settings.restSeconds.upperBound)
+        guard rest >= settings.restSeconds.lowerBound else { return }
+        proximityRestUntil = fix.timestamp.addingTimeInterval(rest)
+    }
+
+    /// Ends a rest that has come due.
+    mutating func endProximityRest(at now: Date) {
+        if let until = proximityRestUntil, until <= now { proximityRestUntil = nil }
     }
 }

@@ -51,8 +51,11 @@ extension GeofenceMonitor {
         }
     }
 
-    /// Whether a fix fresh enough to overrule the OS's region events is known.
+    /// Whether a fix fresh enough to overrule the OS's region events is known. While GNSS rests
+    /// near fences the last GNSS fix stays fresh: the rest was planned so that the device cannot
+    /// reach a boundary before it ends (``ProximityTracking/restsGNSS``).
     func hasFreshFix(at now: Date) -> Bool {
+        if let until = proximityRestUntil, now < until, lastFix != nil { return true }
         guard let fix = lastFix else { return false }
         return now.timeIntervalSince(fix.timestamp) <= configuration.fixFreshness
     }
@@ -95,7 +98,10 @@ extension GeofenceMonitor {
             return
         }
         let polygonEntered = geometry[i]?.polygon != nil && entered
-        if polygonEntered || echo {
+        // With proximity tracking a fix comes within seconds anyway; iOS's side of a small circle
+        // (under about 200 m iOS watches a larger one, PLATFORM.md §5) is not the fence's side.
+        let smallCircleChecked = proximityTracking && (geometry[i]?.radius ?? 0) < configuration.minimumInferenceRadiusMeters
+        if polygonEntered || echo || smallCircleChecked {
             pending[handle] = PendingRegionEvent(entered: entered, receivedAt: now, disagreement: false)
             startWait()
             return

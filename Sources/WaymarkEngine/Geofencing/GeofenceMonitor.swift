@@ -87,6 +87,8 @@ public struct GeofenceMonitor: Sendable {
     var proximityAllowed = false
     var proximityPaused = false
     var proximityPausedAt: Coordinate?
+    /// GNSS rests (hundred-metre accuracy) until then, near fences.
+    var proximityRestUntil: Date?
     var proximityTier = ProximityTier.far
 
     /// Makes an empty monitor.
@@ -156,11 +158,12 @@ public struct GeofenceMonitor: Sendable {
     /// an engine that merges several demands per component should use ``demands``.
     public var demand: LocationDemand { demands.last ?? .none }
 
-    /// The earliest deadline, if any: a dwell or debounce timer, or the end of a wait for a fix.
+    /// The earliest deadline, if any: a dwell or debounce timer, the end of a wait for a fix, or
+    /// the end of a GNSS rest near fences (``ProximityTracking/restsGNSS``).
     /// Timers are held while a catch-up waits for its fix (the device may have left meanwhile).
     public var nextDeadline: Date? {
         let timer = catchUpSince == nil ? timers.values.min() : nil
-        return [timer, waitDeadline].compactMap { $0 }.min()
+        return [timer, waitDeadline, proximityRestUntil].compactMap { $0 }.min()
     }
 
     /// Handles one device event.
@@ -209,6 +212,7 @@ public struct GeofenceMonitor: Sendable {
         var out = Output()
         self.now = now
         if let deadline = waitDeadline, deadline <= now { endWait(into: &out) }
+        endProximityRest(at: now)
         if catchUpSince == nil { runTimers(at: now, cause: .elapsed, into: &out) }
         return finish(out)
     }

@@ -52,7 +52,20 @@ struct GeofencingTestApp: SimulatedApp, Sendable {
         }
         absorb(monitor.handle(event, at: time), into: &out)
         if let due = monitor.nextDeadline, due <= time { absorb(monitor.deadlineReached(at: time), into: &out) }
-        commands += out.commands
+        return commands + finish(out, at: time)
+    }
+
+    /// The monitor's next deadline (a dwell, the end of a wait for a fix or of a GNSS rest).
+    var nextDeadline: Date? { monitor.nextDeadline }
+
+    /// The monitor's deadline came while the process runs.
+    mutating func handleDeadline(at time: Date) -> [DeviceCommand] {
+        finish(monitor.deadlineReached(at: time), at: time)
+    }
+
+    /// Delivers the step's events, stores the monitor's state when it changed, and resolves the demands.
+    private mutating func finish(_ out: GeofenceMonitor.Output, at time: Date) -> [DeviceCommand] {
+        var commands = out.commands
         for case .event(let e) in out.updates {
             if deliveredChunks[deliveredChunks.count - 1].count >= 256 {
                 deliveredChunks.append([])
