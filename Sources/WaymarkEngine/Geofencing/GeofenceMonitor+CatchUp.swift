@@ -72,7 +72,7 @@ extension GeofenceMonitor {
     /// somewhere else now, so it always catches up; an arrival only when fences near the place stay
     /// undecided.
     mutating func visited(_ visit: Visit, into out: inout Output) {
-        if visit.horizontalAccuracy >= 0 { noteProximityPosition(visit.coordinate, accuracy: visit.horizontalAccuracy, at: now) }
+        if visit.horizontalAccuracy >= 0 { noteProximityPosition(visit.coordinate, accuracy: visit.horizontalAccuracy) }
         guard visit.horizontalAccuracy >= 0, visit.horizontalAccuracy <= configuration.maximumCoarseAccuracyMeters,
               !hasFreshFix(at: now) else { return }
         var times = [visit.arrival, visit.departure].compactMap { $0 }.filter { $0 <= now }

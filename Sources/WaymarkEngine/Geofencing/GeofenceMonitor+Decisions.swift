@@ -11,7 +11,7 @@ extension GeofenceMonitor {
         let answers = answering && answersWait(fix)
         defer { if answers { endWait(into: &out) } }
         if let last = lastFix, fix.timestamp <= last.timestamp { return }
-        noteProximityPosition(fix.coordinate, accuracy: accuracy, at: fix.timestamp)
+        noteProximityPosition(fix.coordinate, accuracy: accuracy)
         // While GNSS rests near fences the device cannot reach a boundary (that is how the rest was
         // planned), so a coarser fix placing it across one is its error, not a crossing.
         if let until = proximityRestUntil, fix.timestamp < until, accuracy > configuration.enterDepthMeters { return }

@@ -84,7 +84,7 @@ extension GeofenceMonitor {
     }
 
     /// Takes a position (a fix, a significant change, a visit) for the proximity tracking.
-    mutating func noteProximityPosition(_ coordinate: Coordinate, accuracy: Double?, at time: Date) {
+    mutating func noteProximityPosition(_ coordinate: Coordinate, accuracy: Double?) {
         guard configuration.proximity.enabled else { return }
         proximityPosition = (coordinate, accuracy ?? configuration.maximumCoarseAccuracyMeters)
     }

@@ -44,12 +44,6 @@ public struct BackendTranslatingApp<Wrapped: SimulatedApp>: SimulatedApp {
         let commands = wrapped.handleDeadline(at: time)
         return backend == .modern ? adapter.commands(commands) : commands
     }
-
-    /// Changes the app inside (a rider's tap), translating the commands it issues.
-    public mutating func modify(_ change: (inout Wrapped) -> [DeviceCommand]) -> [DeviceCommand] {
-        let commands = change(&wrapped)
-        return backend == .modern ? adapter.commands(commands) : commands
-    }
 }
 
 extension Simulation {
