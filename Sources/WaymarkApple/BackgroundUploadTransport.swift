@@ -9,7 +9,7 @@ import os
 ///
 /// Each send writes the batch body to a file (background sessions upload only from files) and
 /// starts an upload task whose `taskDescription` is the batch's idempotency key. The session's
-/// delegate records how each transfer ended in an ``UploadOutcomeStore`` (Application Support)
+/// delegate records how each transfer ended in an `UploadOutcomeStore` (Application Support)
 /// the moment iOS reports it. A send then works in this order:
 ///
 /// 1. an outcome already recorded for the key (the transfer finished while nobody was waiting:
@@ -19,7 +19,7 @@ import os
 /// 3. otherwise it starts a new transfer and waits for it.
 ///
 /// Cancelling a send (the queue does when its background time runs out) returns
-/// ``UploadResponse/cancelled`` at once but leaves the transfer running in the system; the batch
+/// `UploadResponse.cancelled` at once but leaves the transfer running in the system; the batch
 /// stays pending and its outcome waits on disk for the next send. The queue's rule holds: points
 /// are deleted only on an acknowledgement, and every attempt carries the same `Idempotency-Key`,
 /// so a transfer that landed twice is stored once by the server. iOS itself retries a background
@@ -79,6 +79,8 @@ public final class BackgroundUploadTransport: UploadTransport {
     /// Creates the background session (or reconnects to the one a previous process left
     /// running) for `server` and the ingest `path`.
     ///
+    /// - parameter server: the `waymark serve` base URL (http or https), e.g. `https://track.example.com`.
+    /// - parameter path: the ingest route on that server; `/api/ingest` unless the server is mounted elsewhere.
     /// - parameter identifier: the session identifier; one transport per identifier per process
     ///   (a second one is a programming error and stops the app).
     /// - parameter store: where outcomes and bodies are kept; `Application Support/WaymarkUploads`
@@ -87,10 +89,10 @@ public final class BackgroundUploadTransport: UploadTransport {
     ///   are removed after this long, s.
     /// - parameter requestTimeout: idle time allowed between packets before iOS retries, s.
     /// - parameter resourceTimeout: time iOS keeps trying one transfer before it reports
-    ///   ``UploadResponse/timedOut``, s.
+    ///   `UploadResponse.timedOut`, s.
     /// - parameter configure: adjusts the configuration before the session is made (for example
     ///   `isDiscretionary = true` to let iOS wait for Wi-Fi and power, or `allowsCellularAccess`).
-    /// - throws: ``TransportError`` `.configuration` for a server URL without an http(s) scheme or
+    /// - throws: `TransportError` `.configuration` for a server URL without an http(s) scheme or
     ///   host, `.outcomeStore` when the store's folder cannot be created.
     public init(server: URL, path: String = "/api/ingest", identifier: String = BackgroundUploadTransport.defaultIdentifier,
                 store: UploadOutcomeStore? = nil, keepOutcomes: TimeInterval = 7 * 86_400,
@@ -125,7 +127,7 @@ public final class BackgroundUploadTransport: UploadTransport {
     }
 
     /// Sends the batch, or picks up the transfer already under way or finished for its key; see
-    /// ``UploadTransport/send(_:)`` and the type's overview.
+    /// `UploadTransport.send(_:)` and the type's overview.
     public func send(_ request: UploadRequest) async -> UploadResponse {
         if Task.isCancelled { return .cancelled }
         if let earlier = completions.takeRecorded(request.key) { return earlier }

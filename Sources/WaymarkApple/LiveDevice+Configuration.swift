@@ -10,9 +10,9 @@ extension LiveDevice {
     /// `NSMotionUsageDescription` the first motion query crashes the app; without the `location`
     /// background mode updates stop in the background (``LiveDevice`` then leaves
     /// `allowsBackgroundLocationUpdates` off, because setting it would crash). Call it at launch,
-    /// e.g. in an `assert` or a debug log, and declare ``PermissionSequencer/Configuration/declaredUsageDescriptions``
-    /// from ``InfoPlistCheck/declaredUsageDescriptions(in:)`` so the engine reports a missing key as
-    /// ``PermissionResult/misconfigured(missingUsageDescription:)`` instead of waiting.
+    /// e.g. in an `assert` or a debug log, and declare `PermissionSequencer.Configuration.declaredUsageDescriptions`
+    /// from `InfoPlistCheck.declaredUsageDescriptions(in:)` so the engine reports a missing key as
+    /// `PermissionResult.misconfigured(missingUsageDescription:)` instead of waiting.
     ///
     /// ```swift
     /// for problem in LiveDevice.configurationProblems(for: AppCapabilities(locationAlways: true, backgroundLocation: true)) {
@@ -24,7 +24,7 @@ extension LiveDevice {
         InfoPlistCheck.problems(in: bundle.infoDictionary ?? [:], for: uses)
     }
 
-    /// The main bundle's Info.plist declarations; ``Engine`` reads them when it starts and
+    /// The main bundle's Info.plist declarations; `Engine` reads them when it starts and
     /// publishes what is missing (`engine.diagnostics`).
     public func infoPlist() async -> InfoPlistDeclarations? {
         InfoPlistDeclarations(infoDictionary: Bundle.main.infoDictionary ?? [:])

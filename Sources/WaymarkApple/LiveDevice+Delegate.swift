@@ -16,7 +16,7 @@ final class LocationDelegate: NSObject, CLLocationManagerDelegate, Sendable {
     enum Role: Sendable {
         /// Authorization, standard updates, regions.
         case main
-        /// Significant-change monitoring only: its fixes are ``DeviceEvent/significantChange(_:)``.
+        /// Significant-change monitoring only: its fixes are `DeviceEvent.significantChange(_:)`.
         case significantChange
         /// One-shot requests only.
         case oneShot
@@ -100,7 +100,7 @@ final class LocationDelegate: NSObject, CLLocationManagerDelegate, Sendable {
 
     /// Setup-delayed and response-delayed are not failures (Apple, `CLError.Code.regionMonitoringSetupDelayed`,
     /// `.regionMonitoringResponseDelayed`): the region keeps working and nothing is reported.
-    /// See ``CoreLocationRules/regionFailure(code:monitoredRegionCount:monitoringAvailable:)``.
+    /// See `CoreLocationRules.regionFailure(code:monitoredRegionCount:monitoringAvailable:)`.
     func locationManager(_ manager: CLLocationManager, monitoringDidFailFor region: CLRegion?,
                          withError error: any Error) {
         guard role == .main else { return }

@@ -13,12 +13,12 @@ import CoreMotion
 import Network
 #endif
 
-/// The live ``Device`` on an iPhone: CoreLocation, UserNotifications, CoreMotion and the
+/// The live `Device` on an iPhone: CoreLocation, UserNotifications, CoreMotion and the
 /// UIApplication lifecycle, translated to and from Waymark's seam.
 ///
 /// Every command maps to OS calls and every OS callback to one event; the few decisions the
 /// translation needs (launch reason, error mapping, radius, background mode) are pure functions
-/// in ``CoreLocationRules`` and ``InfoPlistCheck``, tested on Linux. Create one per process and
+/// in `CoreLocationRules` and `InfoPlistCheck`, tested on Linux. Create one per process and
 /// call ``launched(options:)`` from `application(_:didFinishLaunchingWithOptions:)` (under the
 /// UIScene life cycle too: the app delegate still gets that call, only without launch options):
 ///
@@ -41,17 +41,19 @@ import Network
 /// The Info.plist needs `NSLocationWhenInUseUsageDescription`, and as the app's features require
 /// `NSLocationAlwaysAndWhenInUseUsageDescription`, `NSMotionUsageDescription` and
 /// `UIBackgroundModes` (`location`, `remote-notification`): ``configurationProblems(for:bundle:)``
-/// lists what is missing.
+/// lists what is missing. An app that asks for temporary full accuracy also declares each purpose
+/// key in `NSLocationTemporaryUsageDescriptionDictionary`; a request whose key is missing is
+/// logged as a fault here, and iOS answers it with an error instead of a prompt.
 ///
 /// Three location managers, because Core Location attributes nothing: the main one (authorization,
 /// standard updates, regions), one for significant changes (so its fixes can be reported as
-/// ``DeviceEvent/significantChange(_:)``), and one for one-shot requests.
+/// `DeviceEvent.significantChange(_:)`), and one for one-shot requests.
 ///
 /// Compiled for iOS in CI (`build-for-ios.sh`), not yet exercised on a device.
 ///
 /// `@unchecked Sendable` because every mutable member is touched only on the main actor (the
 /// commands hop there, and the managers call their delegates on the main run loop because they
-/// are created on it); events go through ``EventSink``, which is thread-safe.
+/// are created on it); events go through `EventSink`, which is thread-safe.
 public final class LiveDevice: NSObject, Device, @unchecked Sendable {
     /// Every event the app can observe, in order. Single consumer.
     public let events: AsyncStream<TimedDeviceEvent>
@@ -126,9 +128,9 @@ public final class LiveDevice: NSObject, Device, @unchecked Sendable {
     /// `didFinishLaunchingWithOptions`, before anything the app awaits.
     ///
     /// Without a launch key, a launch while `applicationState == .background` is reported as
-    /// ``LaunchReason/background``: under the UIScene life cycle iOS delivers no launch options,
+    /// `LaunchReason.background`: under the UIScene life cycle iOS delivers no launch options,
     /// so a location relaunch carries no `.location` key (Apple,
-    /// `UIApplication.LaunchOptionsKey.location`); see ``CoreLocationRules/launchReason(hasLocationKey:hasRemoteNotificationKey:launchedInBackground:)``.
+    /// `UIApplication.LaunchOptionsKey.location`); see `CoreLocationRules.launchReason(hasLocationKey:hasRemoteNotificationKey:launchedInBackground:)`.
     ///
     /// The manager is created here, synchronously, because a location relaunch leaves the app
     /// about 10 s, and the event that caused it is delivered only to a location manager with a
@@ -166,7 +168,7 @@ public final class LiveDevice: NSObject, Device, @unchecked Sendable {
 
     /// `UIApplication.backgroundRefreshStatus` is `.available` and Low Power Mode is off: without
     /// either, iOS does not relaunch the app for region events or significant changes (see
-    /// ``Device/backgroundAppRefreshAvailable()``).
+    /// `Device.backgroundAppRefreshAvailable()`).
     public func backgroundAppRefreshAvailable() async -> Bool? {
         let status = await MainActor.run { UIApplication.shared.backgroundRefreshStatus }
         return status == .available && !ProcessInfo.processInfo.isLowPowerModeEnabled
@@ -225,6 +227,10 @@ public final class LiveDevice: NSObject, Device, @unchecked Sendable {
             // The answer is an authorization callback with the new accuracy (Apple,
             // `requestTemporaryFullAccuracyAuthorization(withPurposeKey:completion:)`); the
             // completion only reports a missing purpose key, which configurationProblems() checks.
+            let purposes = Bundle.main.object(forInfoDictionaryKey: "NSLocationTemporaryUsageDescriptionDictionary") as? [String: Any]
+            if purposes?[purposeKey] == nil {
+                Self.log.fault("temporary full accuracy: NSLocationTemporaryUsageDescriptionDictionary has no \(purposeKey, privacy: .public) entry")
+            }
             mainManager().requestTemporaryFullAccuracyAuthorization(withPurposeKey: purposeKey) { @Sendable error in
                 if let error { LiveDevice.log.error("temporary full accuracy: \(error.localizedDescription, privacy: .public)") }
             }
