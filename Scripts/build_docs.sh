@@ -27,7 +27,7 @@ done
 echo "== DocC: WaymarkApple (symbol graph from the iOS compile)"
 ios=.build-ios
 module_dir=$ios/arm64-apple-ios/debug/Modules
-if [ ! -d "$module_dir/WaymarkApple.swiftmodule" ]; then
+if [ ! -e "$module_dir/WaymarkApple.swiftmodule" ]; then
   echo "!! $module_dir/WaymarkApple.swiftmodule is missing: run ../shared/ios-sdk/build-for-ios.sh WaymarkApple first" >&2
   exit 1
 fi

@@ -49,6 +49,8 @@ public struct TestTrackingServer: Sendable {
     /// - parameter configure: adjusts the configuration (its admin token digest is already set),
     ///   e.g. `$0.clock = { fixedDate }` for reproducible times.
     /// - parameter webhooks: the webhook delivery policy (which destinations `POST /api/webhooks` accepts).
+    /// - parameter body: the test, given the server with its registered device; `run` returns what it
+    ///   returns and rethrows what it throws, after the temporary folder is removed.
     public static func run<T: Sendable>(configure: @Sendable (inout ServerConfiguration) -> Void = { _ in },
                                         webhooks: WebhookPolicy = WebhookPolicy(),
                                         _ body: @Sendable (TestTrackingServer) async throws -> T) async throws -> T {

@@ -39,6 +39,8 @@ public struct IngestEndpoint: Hashable, Sendable {
 
     /// The request for one upload, without its body (set `httpBody`, or upload from a file).
     ///
+    /// - parameter request: the upload whose token and idempotency key go in the headers; its body
+    ///   is not used here.
     /// - parameter timeout: the request's idle timeout, in seconds.
     public func urlRequest(for request: UploadRequest, timeout: TimeInterval) -> URLRequest {
         var http = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)

@@ -34,6 +34,11 @@ public struct URLSessionUploadTransport: UploadTransport {
 
     /// Makes a transport for `server` (scheme, host, port) and the ingest `path`.
     ///
+    /// - parameter server: the server's base URL; it needs an `http` or `https` scheme and a host.
+    ///   Trailing slashes are dropped before `path` is appended.
+    /// - parameter path: the ingest route on that server; a leading `/` is added when missing.
+    /// - parameter timeout: the time allowed for one attempt, connection included; it becomes the
+    ///   session's resource timeout and each request's timeout (on Linux, whole seconds, at least one).
     /// - parameter configuration: the session's configuration, copied; `.ephemeral` by default
     ///   (no cookies or cache on disk). Its timeouts are set from `timeout`.
     /// - throws: ``TransportError`` `.configuration` when the server URL has no http(s) scheme or host.

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Sends one upload request and reports what came back; the ``UploadQueue`` decides what it means.
+/// Sends one upload request and reports what came back; the `UploadQueue` (WaymarkSync) decides what it means.
 ///
 /// Implementations must not retry on their own (the queue owns retries and backoff) and must
 /// honour task cancellation by returning ``UploadResponse/cancelled``. Waymark ships three:

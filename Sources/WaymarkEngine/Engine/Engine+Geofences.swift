@@ -26,13 +26,13 @@ public struct EngineGeofences: Sendable {
     let engine: Engine
 
     /// Replaces the whole fence set.
-    /// - throws: the ``GeoError`` of an invalid fence; nothing changes then.
+    /// - throws: the `GeoError` of an invalid fence; nothing changes then.
     public func replace(with fences: [Fence]) async throws(GeoError) {
         try await engine.changeFences { (m: inout GeofenceMonitor, now: Date) throws(GeoError) in try m.replaceAll(with: fences, at: now) }
     }
 
     /// Adds fences (a fence with a known identifier replaces the old one).
-    /// - throws: the ``GeoError`` of an invalid fence; nothing changes then.
+    /// - throws: the `GeoError` of an invalid fence; nothing changes then.
     public func add(_ fences: [Fence]) async throws(GeoError) {
         try await engine.changeFences { (m: inout GeofenceMonitor, now: Date) throws(GeoError) in try m.add(fences, at: now) }
     }

@@ -56,7 +56,11 @@ public actor Engine {
 
     /// Makes an engine over `device`.
     ///
+    /// - parameter device: the device seam the engine sends commands to and takes events from
+    ///   (`LiveDevice` on iOS, a simulated device in tests).
     /// - parameter clock: measures timeouts; pass a manual clock in tests.
+    /// - parameter configuration: the components' configurations (permissions, launch fix,
+    ///   geofencing, ride) and what the app uses of the OS.
     /// - parameter memory: the ``PermissionMemory`` the app stored on an earlier launch.
     /// - parameter geofences: the geofences' state the app stored (see ``EngineGeofences/stored``).
     /// - parameter ride: the ride's last snapshot the app stored (see ``EngineRide/recorded``).

@@ -189,7 +189,7 @@ public struct EngineCore: Sendable {
     }
 
     /// Changes the fence set (add, remove, replace), e.g. `core.changeFences { try $0.add(fences, at: now) }`.
-    /// - throws: the ``GeoError`` of an invalid fence; nothing changes then.
+    /// - throws: the `GeoError` of an invalid fence; nothing changes then.
     public mutating func changeFences(_ change: (inout GeofenceMonitor) throws(GeoError) -> GeofenceMonitor.Output)
         throws(GeoError) -> EngineOutput {
         var out = EngineOutput()

@@ -7,7 +7,7 @@ extension GeofenceMonitor {
     ///
     /// A fence added while a fresh fix is known is decided at once, without an event unless
     /// ``Configuration/reportsInitialState``.
-    /// - throws: ``GeoError`` (``GeoError/Code/invalidValue``) naming the first invalid fence;
+    /// - throws: `GeoError` (`GeoError.Code.invalidValue`) naming the first invalid fence;
     ///   nothing is added then.
     public mutating func add(_ fences: [Fence], at now: Date) throws(GeoError) -> Output {
         self.now = now
@@ -55,7 +55,7 @@ extension GeofenceMonitor {
     }
 
     /// Replaces the whole set: fences not in `fences` are removed, the others added or updated.
-    /// - throws: ``GeoError`` naming the first invalid fence; nothing changes then.
+    /// - throws: `GeoError` naming the first invalid fence; nothing changes then.
     public mutating func replaceAll(with fences: [Fence], at now: Date) throws(GeoError) -> Output {
         for fence in fences {
             do { _ = try FenceGeometry(fence.shape) } catch {

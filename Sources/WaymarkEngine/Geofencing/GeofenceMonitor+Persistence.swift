@@ -73,6 +73,9 @@ extension GeofenceMonitor {
 
     /// Rebuilds a monitor after a relaunch from the stored state.
     ///
+    /// - parameter configuration: slots, margins and timings, as for a new monitor.
+    /// - parameter state: the ``GeofenceMonitor/persistentState`` the previous process stored, or nil
+    ///   for an empty monitor. Fences whose shape is no longer valid are dropped.
     /// - parameter osMonitoredRegions: the identifiers the OS reports as monitored (iOS:
     ///   `CLLocationManager.monitoredRegions`), when known. Waymark regions the OS lost are
     ///   registered again at the next selection; regions of the monitor the state does not know are stopped.

@@ -25,6 +25,7 @@ public actor ReplayBroadcaster<Value: Sendable> {
 
     /// Makes a broadcaster, optionally with an initial current value.
     ///
+    /// - parameter initial: the current value before the first ``publish(_:)``; nil for none.
     /// - parameter replaysCurrent: false for a stream of events, where a subscriber sees only
     ///   what is published after it subscribed.
     public init(initial: Value? = nil, replaysCurrent: Bool = true) {

@@ -49,6 +49,7 @@ public enum CoreLocationRules {
     ///   turns Precise Location back on (Apple, `locationManagerDidChangeAuthorization(_:)`).
     ///
     /// - Parameters:
+    ///   - code: the `CLError.Code` raw value of the error (see ``ErrorCode``).
     ///   - monitoredRegionCount: `monitoredRegions.count` when the error arrived (the refused
     ///     region is not in it).
     ///   - monitoringAvailable: `CLLocationManager.isMonitoringAvailable(for: CLCircularRegion.self)`.

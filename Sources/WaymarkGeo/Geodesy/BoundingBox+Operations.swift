@@ -43,7 +43,7 @@ extension BoundingBox {
     ///
     /// The longitude range grows on whichever side needs less, so points that arrive along a
     /// track crossing the antimeridian give a box across it. For scattered points the result
-    /// can depend on their order; ``init(_:)`` gives the optimum.
+    /// can depend on their order; ``init(_:)-(S)`` gives the optimum.
     public mutating func formUnion(_ coordinate: Coordinate) {
         self = union(coordinate)
     }

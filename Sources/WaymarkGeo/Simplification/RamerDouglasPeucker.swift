@@ -20,8 +20,10 @@
 public enum RamerDouglasPeucker {
     /// The indices, ascending, of the points to keep; always includes the first and last index.
     ///
-    /// - Parameter toleranceMeters: largest allowed distance, metres, of a removed
-    ///   point from the simplified line; must be non-negative.
+    /// - Parameters:
+    ///   - coordinates: the line's points, in order.
+    ///   - toleranceMeters: largest allowed distance, metres, of a removed point from the
+    ///     simplified line; must be non-negative.
     public static func keptIndices(of coordinates: [Coordinate], toleranceMeters: Double) -> [Int] {
         precondition(toleranceMeters >= 0, "tolerance must be non-negative")
         let n = coordinates.count

@@ -18,7 +18,9 @@ public enum VisvalingamWhyatt {
     /// The indices, ascending, of the `targetCount` points to keep (all of them when
     /// there are no more than that); always includes the first and last index.
     ///
-    /// - Parameter targetCount: points to keep; must be at least 2.
+    /// - Parameters:
+    ///   - coordinates: the line's points, in order.
+    ///   - targetCount: points to keep; must be at least 2.
     public static func keptIndices(of coordinates: [Coordinate], targetCount: Int) -> [Int] {
         precondition(targetCount >= 2, "the target count must be at least 2 (the endpoints)")
         let n = coordinates.count

@@ -3,7 +3,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTPTypes
 
-/// Counts the server's open connections against a cap shared by every ``ConnectionGuard``.
+/// Counts the server's open connections against a cap shared by every `ConnectionGuard`.
 public final class ConnectionLimiter: Sendable {
     /// Connections accepted at once.
     public let limit: Int

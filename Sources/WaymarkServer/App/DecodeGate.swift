@@ -7,7 +7,7 @@ import NIOCore
 /// would occupy every pool thread and stall every other request. The gate lets ``slots`` decodes run at
 /// once (by default one core's worth fewer than the machine has), queues up to ``queueLimit`` more, and
 /// answers the rest 503 with `Retry-After`. Each decode runs in a task on the process's decode threads, at
-/// a lower CPU priority (``BackgroundExecutor/shared``), that is cancelled when the connection closes; the GPX tokenizer and the JSON
+/// a lower CPU priority (`BackgroundExecutor.shared`), that is cancelled when the connection closes; the GPX tokenizer and the JSON
 /// pre-scan check for cancellation and stop. `Sendable`.
 public final class DecodeGate: Sendable {
     /// Decodes that may run at once.

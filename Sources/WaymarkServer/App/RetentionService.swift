@@ -9,7 +9,7 @@ import ServiceLifecycle
 ///   batch replayed after that is answered like a new request whose points are all duplicates: nothing is
 ///   stored twice;
 /// - with ``historySeconds`` (`--retention-days`), it removes older positions, gap markers and device
-///   events through ``Store/deleteHistory(before:limit:)``, ``batch`` rows at a time, yielding between
+///   events through ``PositionStore/deleteHistory(before:limit:)``, ``batch`` rows at a time, yielding between
 ///   batches so ingest goes on;
 /// - on PostgreSQL it creates the coming partitions (``PostgresStore/ensurePartitions(around:)``) and moves the
 ///   positions of days that ended over an hour ago into compact chunks (``compactOnce(_:)``).
@@ -25,7 +25,7 @@ public struct RetentionService: Service {
     public let retentionSeconds: TimeInterval?
     /// How long positions, gap markers and device events are kept, in seconds; nil: forever.
     public let historySeconds: TimeInterval?
-    /// Rows removed per call of ``Store/deleteHistory(before:limit:)``.
+    /// Rows removed per call of ``PositionStore/deleteHistory(before:limit:)``.
     public let batch = 5_000
     /// Seconds between prunes.
     public let interval: TimeInterval

@@ -48,7 +48,7 @@ public enum TrackingServer {
 
     /// The application: the router on the configured address, plus the webhook delivery service.
     ///
-    /// The store must be running for as long as the application (see ``StoreFactory/withStore(at:logger:_:)``).
+    /// The store must be running for as long as the application (see ``StoreFactory/withStore(at:durability:logger:_:)``).
     /// `webhooks` nil runs no delivery worker (e.g. when another process delivers for a SQLite file).
     /// `onServerRunning` receives the bound port (useful with port 0).
     public static func makeApplication(configuration: ServerConfiguration, store: any Store,
@@ -80,7 +80,7 @@ public enum TrackingServer {
 }
 
 extension TrackingServer {
-    /// HTTP/1.1 with the server's connection protections (see ``ConnectionGuard``): at most
+    /// HTTP/1.1 with the server's connection protections (see `ConnectionGuard`): at most
     /// ``ServerConfiguration/maxConnections`` open connections (503 past it), and the header and body
     /// timeouts. `limiter` is shared by every connection of one server.
     public static func httpServer(configuration: ServerConfiguration, metrics: ServerMetrics = ServerMetrics(),

@@ -3,7 +3,7 @@ import Foundation
 import WaymarkGeo
 
 /// The dashboard served at `GET /`: one self-contained HTML page (inline CSS, JavaScript and SVG,
-/// no external assets), served under ``contentSecurityPolicy(tiles:)``.
+/// no external assets), served under `contentSecurityPolicy(tiles:)`.
 ///
 /// The operator types the admin token into the page (kept in `sessionStorage` for the tab; a
 /// `#token=…` fragment, which browsers never send to the server, is accepted too: `waymark demo` prints

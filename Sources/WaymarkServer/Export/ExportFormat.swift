@@ -12,7 +12,7 @@ public enum ExportFormat: String, Sendable, CaseIterable {
     /// A GeoJSON FeatureCollection of Point features with the position's properties.
     case geojson
     /// Comma-separated values with a header row; times in ISO-8601 UTC, SI units. Client text
-    /// that a spreadsheet would read as a formula is neutralised (see ``csvTextCell(_:)``).
+    /// that a spreadsheet would read as a formula is neutralised (see `csvTextCell(_:)`).
     case csv
 
     /// The HTTP content type.

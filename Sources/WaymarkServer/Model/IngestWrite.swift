@@ -1,6 +1,6 @@
 import Foundation
 
-/// Everything one ingest request writes, committed in one transaction by ``Store/ingest(_:)``.
+/// Everything one ingest request writes, committed in one transaction by ``PositionStore/ingest(_:)``.
 public struct IngestWrite: Sendable {
     /// The authenticated device; every position belongs to it.
     public var deviceID: String
@@ -27,7 +27,7 @@ public struct IngestWrite: Sendable {
     }
 }
 
-/// What ``Store/ingest(_:)`` committed.
+/// What ``PositionStore/ingest(_:)`` committed.
 public struct IngestOutcome: Hashable, Sendable {
     /// Positions newly stored by this request (for a replay: by the original request).
     public var stored: Int

@@ -3,7 +3,7 @@ import PostgresNIO
 import WaymarkGeo
 
 extension PostgresStore {
-    /// Adds or replaces fences; see ``Store/upsertFences(_:at:)``.
+    /// Adds or replaces fences; see ``FenceStore/upsertFences(_:at:)``.
     public func upsertFences(_ fences: [Fence], at date: Date) async throws {
         try Fence.checkAll(fences)
         let ids = fences.map(\.id), names = fences.map(\.name), geometries = fences.map { FenceCodec.geometryText($0.shape) }
@@ -28,14 +28,14 @@ extension PostgresStore {
         }
     }
 
-    /// Every fence; see ``Store/listFences()``.
+    /// Every fence; see ``FenceStore/listFences()``.
     public func listFences() async throws -> [Fence] {
         try await storageErrors {
             try await client.withConnection { connection in try await loadFences(connection) }
         }
     }
 
-    /// One page of fences by id; see ``Store/fences(after:limit:)``.
+    /// One page of fences by id; see ``FenceStore/fences(after:limit:)``.
     public func fences(after afterID: String?, limit: Int) async throws -> [Fence] {
         // Every id has at least one byte, so '' sorts before all of them; `id > $1 ORDER BY id LIMIT $2`
         // is an index range scan of fences_pkey.
@@ -47,7 +47,7 @@ extension PostgresStore {
         }
     }
 
-    /// Deletes a fence; see ``Store/deleteFence(id:)``.
+    /// Deletes a fence; see ``FenceStore/deleteFence(id:)``.
     public func deleteFence(id: String) async throws -> Bool {
         try await storageErrors {
             try await client.withTransaction(logger: logger) { connection in
@@ -59,7 +59,7 @@ extension PostgresStore {
         }
     }
 
-    /// Stored events; see ``Store/fenceEvents(deviceID:afterID:limit:)``.
+    /// Stored events; see ``FenceStore/fenceEvents(deviceID:afterID:limit:)``.
     public func fenceEvents(deviceID: String?, afterID: Int64, limit: Int) async throws -> [FenceEventRecord] {
         try await storageErrors {
             try await client.query("""

@@ -170,7 +170,7 @@ extension PostgresStore {
         ]),
     ]
 
-    /// Creates or upgrades the schema; see ``Store/migrate()``.
+    /// Creates or upgrades the schema; see ``StoreSchema/migrate()``.
     public func migrate() async throws {
         try await storageErrors {
             try await client.withTransaction(logger: logger) { connection in

@@ -2,7 +2,7 @@ import Foundation
 import PostgresNIO
 
 extension PostgresStore {
-    /// Adds a webhook; see ``Store/insertWebhook(_:)``.
+    /// Adds a webhook; see ``WebhookStore/insertWebhook(_:)``.
     public func insertWebhook(_ webhook: Webhook) async throws {
         _ = try await storageErrors {
             try await client.query("""
@@ -12,7 +12,7 @@ extension PostgresStore {
         }
     }
 
-    /// Every webhook; see ``Store/listWebhooks()``.
+    /// Every webhook; see ``WebhookStore/listWebhooks()``.
     public func listWebhooks() async throws -> [Webhook] {
         try await storageErrors {
             try await client.query("SELECT id, url, secret, created_ms FROM webhooks ORDER BY created_ms, id", logger: logger)
@@ -23,7 +23,7 @@ extension PostgresStore {
         }
     }
 
-    /// Removes a webhook; see ``Store/deleteWebhook(id:)``.
+    /// Removes a webhook; see ``WebhookStore/deleteWebhook(id:)``.
     public func deleteWebhook(id: String) async throws -> Bool {
         try await storageErrors {
             try await client.withTransaction(logger: logger) { connection in
@@ -35,7 +35,7 @@ extension PostgresStore {
         }
     }
 
-    /// Claims due deliveries with `FOR UPDATE SKIP LOCKED`; see ``Store/claimDeliveries(at:limit:leaseSeconds:)``.
+    /// Claims due deliveries with `FOR UPDATE SKIP LOCKED`; see ``WebhookStore/claimDeliveries(at:limit:leaseSeconds:)``.
     ///
     /// Concurrent workers in any number of processes skip each other's rows, and the lease keeps a
     /// claimed row invisible until it is settled or the lease runs out.
@@ -64,7 +64,7 @@ extension PostgresStore {
         }
     }
 
-    /// Records an attempt's result; see ``Store/settleDelivery(id:state:nextAttemptAt:error:at:)``.
+    /// Records an attempt's result; see ``WebhookStore/settleDelivery(id:state:nextAttemptAt:error:at:)``.
     public func settleDelivery(id: Int64, state: OutboxDelivery.State, nextAttemptAt: Date, error: String?, at now: Date) async throws {
         _ = try await storageErrors {
             try await client.query("""
@@ -75,7 +75,7 @@ extension PostgresStore {
         }
     }
 
-    /// Dead deliveries back to pending; see ``Store/requeueDeadDeliveries(id:webhookID:at:)``.
+    /// Dead deliveries back to pending; see ``WebhookStore/requeueDeadDeliveries(id:webhookID:at:)``.
     public func requeueDeadDeliveries(id: Int64?, webhookID: String?, at now: Date) async throws -> Int {
         try await storageErrors {
             try await client.query("""
@@ -87,7 +87,7 @@ extension PostgresStore {
         }
     }
 
-    /// Deliveries by state; see ``Store/deliveries(state:limit:)``.
+    /// Deliveries by state; see ``WebhookStore/deliveries(state:limit:)``.
     public func deliveries(state: OutboxDelivery.State?, limit: Int) async throws -> [OutboxDelivery] {
         try await storageErrors {
             try await client.query("""
@@ -97,7 +97,7 @@ extension PostgresStore {
         }
     }
 
-    /// Pending and dead counts; see ``Store/outboxDepth()``.
+    /// Pending and dead counts; see ``WebhookStore/outboxDepth()``.
     public func outboxDepth() async throws -> (pending: Int, dead: Int) {
         try await storageErrors {
             let row = try await client.query("""

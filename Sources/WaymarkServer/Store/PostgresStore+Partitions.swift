@@ -75,7 +75,7 @@ extension PostgresStore {
         }
     }
 
-    /// Removes positions, gap markers and device events older than `date`; see ``Store/deleteHistory(before:limit:)``.
+    /// Removes positions, gap markers and device events older than `date`; see ``PositionStore/deleteHistory(before:limit:)``.
     ///
     /// Partitions of `positions` and `position_chunks` that end by `date` are dropped whole (each counts as the
     /// points it held). Then at most `limit` of each of these go: older `positions` rows, chunks wholly older,

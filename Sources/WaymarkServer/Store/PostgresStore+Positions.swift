@@ -3,7 +3,7 @@ import PostgresNIO
 import WaymarkGeo
 
 extension PostgresStore {
-    /// Commits one request in one transaction; see ``Store/ingest(_:)``.
+    /// Commits one request in one transaction; see ``PositionStore/ingest(_:)``.
     public func ingest(_ write: IngestWrite) async throws -> IngestOutcome {
         let received = write.receivedAt.millisecondsSince1970
         return try await storageErrors {
@@ -125,7 +125,7 @@ extension PostgresStore {
             """, logger: logger).collect().count
     }
 
-    /// A device's events after an id; see ``Store/deviceEvents(deviceID:afterID:limit:)``.
+    /// A device's events after an id; see ``PositionStore/deviceEvents(deviceID:afterID:limit:)``.
     public func deviceEvents(deviceID: String, afterID: Int64, limit: Int) async throws -> [DeviceEvent] {
         try await storageErrors {
             try await client.query("""
@@ -139,7 +139,7 @@ extension PostgresStore {
         }
     }
 
-    /// Forgets old idempotency keys; see ``Store/pruneIdempotencyKeys(receivedBefore:)``.
+    /// Forgets old idempotency keys; see ``PositionStore/pruneIdempotencyKeys(receivedBefore:)``.
     public func pruneIdempotencyKeys(receivedBefore date: Date) async throws -> Int {
         try await storageErrors {
             try await client.query("DELETE FROM ingest_batches WHERE received_ms < \(date.millisecondsSince1970) RETURNING 1",
@@ -147,7 +147,7 @@ extension PostgresStore {
         }
     }
 
-    /// Gap markers by start time; see ``Store/gaps(_:)``.
+    /// Gap markers by start time; see ``PositionStore/gaps(_:)``.
     public func gaps(_ query: GapQuery) async throws -> [PositionGap] {
         let after = query.after ?? GapQuery.Cursor(startMillis: Int64.min, endMillis: Int64.min)
         return try await storageErrors {
@@ -165,14 +165,14 @@ extension PostgresStore {
         }
     }
 
-    /// The device's latest position; see ``Store/lastPosition(deviceID:)``.
+    /// The device's latest position; see ``PositionStore/lastPosition(deviceID:)``.
     public func lastPosition(deviceID: String) async throws -> Position? {
         try await storageErrors {
             try await client.withConnection { connection in try await lastPosition(connection, deviceID: deviceID) }
         }
     }
 
-    /// Every device's latest position; see ``Store/lastPositions()``. Two queries of one index probe per device:
+    /// Every device's latest position; see ``PositionStore/lastPositions()``. Two queries of one index probe per device:
     /// `positions`, then the chunks.
     public func lastPositions() async throws -> [String: Position] {
         try await storageErrors {
@@ -190,7 +190,7 @@ extension PostgresStore {
         }
     }
 
-    /// One page of positions by key; see ``Store/positions(_:)``.
+    /// One page of positions by key; see ``PositionStore/positions(_:)``.
     /// `positions` rows and chunks merged in time order.
     public func positions(_ query: PositionQuery) async throws -> [Position] {
         try await storageErrors {

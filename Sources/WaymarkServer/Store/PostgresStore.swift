@@ -62,7 +62,7 @@ public final class PostgresStore: Store, Service {
         return configuration
     }
 
-    /// Registers a device; see ``Store/insertDevice(_:tokenHash:)``.
+    /// Registers a device; see ``DeviceStore/insertDevice(_:tokenHash:)``.
     public func insertDevice(_ device: DeviceRecord, tokenHash: String) async throws {
         try await storageErrors {
             try await client.query("""
@@ -73,7 +73,7 @@ public final class PostgresStore: Store, Service {
         }
     }
 
-    /// All devices; see ``Store/listDevices()``.
+    /// All devices; see ``DeviceStore/listDevices()``.
     public func listDevices() async throws -> [DeviceRecord] {
         try await storageErrors {
             try await client.query("SELECT id, name, created_ms, revoked_ms FROM devices ORDER BY created_ms, id",
@@ -82,7 +82,7 @@ public final class PostgresStore: Store, Service {
         }
     }
 
-    /// The device with this id; see ``Store/device(id:)``.
+    /// The device with this id; see ``DeviceStore/device(id:)``.
     public func device(id: String) async throws -> DeviceRecord? {
         try await storageErrors {
             try await client.query("SELECT id, name, created_ms, revoked_ms FROM devices WHERE id = \(id)", logger: logger)
@@ -90,7 +90,7 @@ public final class PostgresStore: Store, Service {
         }
     }
 
-    /// The device with this token digest; see ``Store/device(tokenHash:)``.
+    /// The device with this token digest; see ``DeviceStore/device(tokenHash:)``.
     public func device(tokenHash: String) async throws -> DeviceRecord? {
         try await storageErrors {
             try await client.query(
@@ -99,7 +99,7 @@ public final class PostgresStore: Store, Service {
         }
     }
 
-    /// Revokes a device; see ``Store/revokeDevice(id:at:)``.
+    /// Revokes a device; see ``DeviceStore/revokeDevice(id:at:)``.
     public func revokeDevice(id: String, at date: Date) async throws -> Bool {
         try await storageErrors {
             let rows = try await client.query("""
@@ -110,7 +110,7 @@ public final class PostgresStore: Store, Service {
         }
     }
 
-    /// A server setting; see ``Store/setting(_:)``.
+    /// A server setting; see ``SettingStore/setting(_:)``.
     public func setting(_ key: String) async throws -> String? {
         try await storageErrors {
             try await client.query("SELECT value FROM settings WHERE key = \(key)", logger: logger)
@@ -118,7 +118,7 @@ public final class PostgresStore: Store, Service {
         }
     }
 
-    /// Stores a setting once; see ``Store/setSettingIfAbsent(_:value:)``.
+    /// Stores a setting once; see ``SettingStore/setSettingIfAbsent(_:value:)``.
     public func setSettingIfAbsent(_ key: String, value: String) async throws -> String {
         try await storageErrors {
             try await client.query("INSERT INTO settings (key, value) VALUES (\(key), \(value)) ON CONFLICT (key) DO NOTHING",
@@ -135,6 +135,7 @@ public final class PostgresStore: Store, Service {
     }
 
     /// Runs `body`, turning PostgresNIO errors into ``ServerError``.
+    @discardableResult
     func storageErrors<T>(_ body: () async throws -> T) async throws -> T {
         do {
             return try await body()

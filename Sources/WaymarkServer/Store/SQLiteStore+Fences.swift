@@ -3,7 +3,7 @@ import GRDB
 import WaymarkGeo
 
 extension SQLiteStore {
-    /// Adds or replaces fences; see ``Store/upsertFences(_:at:)``.
+    /// Adds or replaces fences; see ``FenceStore/upsertFences(_:at:)``.
     public func upsertFences(_ fences: [Fence], at date: Date) async throws {
         try Fence.checkAll(fences)
         try await storageErrors {
@@ -24,12 +24,12 @@ extension SQLiteStore {
         }
     }
 
-    /// Every fence; see ``Store/listFences()``.
+    /// Every fence; see ``FenceStore/listFences()``.
     public func listFences() async throws -> [Fence] {
         try await storageErrors { try await pool.read { db in try Self.loadFences(db) } }
     }
 
-    /// One page of fences by id; see ``Store/fences(after:limit:)``.
+    /// One page of fences by id; see ``FenceStore/fences(after:limit:)``.
     public func fences(after afterID: String?, limit: Int) async throws -> [Fence] {
         // Every id has at least one byte, so "" sorts before all of them; `id > ?` is a range
         // scan of the primary key's index (SEARCH fences USING INDEX sqlite_autoindex_fences_1 (id>?)).
@@ -41,7 +41,7 @@ extension SQLiteStore {
         }
     }
 
-    /// Deletes a fence; see ``Store/deleteFence(id:)``.
+    /// Deletes a fence; see ``FenceStore/deleteFence(id:)``.
     public func deleteFence(id: String) async throws -> Bool {
         try await storageErrors {
             try await pool.write { db in
@@ -53,7 +53,7 @@ extension SQLiteStore {
         }
     }
 
-    /// Stored events; see ``Store/fenceEvents(deviceID:afterID:limit:)``.
+    /// Stored events; see ``FenceStore/fenceEvents(deviceID:afterID:limit:)``.
     public func fenceEvents(deviceID: String?, afterID: Int64, limit: Int) async throws -> [FenceEventRecord] {
         try await storageErrors {
             try await pool.read { db in

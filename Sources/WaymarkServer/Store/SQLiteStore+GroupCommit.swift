@@ -66,8 +66,8 @@ struct IngestGroups: Sendable {
 }
 
 extension SQLiteStore {
-    /// Commits one request; see ``Store/ingest(_:)``. Concurrent requests share a transaction and its
-    /// sync (``IngestGroups``); this returns after the commit that made the request durable.
+    /// Commits one request; see ``PositionStore/ingest(_:)``. Concurrent requests share a transaction and its
+    /// sync (`IngestGroups`); this returns after the commit that made the request durable.
     public func ingest(_ write: IngestWrite) async throws -> IngestOutcome {
         try await withCheckedThrowingContinuation { continuation in
             if groups.enqueue(IngestGroups.Job(write: write, continuation: continuation)) { scheduleGroup() }

@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 
 extension SQLiteStore {
-    /// Adds a webhook; see ``Store/insertWebhook(_:)``.
+    /// Adds a webhook; see ``WebhookStore/insertWebhook(_:)``.
     public func insertWebhook(_ webhook: Webhook) async throws {
         try await storageErrors {
             try await pool.write { db in
@@ -12,7 +12,7 @@ extension SQLiteStore {
         }
     }
 
-    /// Every webhook; see ``Store/listWebhooks()``.
+    /// Every webhook; see ``WebhookStore/listWebhooks()``.
     public func listWebhooks() async throws -> [Webhook] {
         try await storageErrors {
             try await pool.read { db in
@@ -24,7 +24,7 @@ extension SQLiteStore {
         }
     }
 
-    /// Removes a webhook; see ``Store/deleteWebhook(id:)``.
+    /// Removes a webhook; see ``WebhookStore/deleteWebhook(id:)``.
     public func deleteWebhook(id: String) async throws -> Bool {
         try await storageErrors {
             try await pool.write { db in
@@ -36,7 +36,7 @@ extension SQLiteStore {
         }
     }
 
-    /// Claims due deliveries; see ``Store/claimDeliveries(at:limit:leaseSeconds:)``. SQLite serialises writers,
+    /// Claims due deliveries; see ``WebhookStore/claimDeliveries(at:limit:leaseSeconds:)``. SQLite serialises writers,
     /// so the claim needs no row locks; run one worker per database file.
     public func claimDeliveries(at now: Date, limit: Int, leaseSeconds: Double) async throws -> [OutboxDelivery] {
         let nowMillis = now.millisecondsSince1970
@@ -63,7 +63,7 @@ extension SQLiteStore {
         }
     }
 
-    /// Records an attempt's result; see ``Store/settleDelivery(id:state:nextAttemptAt:error:at:)``.
+    /// Records an attempt's result; see ``WebhookStore/settleDelivery(id:state:nextAttemptAt:error:at:)``.
     public func settleDelivery(id: Int64, state: OutboxDelivery.State, nextAttemptAt: Date, error: String?, at now: Date) async throws {
         try await storageErrors {
             try await pool.write { db in
@@ -73,7 +73,7 @@ extension SQLiteStore {
         }
     }
 
-    /// Dead deliveries back to pending; see ``Store/requeueDeadDeliveries(id:webhookID:at:)``.
+    /// Dead deliveries back to pending; see ``WebhookStore/requeueDeadDeliveries(id:webhookID:at:)``.
     public func requeueDeadDeliveries(id: Int64?, webhookID: String?, at now: Date) async throws -> Int {
         try await storageErrors {
             try await pool.write { db in
@@ -86,7 +86,7 @@ extension SQLiteStore {
         }
     }
 
-    /// Deliveries by state; see ``Store/deliveries(state:limit:)``.
+    /// Deliveries by state; see ``WebhookStore/deliveries(state:limit:)``.
     public func deliveries(state: OutboxDelivery.State?, limit: Int) async throws -> [OutboxDelivery] {
         try await storageErrors {
             try await pool.read { db in
@@ -96,7 +96,7 @@ extension SQLiteStore {
         }
     }
 
-    /// Pending and dead counts; see ``Store/outboxDepth()``.
+    /// Pending and dead counts; see ``WebhookStore/outboxDepth()``.
     public func outboxDepth() async throws -> (pending: Int, dead: Int) {
         try await storageErrors {
             try await pool.read { db in

@@ -142,7 +142,7 @@ extension SQLiteStore {
         return stored
     }
 
-    /// A device's events after an id; see ``Store/deviceEvents(deviceID:afterID:limit:)``.
+    /// A device's events after an id; see ``PositionStore/deviceEvents(deviceID:afterID:limit:)``.
     public func deviceEvents(deviceID: String, afterID: Int64, limit: Int) async throws -> [DeviceEvent] {
         try await storageErrors {
             try await pool.read { db in
@@ -158,7 +158,7 @@ extension SQLiteStore {
         }
     }
 
-    /// Retention; see ``Store/deleteHistory(before:limit:)``. Positions go per device, through the
+    /// Retention; see ``PositionStore/deleteHistory(before:limit:)``. Positions go per device, through the
     /// (device, time) key, `limit` rows per write transaction.
     public func deleteHistory(before date: Date, limit: Int) async throws -> Int {
         let cutoff = date.millisecondsSince1970, batch = max(1, limit)
@@ -190,7 +190,7 @@ extension SQLiteStore {
         }
     }
 
-    /// Forgets old idempotency keys; see ``Store/pruneIdempotencyKeys(receivedBefore:)``.
+    /// Forgets old idempotency keys; see ``PositionStore/pruneIdempotencyKeys(receivedBefore:)``.
     public func pruneIdempotencyKeys(receivedBefore date: Date) async throws -> Int {
         try await storageErrors {
             try await pool.write { db in
@@ -200,7 +200,7 @@ extension SQLiteStore {
         }
     }
 
-    /// Gap markers by start time; see ``Store/gaps(_:)``.
+    /// Gap markers by start time; see ``PositionStore/gaps(_:)``.
     public func gaps(_ query: GapQuery) async throws -> [PositionGap] {
         let after = query.after ?? GapQuery.Cursor(startMillis: Int64.min, endMillis: Int64.min)
         return try await storageErrors {
@@ -219,7 +219,7 @@ extension SQLiteStore {
         }
     }
 
-    /// The device's latest position; see ``Store/lastPosition(deviceID:)``.
+    /// The device's latest position; see ``PositionStore/lastPosition(deviceID:)``.
     public func lastPosition(deviceID: String) async throws -> Position? {
         try await storageErrors {
             try await pool.read { db in
@@ -229,7 +229,7 @@ extension SQLiteStore {
         }
     }
 
-    /// Every device's latest position; see ``Store/lastPositions()``. One key seek per device, in one query.
+    /// Every device's latest position; see ``PositionStore/lastPositions()``. One key seek per device, in one query.
     public func lastPositions() async throws -> [String: Position] {
         try await storageErrors {
             try await pool.read { db in
@@ -242,7 +242,7 @@ extension SQLiteStore {
         }
     }
 
-    /// One page of positions by key; see ``Store/positions(_:)``.
+    /// One page of positions by key; see ``PositionStore/positions(_:)``.
     public func positions(_ query: PositionQuery) async throws -> [Position] {
         try await storageErrors {
             try await pool.read { db in

@@ -58,12 +58,12 @@ public final class SQLiteStore: Store {
         self.durability = durability
     }
 
-    /// Creates or upgrades the schema; see ``Store/migrate()``.
+    /// Creates or upgrades the schema; see ``StoreSchema/migrate()``.
     public func migrate() async throws {
         try await storageErrors { try Self.migrator.migrate(pool) }
     }
 
-    /// Registers a device; see ``Store/insertDevice(_:tokenHash:)``.
+    /// Registers a device; see ``DeviceStore/insertDevice(_:tokenHash:)``.
     public func insertDevice(_ device: DeviceRecord, tokenHash: String) async throws {
         try await storageErrors {
             try await pool.write { db in
@@ -75,7 +75,7 @@ public final class SQLiteStore: Store {
         }
     }
 
-    /// All devices; see ``Store/listDevices()``.
+    /// All devices; see ``DeviceStore/listDevices()``.
     public func listDevices() async throws -> [DeviceRecord] {
         try await storageErrors {
             try await pool.read { db in
@@ -84,7 +84,7 @@ public final class SQLiteStore: Store {
         }
     }
 
-    /// The device with this id; see ``Store/device(id:)``.
+    /// The device with this id; see ``DeviceStore/device(id:)``.
     public func device(id: String) async throws -> DeviceRecord? {
         try await storageErrors {
             try await pool.read { db in
@@ -93,7 +93,7 @@ public final class SQLiteStore: Store {
         }
     }
 
-    /// The device with this token digest; see ``Store/device(tokenHash:)``.
+    /// The device with this token digest; see ``DeviceStore/device(tokenHash:)``.
     public func device(tokenHash: String) async throws -> DeviceRecord? {
         try await storageErrors {
             try await pool.read { db in
@@ -103,7 +103,7 @@ public final class SQLiteStore: Store {
         }
     }
 
-    /// Revokes a device; see ``Store/revokeDevice(id:at:)``.
+    /// Revokes a device; see ``DeviceStore/revokeDevice(id:at:)``.
     public func revokeDevice(id: String, at date: Date) async throws -> Bool {
         try await storageErrors {
             try await pool.write { db in
@@ -114,7 +114,7 @@ public final class SQLiteStore: Store {
         }
     }
 
-    /// A server setting; see ``Store/setting(_:)``.
+    /// A server setting; see ``SettingStore/setting(_:)``.
     public func setting(_ key: String) async throws -> String? {
         try await storageErrors {
             try await pool.read { db in
@@ -123,7 +123,7 @@ public final class SQLiteStore: Store {
         }
     }
 
-    /// Stores a setting once; see ``Store/setSettingIfAbsent(_:value:)``.
+    /// Stores a setting once; see ``SettingStore/setSettingIfAbsent(_:value:)``.
     public func setSettingIfAbsent(_ key: String, value: String) async throws -> String {
         try await storageErrors {
             try await pool.write { db in

@@ -2,8 +2,8 @@ import Foundation
 import WaymarkEngine
 
 /// Runs an app written in the `CLLocationManager` vocabulary on either location backend: on
-/// ``LocationBackend/modern`` every event is translated by a ``ModernBackendAdapter`` before the
-/// app sees it, and every command the app issues after, exactly as ``EngineCore`` does for its
+/// `LocationBackend.modern` every event is translated by a `ModernBackendAdapter` before the
+/// app sees it, and every command the app issues after, exactly as `EngineCore` does for its
 /// components. So an experiment that drives a component directly (``RideSimApp``, the geofence
 /// experiment's app) measures the iOS 17 APIs with the same component code.
 ///

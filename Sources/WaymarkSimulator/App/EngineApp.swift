@@ -2,7 +2,7 @@ import Foundation
 import WaymarkEngine
 import WaymarkGeo
 
-/// An app built on the full ``EngineCore`` (permissions, launch location, map, geofences, ride),
+/// An app built on the full `EngineCore` (permissions, launch location, map, geofences, ride),
 /// run inside a ``Simulation``; it records everything a user or a test could observe.
 ///
 /// Each `launched` event is a new process: the core is rebuilt from ``disk`` (the permission

@@ -3,7 +3,7 @@ import Synchronization
 /// A `Clock` on a ``SimulatedDevice``'s virtual time: its `now` is the simulation's current second,
 /// and a sleeper wakes when the device is advanced to its deadline, never by real time.
 ///
-/// Hand it to an ``WaymarkEngine/Engine`` (or anything that takes a `Clock`) so its timeouts
+/// Hand it to WaymarkEngine's `Engine` (or anything that takes a `Clock`) so its timeouts
 /// fire at the right virtual moment while a test drives the device:
 ///
 /// ```swift

@@ -2,7 +2,7 @@ import Foundation
 import WaymarkEngine
 import WaymarkGeo
 
-/// A ``Device`` backed by a ``Simulation``: what an engine or an app's test suite talks to.
+/// A `Device` (WaymarkEngine) backed by a ``Simulation``: what an engine or an app's test suite talks to.
 ///
 /// Commands are performed at the current virtual time; the clock moves only when the test calls
 /// ``advance(by:)`` or ``run(until:)``, and the events produced are then yielded on ``events``

@@ -6,7 +6,7 @@ import WaymarkGeo
 /// monitoring (issue #14): while it records a ride with GNSS on, while it sits in a pocket with
 /// only iOS region monitoring, and after the system terminated it or the user force-quit it.
 ///
-/// One run drives the real ``GeofenceMonitor`` (in ``GeofencingTestApp``, which rebuilds it from
+/// One run drives the real `GeofenceMonitor` (in `GeofencingTestApp`, which rebuilds it from
 /// its stored state on every launch, as an app does) along a trajectory past circular fences, and
 /// scores what the app was told against crossings computed from the true path every second.
 ///
@@ -64,8 +64,8 @@ public enum GeofenceExperiment {
         public var medianLatencySeconds: Double?, p90LatencySeconds: Double?, maxLatencySeconds: Double?
         /// Reported crossings whose event came more than 60 s after the boundary crossing.
         public var reportedLate: Int
-        /// Of those, events marked late by the engine (``FenceEvent/Timing/osDelayed`` or
-        /// ``FenceEvent/Timing/caughtUp``); the rest claim to be live decisions.
+        /// Of those, events marked late by the engine (`FenceEvent.Timing.osDelayed` or
+        /// `FenceEvent.Timing.caughtUp`); the rest claim to be live decisions.
         public var reportedLateMarked: Int
         /// Launches of the app by reason.
         public var launches: [String: Int]
@@ -89,9 +89,14 @@ public enum GeofenceExperiment {
     /// Runs one mode along `trajectory` past `fenceCount` circles of 100–500 m placed around it
     /// (default: the mode's ``Mode/defaultFenceCount``).
     ///
+    /// - parameter mode: how the app runs while the device moves (riding, in a pocket, terminated, force-quit).
+    /// - parameter seed: seeds the fence placement and the simulation; equal arguments give equal results.
+    /// - parameter trajectory: the device's true path; the run lasts until 600 virtual seconds after
+    ///   its last point.
+    /// - parameter fenceCount: how many fences to place; nil for the mode's ``Mode/defaultFenceCount``.
     /// - parameter overrides: platform constants to override (as in a scenario's `platform.overrides`).
     /// - parameter backend: the location APIs the app uses (``BackendTranslatingApp``).
-    /// - parameter proximity: the monitor's ``ProximityTracking`` (off by default).
+    /// - parameter proximity: the monitor's `ProximityTracking` (off by default).
     public static func run(_ mode: Mode, seed: UInt64, trajectory: Trajectory, fenceCount: Int? = nil,
                            overrides: [String: JSONValue] = [:], backend: LocationBackend = .locationManager,
                            proximity: ProximityTracking = ProximityTracking()) throws(SimulatorError) -> Result {

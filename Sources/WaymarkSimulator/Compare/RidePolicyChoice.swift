@@ -2,7 +2,7 @@ import WaymarkEngine
 
 /// The policies of the battery experiment: four baselines and Waymark's default.
 ///
-/// The baselines run the same ``RideTracker`` (same filters, stop detection and recovery) with one
+/// The baselines run the same `RideTracker` (same filters, stop detection and recovery) with one
 /// setting everywhere and no low-power watch or duty cycling, so only the accuracy policy differs.
 public enum RidePolicyChoice: String, Hashable, Sendable, CaseIterable {
     /// A: always best accuracy, no distance filter.

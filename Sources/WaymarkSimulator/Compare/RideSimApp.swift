@@ -2,7 +2,7 @@ import Foundation
 import WaymarkEngine
 import WaymarkGeo
 
-/// A ride-recording app for the simulator: a ``RideTracker`` and a ``DemandResolver`` in memory,
+/// A ride-recording app for the simulator: a `RideTracker` and a `DemandResolver` in memory,
 /// and a ``Storage`` that stands for the app's database and survives kills.
 ///
 /// On every `launched` event the in-memory parts start over from what was stored (as a real

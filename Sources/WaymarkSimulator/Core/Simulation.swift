@@ -5,7 +5,7 @@ import WaymarkGeo
 /// A deterministic discrete-event simulation of an iPhone's location, permission and lifecycle
 /// behaviour (PLATFORM.md), on a virtual clock.
 ///
-/// Drive it with an attached ``SimulatedApp``, or by hand with ``perform(_:)`` between
+/// Drive it with an attached ``SimulatedApp``, or by hand with ``perform(_:)->()`` between
 /// ``run(until:)`` calls; read what the app received in ``received``, the truth from
 /// ``truePosition(at:)``, and energy from ``energy``.
 ///
@@ -77,6 +77,11 @@ public struct Simulation: Sendable {
 
     /// Makes a simulation of `scenario` with `seed` (the scenario's seed, else 1, when nil).
     ///
+    /// - parameter scenario: the run to simulate: route, device, user, world, motion and platform
+    ///   settings; it is validated first.
+    /// - parameter seed: the run's random seed; nil uses the scenario's `seed`, else 1.
+    /// - parameter app: the app under test: it receives every event and the simulation performs the
+    ///   commands it returns; nil to drive the device by hand with ``perform(_:)->()``.
     /// - parameter trajectory: the truth to use instead of the scenario's route (e.g. from a GPX file).
     /// - throws: ``SimulatorError`` with code ``SimulatorError/Code/invalidScenario`` naming the field.
     public init(scenario: Scenario, seed: UInt64? = nil, app: (any SimulatedApp)? = nil,

@@ -175,11 +175,11 @@ public struct PlatformConstants: Hashable, Sendable, Codable {
     /// Regions one app may monitor.
     public var maxMonitoredRegions = 20
     /// Largest radius (`maximumRegionMonitoringDistance`): a region with a larger radius fails with
-    /// ``RegionFailure/radiusTooLarge`` — iOS does not clamp ("if the radius is too large,
+    /// `RegionFailure.radiusTooLarge` — iOS does not clamp ("if the radius is too large,
     /// registration fails automatically", Apple's sample [S30]). The value is device-specific and
     /// Apple publishes none; 400 km is what devices commonly report. Negative (a device reports −1):
     /// region monitoring is unavailable and every registration fails with
-    /// ``RegionFailure/unavailable`` [S26].
+    /// `RegionFailure.unavailable` [S26].
     public var maxRegionRadiusMeters = 400_000.0
     /// Radii below this behave like a radius drawn from the effective range (never smaller than the
     /// radius asked for): "for testing purposes you can assume the minimum distance is approximately

@@ -38,7 +38,7 @@ public struct DeviceSetup: Hashable, Sendable, Codable {
     // Issue #14 (L2/L5): the UIScene life cycle.
     /// Whether the app uses the UIScene life cycle; true when absent. Under it `launchOptions` is nil
     /// (Apple, `application(_:didFinishLaunchingWithOptions:)`), so a location or silent-push relaunch
-    /// reaches the app as ``LaunchReason/background`` [S14][S15]. True by default because apps built
+    /// reaches the app as `LaunchReason.background` [S14][S15]. True by default because apps built
     /// with the iOS 27 SDK (Xcode 27, September 2026) must adopt UIScene (Apple TN3187 [S16]).
     /// False: an app-delegate-only app, which still sees `location` and `remoteNotification`.
     public var sceneLifecycle: Bool?

@@ -6,7 +6,7 @@ import WaymarkEngine
 /// its deadlines on a clock, and publishes its progress.
 ///
 /// Tell it about new fixes (``recorded()``) and device events (``handle(_:)``); it forwards
-/// background-task commands to `commands` (the app's ``Device``). Sends run in their own task,
+/// background-task commands to `commands` (the app's `Device`, from WaymarkEngine). Sends run in their own task,
 /// so a background-task expiry can cancel one in flight.
 ///
 /// ```swift
@@ -44,7 +44,16 @@ public actor UploadDriver {
 
     /// Makes a driver over the store's current backlog.
     ///
+    /// - parameter executor: carries out the queue's store, send and credential actions; the
+    ///   starting backlog and the saved retry state are read from its store.
+    /// - parameter configuration: the queue's batch, backoff and background-time limits.
+    /// - parameter seed: seeds the backoff jitter; random by default, fix it for a reproducible schedule.
+    /// - parameter foreground: whether the app runs in the foreground now.
+    /// - parameter online: whether the network is reachable now, as far as the app knows.
     /// - parameter clock: sleeps until deadlines; `now` gives the wall-clock time the queue reasons in.
+    /// - parameter now: the current wall-clock time, read at every step.
+    /// - parameter commands: carries out the queue's device commands (begin and end a background
+    ///   task), usually by passing them to the app's `Device`; awaited before the next action runs.
     /// - throws: ``SyncError`` `.storage` when the backlog cannot be read.
     public init(executor: UploadExecutor, configuration: UploadQueue.Configuration = .init(), seed: UInt64 = .random(in: 0...UInt64.max),
                 foreground: Bool = true, online: Bool = true, clock: any Clock<Duration> = ContinuousClock(),

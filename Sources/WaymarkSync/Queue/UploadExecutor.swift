@@ -1,6 +1,6 @@
 import Foundation
 
-/// Carries out the ``UploadQueue``'s actions against a ``RideStore`` and an ``UploadTransport``,
+/// Carries out the ``UploadQueue``'s actions against a ``RideStore`` and an `UploadTransport`,
 /// and turns the results into the events the queue expects back.
 ///
 /// The ``UploadDriver`` actor uses it with a real clock; a test harness can use it directly,

@@ -58,10 +58,14 @@ public struct UploadQueue: Sendable {
 
     /// Makes a queue over the store's current backlog (a new process, or after a relaunch).
     ///
+    /// - parameter configuration: the batch, backoff and background-time limits.
+    /// - parameter backlog: what the store holds for upload now (``RideStore/backlog()``).
     /// - parameter foreground: whether the app runs in the foreground now.
     /// - parameter online: whether the network is reachable now, as far as the app knows.
     /// - parameter backoff: the retry state saved by the previous process (``RideStore/uploadBackoff()``).
     /// - parameter seed: seeds the backoff jitter; equal seeds give equal schedules.
+    /// - parameter now: the current time; when the queue starts in the background, its background
+    ///   time (``Configuration/backgroundBudget``) is counted from here.
     public init(configuration: Configuration = Configuration(), backlog: UploadBacklog, backoff: UploadBackoff = UploadBackoff(),
                 foreground: Bool = true, online: Bool = true, seed: UInt64 = 0, at now: Date = Date(timeIntervalSince1970: 0)) {
         self.configuration = configuration

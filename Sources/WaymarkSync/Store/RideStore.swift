@@ -7,7 +7,7 @@ import WaymarkGeo
 /// Every write is one transaction that has committed when the method returns: a fix reported
 /// as recorded is already on disk. A file-backed store uses WAL journaling (readers never block
 /// the writer) with `synchronous = NORMAL`. Fixes stay until the server acknowledges them
-/// (``acknowledge(batch:)``); a fix is unique per ride and millisecond timestamp.
+/// (``acknowledge(batch:rejecting:)``); a fix is unique per ride and millisecond timestamp.
 ///
 /// ```swift
 /// let store = try RideStore(path: documents + "/rides.sqlite")

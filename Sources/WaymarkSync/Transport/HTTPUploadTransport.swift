@@ -23,6 +23,10 @@ public struct HTTPUploadTransport: UploadTransport {
 
     /// Makes a transport for `server` (scheme, host, port) and the ingest `path`.
     ///
+    /// - parameter server: the server's base URL; it needs an `http` or `https` scheme and a host.
+    ///   Trailing slashes are dropped before `path` is appended.
+    /// - parameter path: the ingest route on that server; a leading `/` is added when missing.
+    /// - parameter timeout: the time allowed for one attempt, connection included (the request's deadline).
     /// - parameter client: the HTTP client; the process-wide shared client by default.
     /// - throws: ``SyncError`` `.configuration` when the server URL has no http(s) scheme or host.
     public init(server: URL, path: String = "/api/ingest", timeout: Duration = .seconds(30),
@@ -37,7 +41,7 @@ public struct HTTPUploadTransport: UploadTransport {
         self.client = client
     }
 
-    /// Sends the request once; see ``UploadTransport/send(_:)``.
+    /// Sends the request once; see `UploadTransport.send(_:)`.
     public func send(_ request: UploadRequest) async -> UploadResponse {
         var http = HTTPClientRequest(url: url)
         http.method = .POST
