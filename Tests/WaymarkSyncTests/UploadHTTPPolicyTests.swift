@@ -136,7 +136,7 @@ struct UploadHTTPPolicyTests {
         try await s.uploader.feed(.device(.networkReachability(online: true)))
         try await s.uploader.drain(until: s.uploader.now.addingTimeInterval(600))
         #expect(await s.server.state.points(device: "phone-1").count == 350)
-        #expect(s.uploader.sends.allSatisfy { $0.response?.isAcknowledgement == true })
+        #expect(s.uploader.sends.allSatisfy { $0.response.isAcknowledgement })
     }
 
     @Test("in the background no upload starts with too little budget left; a location wake brings new budget")
