@@ -1,7 +1,9 @@
 /// `YYYY-MM-DDThh:mm:ss.sssZ`: a UTC timestamp with milliseconds, written without formatters.
 ///
-/// The one writer behind the server's timestamps, the native batch format's and the benchmark's
-/// request templates. Four-digit years only (0000–9999); callers decide what to do outside them.
+/// The writer behind the server's timestamps and the benchmark's request templates. Four-digit
+/// years only (0000–9999); callers decide what to do outside them. (WaymarkTransport's
+/// `NativeBatchFormat.timestamp` writes the same text with code of its own, which also writes
+/// other years, for the server to refuse.)
 ///
 /// ```swift
 /// UTCMillisecondTimestamp.string(millis: 1_750_000_000_123)   // "2025-06-15T15:06:40.123Z"
