@@ -10,9 +10,9 @@ struct RideExperimentTests {
     static let commute = root.appendingPathComponent("Examples/commute.json").path
     static let corpus = root.appendingPathComponent("Tests/WaymarkGeoTests/Fixtures/corpus")
 
-    /// The issue's goals are medians over seeds (issue #14; the README's table uses seeds 1–3).
+    /// The issue's goals are medians over seeds (issue #14; the battery table in Docs/PERFORMANCE.md uses seeds 1–3).
     /// The commute's own seed 11 has a 3.9% distance error under the corrected iOS model (a late
-    /// wake-fence exit after the park: README, battery table); it is not a goal seed.
+    /// wake-fence exit after the park: Docs/PERFORMANCE.md, battery table); it is not a goal seed.
     @Test("the all-day commute, medians of seeds 1–3: ≤ 12% of A's energy, ≤ 1% distance error, p95 ≤ 15 m, first point ≤ 150 m")
     func commuteGoals() throws {
         var energy: [Double] = [], distance: [Double] = [], p95: [Double] = [], start: [Double] = []
