@@ -35,11 +35,14 @@ if ! $SUDO pg_lsclusters -h | awk '$1=="15" && $2=="main" {print $4}' | grep -qx
     $SUDO pg_ctlcluster 15 main start >&2
 fi
 
-# Wait until it accepts connections (at most ~30 s).
-for _ in $(seq 1 60); do
-    if as_postgres psql -p "$PORT" -qAtc "select 1" >/dev/null 2>&1; then break; fi
-    sleep 0.5
-done
+# Waits until the cluster accepts connections (at most ~30 s).
+wait_ready() {
+    for _ in $(seq 1 60); do
+        if as_postgres psql -p "$PORT" -qAtc "select 1" >/dev/null 2>&1; then return; fi
+        sleep 0.5
+    done
+}
+wait_ready
 
 psql_admin() { as_postgres psql -p "$PORT" -v ON_ERROR_STOP=1 -qAt "$@"; }
 
@@ -48,10 +51,7 @@ psql_admin() { as_postgres psql -p "$PORT" -v ON_ERROR_STOP=1 -qAt "$@"; }
 if [ "$(psql_admin -c "show max_connections")" -lt 300 ]; then
     psql_admin -c "alter system set max_connections = 300" >&2
     $SUDO pg_ctlcluster 15 main restart >&2
-    for _ in $(seq 1 60); do
-        if as_postgres psql -p "$PORT" -qAtc "select 1" >/dev/null 2>&1; then break; fi
-        sleep 0.5
-    done
+    wait_ready
 fi
 
 if [ "$(psql_admin -c "select 1 from pg_roles where rolname = '$ROLE'")" != 1 ]; then

@@ -32,8 +32,7 @@ final class LocationDelegate: NSObject, CLLocationManagerDelegate, Sendable {
 
     func locationManagerDidChangeAuthorization(_ manager: CLLocationManager) {
         guard role == .main else { return }
-        sink.emitAuthorization(status: manager.authorizationStatus.waymarkStatus,
-                               accuracy: manager.accuracyAuthorization == .fullAccuracy ? .full : .reduced)
+        sink.emitAuthorization(of: manager)
     }
 
     func locationManager(_ manager: CLLocationManager, didUpdateLocations locations: [CLLocation]) {

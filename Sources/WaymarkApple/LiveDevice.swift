@@ -210,8 +210,7 @@ public final class LiveDevice: NSObject, Device, @unchecked Sendable {
                 // iOS answers a new manager with the authorization callback; the app asked again
                 // for one it already has, so answer the same way (the simulator answers every
                 // create) rather than leave a waiting engine without the callback.
-                sink.emitAuthorization(status: manager.authorizationStatus.waymarkStatus,
-                                       accuracy: manager.accuracyAuthorization == .fullAccuracy ? .full : .reduced)
+                sink.emitAuthorization(of: manager)
             } else {
                 _ = mainManager()
             }
@@ -412,11 +411,14 @@ final class EventSink: Sendable {
         }
     }
 
-    /// The authorization event. Services off system-wide read as `denied` (Apple,
+    /// The authorization event of `manager`, read on the caller's thread (the main one, where its
+    /// delegate is called). Services off system-wide read as `denied` (Apple,
     /// `CLLocationManager.authorizationStatus`), so `locationServicesEnabled()` is consulted only
     /// then, and off the main thread, where Apple's runtime check warns that it "can cause UI
     /// unresponsiveness" (Apple, `CLLocationManager.locationServicesEnabled()`).
-    func emitAuthorization(status: LocationAuthorizationStatus, accuracy: AccuracyAuthorization) {
+    func emitAuthorization(of manager: CLLocationManager) {
+        let status = manager.authorizationStatus.waymarkStatus
+        let accuracy: AccuracyAuthorization = manager.accuracyAuthorization == .fullAccuracy ? .full : .reduced
         let time = Date()
         queue.async { [continuation] in
             let enabled = status != .denied || CLLocationManager.locationServicesEnabled()

@@ -9,9 +9,10 @@ struct CompactCommand: AsyncParsableCommand {
         abstract: "Move the finished days of a PostgreSQL store into compact chunks now.",
         discussion: """
         PostgreSQL keeps today's points one row each (about 160 bytes a point) and every finished day
-        as compact chunks (12–40 bytes a point); `waymark serve` moves each day an hour after it ends. Run this after a bulk
-        import, or to compact before a backup. It runs beside a serving server; queries see every point
-        throughout. SQLite stores keep one row per point and have nothing to compact.
+        as compact chunks (12–40 bytes a point); `waymark serve` moves each day an hour after it ends.
+        Run this after a bulk import, or to compact before a backup. It runs beside a serving server;
+        queries see every point throughout. SQLite stores keep one row per point and have nothing to
+        compact.
 
         Examples:
           waymark compact --database postgres://waymark@127.0.0.1/waymark

@@ -27,11 +27,12 @@ struct ChunkStoreTests {
         }
     }
 
-    /// Every position of the device, read in pages of `page`.
-    static func all(_ store: any Store, _ device: String, page: Int) async throws -> [Position] {
+    /// Every position of the device (between `from` and `to` when given), read in pages of `page`, as an export reads them.
+    static func all(_ store: any Store, _ device: String, from: Date? = nil, to: Date? = nil, page: Int) async throws -> [Position] {
         var result: [Position] = []
         while true {
-            let next = try await store.positions(PositionQuery(deviceID: device, afterMillis: result.last?.timestampMillis, limit: page))
+            let next = try await store.positions(PositionQuery(deviceID: device, from: from, to: to,
+                                                               afterMillis: result.last?.timestampMillis, limit: page))
             #expect(next.count <= page, "a page holds at most its limit")
             result += next
             if next.count < page { return result }
@@ -73,14 +74,7 @@ struct ChunkStoreTests {
                                                                  to: points[2000].fix.timestamp, limit: 5000))
             #expect(window == Array(points[1000..<2000]))
             // A window that starts inside a compacted day, read in pages as an export reads it.
-            var paged: [Position] = []
-            while true {
-                let next = try await store.positions(PositionQuery(deviceID: device, from: points[1000].fix.timestamp, to: points[2000].fix.timestamp,
-                                                                   afterMillis: paged.last?.timestampMillis, limit: 300))
-                #expect(next.count <= 300)
-                paged += next
-                if next.count < 300 { break }
-            }
+            let paged = try await Self.all(store, device, from: points[1000].fix.timestamp, to: points[2000].fix.timestamp, page: 300)
             #expect(paged == Array(points[1000..<2000]))
             #expect(try await store.lastPositions() == lastBefore)
             #expect(try await store.lastPosition(deviceID: other) == Self.track(other, from: start, count: 10).last)

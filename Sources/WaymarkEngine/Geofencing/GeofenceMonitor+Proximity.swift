@@ -119,7 +119,7 @@ extension GeofenceMonitor {
     /// Sets the tier from the last position (called at the end of every step).
     mutating func updateProximityTier() {
         let settings = configuration.proximity
-        guard settings.enabled, proximityAllowed, !proximityPaused, !stored.fences.isEmpty,
+        guard proximityTracking, !proximityPaused, !stored.fences.isEmpty,
               let (position, accuracy) = proximityPosition else {
             proximityTier = .far
             return

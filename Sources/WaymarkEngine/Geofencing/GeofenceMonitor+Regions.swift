@@ -98,8 +98,9 @@ extension GeofenceMonitor {
             return
         }
         let polygonEntered = geometry[i]?.polygon != nil && entered
-        // With proximity tracking a fix comes within seconds anyway; iOS's side of a small circle
-        // (under about 200 m iOS watches a larger one, PLATFORM.md §5) is not the fence's side.
+        // With proximity tracking on, an app that asked for fixes near fences gets one more rather
+        // than trust iOS's side of a small circle, which is not the fence's side (under about
+        // 200 m iOS watches a larger one, PLATFORM.md §5).
         let smallCircleChecked = proximityTracking && (geometry[i]?.radius ?? 0) < configuration.minimumInferenceRadiusMeters
         if polygonEntered || echo || smallCircleChecked {
             pending[handle] = PendingRegionEvent(entered: entered, receivedAt: now, disagreement: false)

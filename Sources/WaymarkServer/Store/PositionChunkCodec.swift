@@ -62,8 +62,9 @@ enum PositionChunkCodec {
         var byTime = ChunkWriter(), byOffset = ChunkWriter()
         byTime.runs(signedDeltas(points.map(\.receivedMillis)))
         byOffset.runs(points.map { zigzag($0.receivedMillis &- $0.millis) })
-        out.byte(byOffset.bytes.count < byTime.bytes.count ? 1 : 0)
-        out.bytes += byOffset.bytes.count < byTime.bytes.count ? byOffset.bytes : byTime.bytes
+        let offsets = byOffset.bytes.count < byTime.bytes.count
+        out.byte(offsets ? 1 : 0)
+        out.bytes += offsets ? byOffset.bytes : byTime.bytes
         let fixes = points.map(\.position.fix)
         out.decimals(fixes.map(\.coordinate.latitude))
         out.decimals(fixes.map(\.coordinate.longitude))

@@ -168,7 +168,7 @@ extension PostgresStore {
             }
             if rows.count < Self.chunksPerFetch { break }
         }
-        return points.count > limit ? Array(points.prefix(limit)) : points
+        return Array(points.prefix(limit))
     }
 
     /// The latest point in the device's chunks.
@@ -232,8 +232,7 @@ extension PostgresStore {
         }
         var worthLocking = false
         for candidate in candidates {
-            // Another server on the same database may have dropped it a moment ago: then it is skipped.
-            guard let (occupied, bytes) = try? await vacuumedUse(candidate.name) else { continue }
+            guard let (occupied, bytes) = try await vacuumedUse(candidate.name) else { continue }
             worthLocking = worthLocking || (!occupied && (Self.upperBound(candidate.bound) != nil || bytes > 16_384))
         }
         // The table lock pauses ingest for a moment: taken only when a partition can go or shrink.
@@ -266,10 +265,19 @@ extension PostgresStore {
 }
 
 extension PostgresStore {
-    /// Vacuums a partition (so that an emptied one has no pages left to scan), then ``partitionUse(_:_:)``.
-    func vacuumedUse(_ name: String) async throws -> (occupied: Bool, bytes: Int64) {
-        try await execute(unsafeSQL: "VACUUM \(name)")
-        return try await partitionUse(name)
+    /// Vacuums a partition (so that an emptied one has no pages left to scan), then ``partitionUse(_:_:)``;
+    /// nil when the partition no longer exists (another server on the same database dropped it a moment ago).
+    func vacuumedUse(_ name: String) async throws -> (occupied: Bool, bytes: Int64)? {
+        do {
+            return try await client.withConnection { connection in
+                try await connection.query(PostgresQuery(unsafeSQL: "VACUUM \(name)"), logger: logger)
+                return try await partitionUse(name, connection)
+            }
+        } catch let error as PSQLError where error.serverInfo?[.sqlState] == "42P01" {
+            return nil
+        } catch {
+            throw Self.serverError(error)
+        }
     }
 
     /// Whether a partition holds a row, and its heap and index bytes.

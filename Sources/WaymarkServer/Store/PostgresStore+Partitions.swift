@@ -45,7 +45,7 @@ extension PostgresStore {
     public func ensurePartitions(around date: Date) async throws {
         try await storageErrors {
             try await client.withTransaction(logger: logger) { connection in
-                try await connection.query("SELECT pg_advisory_xact_lock(727370)", logger: logger)
+                try await lockPartitionChanges(connection)
                 for plan in [Self.positionPlan, Self.chunkPlan] {
                     let existing = try await partitions(connection, of: plan.table)
                     let ranges = existing.compactMap { partition in
@@ -75,6 +75,13 @@ extension PostgresStore {
         }
     }
 
+    /// Takes the transaction-scoped advisory lock that serialises creating partitions and retention's drops
+    /// across the processes sharing the database. (Compaction's drops do not take it: they re-list the
+    /// partitions under the table lock and skip one that is gone.)
+    func lockPartitionChanges(_ connection: PostgresConnection) async throws {
+        try await connection.query("SELECT pg_advisory_xact_lock(727370)", logger: logger)
+    }
+
     /// Removes positions, gap markers and device events older than `date`; see ``PositionStore/deleteHistory(before:limit:)``.
     ///
     /// Partitions of `positions` and `position_chunks` that end by `date` are dropped whole (each counts as the
@@ -85,7 +92,7 @@ extension PostgresStore {
         let batch = max(1, limit)
         var removed = try await storageErrors {
             try await client.withTransaction(logger: logger) { connection in
-                try await connection.query("SELECT pg_advisory_xact_lock(727370)", logger: logger)
+                try await lockPartitionChanges(connection)
                 var removed = 0
                 for plan in [Self.positionPlan, Self.chunkPlan] {
                     for (name, bound) in try await partitions(connection, of: plan.table) {

@@ -33,7 +33,7 @@ public struct BackendTranslatingApp<Wrapped: SimulatedApp>: SimulatedApp {
         guard backend == .modern else { return wrapped.handle(event, at: time) }
         var commands: [DeviceCommand] = []
         for translated in adapter.events(event) { commands += wrapped.handle(translated, at: time) }
-        return adapter.commands(commands)
+        return translate(commands)
     }
 
     /// The app's next deadline.
@@ -41,8 +41,12 @@ public struct BackendTranslatingApp<Wrapped: SimulatedApp>: SimulatedApp {
 
     /// Fires the app's deadline and translates its commands.
     public mutating func handleDeadline(at time: Date) -> [DeviceCommand] {
-        let commands = wrapped.handleDeadline(at: time)
-        return backend == .modern ? adapter.commands(commands) : commands
+        translate(wrapped.handleDeadline(at: time))
+    }
+
+    /// The app's commands in the backend's vocabulary.
+    private mutating func translate(_ commands: [DeviceCommand]) -> [DeviceCommand] {
+        backend == .modern ? adapter.commands(commands) : commands
     }
 }
 
