@@ -108,4 +108,23 @@ struct AuthTests {
         #expect(!TokenHasher.constantTimeEquals([1, 2, 3], [1, 2]))
         #expect(TokenHasher.constantTimeEquals([1, 2, 3], [1, 2, 3]))
     }
+
+    @Test("credentials are read from Bearer and Basic headers with optional whitespace around the value")
+    func credentialWhitespace() throws {
+        func credential(_ header: String) -> String? {
+            var headers = HTTPFields()
+            headers[.authorization] = header
+            let request = Request(head: HTTPRequest(method: .post, scheme: "http", authority: "x", path: "/pub", headerFields: headers),
+                                  body: RequestBody(buffer: ByteBuffer()))
+            return Authenticator.credential(in: request)?.token
+        }
+        #expect(credential("Bearer wmd_abc") == "wmd_abc")
+        #expect(credential("Bearer \t wmd_abc \t") == "wmd_abc")
+        #expect(credential("bearer   ") == nil)  // no token at all
+        let basic = Data("ana:wmd_secret".utf8).base64EncodedString()
+        #expect(credential("Basic  \(basic)\t") == "wmd_secret")
+        #expect(credential("Basic \(basic)x") == nil)
+        #expect(Authenticator.trimmingOptionalWhitespace(" \ta b\t ") == "a b")
+        #expect(Authenticator.trimmingOptionalWhitespace("\u{00A0}x") == "\u{00A0}x")
+    }
 }

@@ -60,7 +60,7 @@ struct Authenticator: Sendable {
         if let header = request.headers[.authorization] {
             let parts = header.split(separator: " ", maxSplits: 1)
             if parts.count == 2 {
-                let scheme = parts[0].lowercased(), value = String(parts[1]).trimmingCharacters(in: .whitespaces)
+                let scheme = parts[0].lowercased(), value = Self.trimmingOptionalWhitespace(parts[1])
                 if scheme == "bearer" { return (value, false) }
                 if scheme == "basic", let data = Data(base64Encoded: value),
                    let text = String(data: data, encoding: .utf8), let colon = text.firstIndex(of: ":") {
@@ -70,6 +70,14 @@ struct Authenticator: Sendable {
         }
         if let token = request.uri.queryParameters["token"] { return (String(token), true) }
         return nil
+    }
+
+    /// `text` without leading and trailing HTTP optional whitespace (space and tab, RFC 9110 §5.6.3).
+    /// Foundation's `trimmingCharacters(in: .whitespaces)` was 3% of a single-point request's CPU.
+    static func trimmingOptionalWhitespace(_ text: Substring) -> String {
+        let isOWS = { (c: Character) in c == " " || c == "\t" }
+        guard let first = text.firstIndex(where: { !isOWS($0) }), let last = text.lastIndex(where: { !isOWS($0) }) else { return "" }
+        return String(text[first...last])
     }
 
     /// The principal of a request, or a 401 error.
