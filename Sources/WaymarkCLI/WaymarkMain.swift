@@ -29,14 +29,7 @@ extension WaymarkCommand {
         do {
             command = try parseAsRoot(arguments)
         } catch {
-            let code = exitCode(for: error)
-            let message = fullMessage(for: error)
-            if code == .success {
-                if !message.isEmpty { writeLine(message) }
-                return WaymarkExit.success
-            }
-            writeToStandardError(message)
-            return WaymarkExit.usage
+            return report(error, whileParsing: true)
         }
         do {
             if var asyncCommand = command as? any AsyncParsableCommand {
@@ -55,19 +48,26 @@ extension WaymarkCommand {
             writeToStandardError("waymark: \(error)")
             return WaymarkExit.invalidInput
         } catch {
-            let code = exitCode(for: error)
-            let message = fullMessage(for: error)
-            if code == .success {
-                if !message.isEmpty { writeLine(message) }
-                return WaymarkExit.success
-            }
-            if error is ValidationError || code == .validationFailure {
-                writeToStandardError(message)
-                return WaymarkExit.usage
-            }
-            writeToStandardError("waymark: \(message.isEmpty ? String(describing: error) : message)")
-            return WaymarkExit.invalidInput
+            return report(error, whileParsing: false)
         }
+    }
+
+    /// Prints what ArgumentParser makes of `error` and returns the exit status: `--help` and `--version`
+    /// to stdout (0); a usage error, and any error while parsing, to stderr with its hint (2); any other
+    /// error as `waymark: <message>` (1).
+    private static func report(_ error: any Error, whileParsing: Bool) -> Int32 {
+        let code = exitCode(for: error)
+        let message = fullMessage(for: error)
+        if code == .success {
+            if !message.isEmpty { writeLine(message) }
+            return WaymarkExit.success
+        }
+        if whileParsing || error is ValidationError || code == .validationFailure {
+            writeToStandardError(message)
+            return WaymarkExit.usage
+        }
+        writeToStandardError("waymark: \(message.isEmpty ? String(describing: error) : message)")
+        return WaymarkExit.invalidInput
     }
 }
 

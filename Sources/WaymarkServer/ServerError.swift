@@ -1,4 +1,5 @@
 import Foundation
+import WaymarkGeo
 import Hummingbird
 
 /// The one error type of `WaymarkServer`.
@@ -14,10 +15,14 @@ import Hummingbird
 ///
 /// Thrown from a route handler, it becomes a JSON reply
 /// `{"error":{"code":"…","message":"…","problems":[…]}}` with the matching status.
-public struct ServerError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct ServerError: CodedError {
     /// What kind of problem this is. New codes may be added; switch with a `default`.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        let rawValue: String
+    public struct Code: ErrorCode {
+        public typealias Thrown = ServerError
+        /// Matches a thrown `ServerError` of this code, so `catch` can name it: `catch ServerError.Code.<code> { … }`.
+        public static func ~= (code: Code, error: any Error) -> Bool { code.matches(error) }
+        /// The code's name.
+        public let rawValue: String
         let status: Int
         /// The request body could not be parsed (HTTP 400); the message says where.
         public static let malformedBody = Code(rawValue: "malformedBody", status: 400)
@@ -43,12 +48,6 @@ public struct ServerError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let storage = Code(rawValue: "storage", status: 500)
         /// The server configuration is invalid (bad database URL, unreadable file).
         public static let configuration = Code(rawValue: "configuration", status: 500)
-        public var description: String { rawValue }
-        /// Matches a thrown `ServerError` of this code, so `catch` can name the code:
-        /// `catch ServerError.Code.<code> { … }` (as GRDB does with `DatabaseError`).
-        public static func ~= (code: Code, error: any Error) -> Bool {
-            (error as? ServerError)?.code == code
-        }
     }
 
     /// The kind of problem.

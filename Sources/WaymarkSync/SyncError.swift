@@ -1,4 +1,5 @@
 import Foundation
+import WaymarkGeo
 
 /// The one error type of `WaymarkSync`.
 ///
@@ -10,10 +11,14 @@ import Foundation
 /// ```
 ///
 /// A `Sendable` value type.
-public struct SyncError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct SyncError: CodedError {
     /// What kind of problem this is. New codes may be added; switch with a `default`.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        let rawValue: String
+    public struct Code: ErrorCode {
+        public typealias Thrown = SyncError
+        /// Matches a thrown `SyncError` of this code, so `catch` can name it: `catch SyncError.Code.<code> { … }`.
+        public static func ~= (code: Code, error: any Error) -> Bool { code.matches(error) }
+        /// The code's name.
+        public let rawValue: String
         /// The device database could not be opened, migrated, read or written.
         public static let storage = Code(rawValue: "storage")
         /// A ride, batch or other record named by the caller does not exist.
@@ -22,13 +27,6 @@ public struct SyncError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let configuration = Code(rawValue: "configuration")
         /// Refreshing the device credentials failed.
         public static let credentials = Code(rawValue: "credentials")
-        /// The code's name.
-        public var description: String { rawValue }
-        /// Matches a thrown `SyncError` of this code, so `catch` can name the code:
-        /// `catch SyncError.Code.<code> { … }` (as GRDB does with `DatabaseError`).
-        public static func ~= (code: Code, error: any Error) -> Bool {
-            (error as? SyncError)?.code == code
-        }
     }
 
     /// The kind of problem.
@@ -42,6 +40,4 @@ public struct SyncError: Error, Hashable, Sendable, CustomStringConvertible {
         self.message = message
     }
 
-    /// The message, prefixed with the code.
-    public var description: String { "\(code): \(message)" }
 }

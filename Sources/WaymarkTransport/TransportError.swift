@@ -1,4 +1,5 @@
 import Foundation
+import WaymarkGeo
 
 /// The one error type of `WaymarkTransport`.
 ///
@@ -10,21 +11,18 @@ import Foundation
 /// ```
 ///
 /// A `Sendable` value type.
-public struct TransportError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct TransportError: CodedError {
     /// What kind of problem this is. New codes may be added; switch with a `default`.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        let rawValue: String
+    public struct Code: ErrorCode {
+        public typealias Thrown = TransportError
+        /// Matches a thrown `TransportError` of this code, so `catch` can name it: `catch TransportError.Code.<code> { … }`.
+        public static func ~= (code: Code, error: any Error) -> Bool { code.matches(error) }
+        /// The code's name.
+        public let rawValue: String
         /// The upload configuration is unusable (a server URL without an http(s) scheme or host).
         public static let configuration = Code(rawValue: "configuration")
         /// A file of the ``UploadOutcomeStore`` (an outcome or a request body) could not be written.
         public static let outcomeStore = Code(rawValue: "outcomeStore")
-        /// The code's name.
-        public var description: String { rawValue }
-        /// Matches a thrown `TransportError` of this code, so `catch` can name the code:
-        /// `catch TransportError.Code.<code> { … }` (as GRDB does with `DatabaseError`).
-        public static func ~= (code: Code, error: any Error) -> Bool {
-            (error as? TransportError)?.code == code
-        }
     }
 
     /// The kind of problem.
@@ -38,6 +36,4 @@ public struct TransportError: Error, Hashable, Sendable, CustomStringConvertible
         self.message = message
     }
 
-    /// The message, prefixed with the code.
-    public var description: String { "\(code): \(message)" }
 }

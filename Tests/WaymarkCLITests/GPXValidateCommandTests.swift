@@ -33,11 +33,11 @@ struct GPXValidateBehaviourTests {
         let good = try temporaryFile("<gpx version=\"1.1\" creator=\"t\"><trk><trkseg><trkpt lat=\"1\" lon=\"2\"/></trkseg></trk></gpx>")
         let bad = try temporaryFile("<gpx version=\"1.1\" creator=\"t\"><trk><trkseg><trkpt lat=\"91\" lon=\"2\"/></trkseg></trk></gpx>")
         defer { try? FileManager.default.removeItem(at: good); try? FileManager.default.removeItem(at: bad) }
-        var ok = try GPXValidateCommand.parse([good.path])
+        let ok = try GPXValidateCommand.parse([good.path])
         try await ok.run()
-        var failing = try GPXValidateCommand.parse([bad.path])
+        let failing = try GPXValidateCommand.parse([bad.path])
         await #expect(throws: ExitCode(1)) { try await failing.run() }
-        var lenient = try GPXValidateCommand.parse([bad.path, "--lenient"])
+        let lenient = try GPXValidateCommand.parse([bad.path, "--lenient"])
         try await lenient.run()
     }
 

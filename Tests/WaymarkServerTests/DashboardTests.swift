@@ -146,8 +146,8 @@ struct DashboardTests {
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("waymark-dom-\(UUID().uuidString).html")
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("waymark-chromium-\(UUID().uuidString).log")
         let profile = FileManager.default.temporaryDirectory.appendingPathComponent("waymark-chromium-\(UUID().uuidString)")
-        FileManager.default.createFile(atPath: output.path, contents: nil)
-        FileManager.default.createFile(atPath: log.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         defer {
             try? FileManager.default.removeItem(at: output)
             try? FileManager.default.removeItem(at: log)

@@ -8,7 +8,7 @@ import WaymarkGeo
 struct PositionErrorTests {
     /// Errors (metres) of every GNSS fix against the truth, with the reported accuracy.
     static func gnssErrors(seed: UInt64, urban: Bool = false) throws -> [(error: Double, accuracy: Double)] {
-        let world = urban ? World(urbanAreas: [CircleArea(center: Fixture.origin, radiusMeters: 50_000)]) : nil
+        let world = urban ? World(urbanAreas: [BoundingCircle(center: Fixture.origin, radiusMeters: 50_000)]) : nil
         var sim = try StandardUpdateTests.started(LocationConfiguration(pausesLocationUpdatesAutomatically: false),
                                                   route: Fixture.eastbound(speed: 8, seconds: 3600), world: world, seed: seed)
         sim.run(until: 3600)

@@ -7,7 +7,7 @@ import WaymarkGeo
 @Suite("§4 significant location changes")
 struct SignificantChangeTests {
     /// A world whose urban area covers every test route.
-    static let city = World(urbanAreas: [CircleArea(center: Fixture.origin, radiusMeters: 200_000)])
+    static let city = World(urbanAreas: [BoundingCircle(center: Fixture.origin, radiusMeters: 200_000)])
 
     static func slc(speed: Double, seconds: Double, after wait: Double = 0, status: LocationAuthorizationStatus = .authorizedAlways,
                     device: DeviceSetup? = nil, actions: [UserAction] = [], world: World? = nil,

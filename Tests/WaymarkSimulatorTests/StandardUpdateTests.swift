@@ -44,7 +44,7 @@ struct StandardUpdateTests {
 
     @Test("urban areas worsen GNSS accuracy to 10–30 m")
     func urban() throws {
-        let world = World(urbanAreas: [CircleArea(center: Fixture.origin, radiusMeters: 5000)])
+        let world = World(urbanAreas: [BoundingCircle(center: Fixture.origin, radiusMeters: 5000)])
         var sim = try Self.started(world: world)
         sim.run(until: 120)
         let gnss = sim.fixes.filter { $0.source == .gnss }
@@ -53,7 +53,7 @@ struct StandardUpdateTests {
     }
 
     /// A world without Wi-Fi positioning anywhere near the origin.
-    static let noWifi = World(noWifiAreas: [CircleArea(center: Fixture.origin, radiusMeters: 50_000)])
+    static let noWifi = World(noWifiAreas: [BoundingCircle(center: Fixture.origin, radiusMeters: 50_000)])
 
     @Test("hundredMeters uses Wi-Fi (30–100 m); kilometer and threeKilometers get Wi-Fi too where it exists, cell towers (500–3000 m) only where it does not; never the GNSS receiver",
           arguments: [(DesiredAccuracy.hundredMeters, false, Fix.Source.wifi), (.kilometer, false, .wifi), (.threeKilometers, false, .wifi),
@@ -73,7 +73,7 @@ struct StandardUpdateTests {
     @Test("a kilometer request leaving a no-Wi-Fi area switches from cell to Wi-Fi fixes, and its energy with it")
     func coarseAcrossWifiBoundary() throws {
         // Cell-only within 1 km of the origin; the device rides 3 km east at 5 m/s.
-        let world = World(noWifiAreas: [CircleArea(center: Fixture.origin, radiusMeters: 1000)])
+        let world = World(noWifiAreas: [BoundingCircle(center: Fixture.origin, radiusMeters: 1000)])
         var sim = try Self.started(LocationConfiguration(desiredAccuracy: .kilometer, pausesLocationUpdatesAutomatically: false),
                                    route: Fixture.eastbound(speed: 5, seconds: 600), world: world)
         sim.run(until: 600)

@@ -99,21 +99,21 @@ struct BenchFencesCommand: AsyncParsableCommand {
               ON ST_DWithin(f.center, ST_SetSRID(ST_MakePoint(p.lon, p.lat), 4326)::geography, \(maxText), false)
              AND ST_DWithin(f.center, ST_SetSRID(ST_MakePoint(p.lon, p.lat), 4326)::geography, f.radius, false)
             """
-        func bindings(_ slice: ArraySlice<Coordinate>) throws -> PostgresBindings {
+        func bindings(_ slice: ArraySlice<Coordinate>) -> PostgresBindings {
             var b = PostgresBindings()
-            try b.append(slice.map(\.latitude), context: .default)
-            try b.append(slice.map(\.longitude), context: .default)
+            b.append(slice.map(\.latitude), context: .default)
+            b.append(slice.map(\.longitude), context: .default)
             return b
         }
         let plan = try await connection.query(PostgresQuery(unsafeSQL: "EXPLAIN SELECT count(*) " + join,
-                                                             binds: try bindings(points.prefix(10))), logger: logger)
+                                                             binds: bindings(points.prefix(10))), logger: logger)
             .collect().map { try $0.decode(String.self) }.joined(separator: "\n")
         let t1 = clock.now
         var matches = 0
         for start in stride(from: 0, to: points.count, by: 1000) {
             let rows = try await connection.query(
                 PostgresQuery(unsafeSQL: "SELECT count(*) " + join,
-                              binds: try bindings(points[start..<min(start + 1000, points.count)])), logger: logger).collect()
+                              binds: bindings(points[start..<min(start + 1000, points.count)])), logger: logger).collect()
             matches += try rows.first?.decode(Int.self) ?? 0
         }
         let seconds = (clock.now - t1).seconds

@@ -28,7 +28,7 @@ struct DemoRide: Sendable {
     var trajectory: Trajectory
     var scenario: Scenario
     var fences: [DemoFence]
-    var tunnel: CircleArea
+    var tunnel: BoundingCircle
     var trafficLight: (at: Double, seconds: Double)
     var longStop: (at: Double, seconds: Double)
     var killAt: Double
@@ -69,7 +69,7 @@ struct DemoRide: Sendable {
         let trajectory = Trajectory(timedWaypoints: waypoints)
         let total = trajectory.endTime
         // A tunnel (GNSS outage) the rider rides through without stopping, from about 20 % of the ride.
-        let tunnel = CircleArea(center: trajectory.position(at: tunnelTime(trajectory, from: rideDelay + 0.2 * (total - rideDelay))),
+        let tunnel = BoundingCircle(center: trajectory.position(at: tunnelTime(trajectory, from: rideDelay + 0.2 * (total - rideDelay))),
                                 radiusMeters: tunnelRadiusMeters)
         let killAt = (rideDelay + 0.62 * (total - rideDelay)).rounded()
         let offlineFrom = (rideDelay + 0.72 * (total - rideDelay)).rounded()

@@ -1,3 +1,5 @@
+import WaymarkGeo
+
 /// The one error type of `WaymarkEngine`.
 ///
 /// ```swift
@@ -6,18 +8,16 @@
 /// ```
 ///
 /// A `Sendable` value.
-public struct EngineError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct EngineError: CodedError {
     /// What kind of problem this is. New codes may be added; switch with a `default`.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        let rawValue: String
+    public struct Code: ErrorCode {
+        public typealias Thrown = EngineError
+        /// Matches a thrown `EngineError` of this code, so `catch` can name it: `catch EngineError.Code.<code> { … }`.
+        public static func ~= (code: Code, error: any Error) -> Bool { code.matches(error) }
+        /// The code's name.
+        public let rawValue: String
         /// The engine stopped (its device's event stream ended) before the operation finished.
         public static let stopped = Code(rawValue: "stopped")
-        public var description: String { rawValue }
-        /// Matches a thrown `EngineError` of this code, so `catch` can name the code:
-        /// `catch EngineError.Code.<code> { … }` (as GRDB does with `DatabaseError`).
-        public static func ~= (code: Code, error: any Error) -> Bool {
-            (error as? EngineError)?.code == code
-        }
     }
 
     /// The kind of problem.
@@ -31,5 +31,4 @@ public struct EngineError: Error, Hashable, Sendable, CustomStringConvertible {
         self.message = message
     }
 
-    public var description: String { "\(code): \(message)" }
 }

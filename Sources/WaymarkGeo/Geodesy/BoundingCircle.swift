@@ -6,7 +6,7 @@ import Foundation
 /// let fence = BoundingCircle(center: try Coordinate(latitude: 48.8584, longitude: 2.2945), radiusMeters: 150)
 /// fence.contains(try Coordinate(latitude: 48.8590, longitude: 2.2950))   // true
 /// ```
-public struct BoundingCircle: Hashable, Sendable {
+public struct BoundingCircle: Hashable, Sendable, Codable {
     /// The centre.
     public var center: Coordinate
     /// The radius, metres.

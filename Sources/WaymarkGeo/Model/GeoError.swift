@@ -27,10 +27,14 @@ public struct SourceLocation: Hashable, Sendable, CustomStringConvertible {
 ///
 /// The ``description`` names what is wrong and, where the input is a file, where
 /// (`file:line:column`) and what was expected.
-public struct GeoError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct GeoError: CodedError {
     /// What kind of problem this is. New codes may be added; switch with a `default`.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        let rawValue: String
+    public struct Code: ErrorCode {
+        public typealias Thrown = GeoError
+        /// Matches a thrown `GeoError` of this code, so `catch` can name it: `catch GeoError.Code.<code> { … }`.
+        public static func ~= (code: Code, error: any Error) -> Bool { code.matches(error) }
+        /// The code's name.
+        public let rawValue: String
         /// A latitude or longitude is NaN, infinite, or out of range.
         public static let invalidCoordinate = Code(rawValue: "invalidCoordinate")
         /// Some other numeric value is NaN, infinite or out of its range.
@@ -45,12 +49,6 @@ public struct GeoError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let encoding = Code(rawValue: "encoding")
         /// Reading or writing a file failed.
         public static let io = Code(rawValue: "io")
-        public var description: String { rawValue }
-        /// Matches a thrown `GeoError` of this code, so `catch` can name the code:
-        /// `catch GeoError.Code.<code> { … }` (as GRDB does with `DatabaseError`).
-        public static func ~= (code: Code, error: any Error) -> Bool {
-            (error as? GeoError)?.code == code
-        }
     }
 
     /// The kind of problem.

@@ -35,12 +35,8 @@ struct NativeBatchScanner {
     private mutating func root() -> DecodedBody? {
         guard consume(UInt8(ascii: "{")) else { return nil }
         var body: DecodedBody?
-        var first = true
-        while true {
-            if consume(UInt8(ascii: "}")) { break }
-            if !first { guard consume(UInt8(ascii: ",")) else { return nil } }
-            first = false
-            guard let key = key() else { return nil }
+        var members = Members()
+        while let key = nextMember(&members) {
             if key == .locations {
                 guard body == nil, let features = locations() else { return nil }
                 body = DecodedBody(candidates: features)
@@ -48,6 +44,7 @@ struct NativeBatchScanner {
                 guard skipValue(depth: 0) else { return nil }
             }
         }
+        guard members.isComplete else { return nil }
         skipWhitespace()
         return i == b.count ? body : nil
     }
@@ -70,15 +67,10 @@ struct NativeBatchScanner {
         c.names = .init(latitude: "geometry.coordinates[1]", longitude: "geometry.coordinates[0]",
                         timestamp: "properties.timestamp")
         c.source = .fused
-        var seen: UInt32 = 0, coordinateAltitude: Double?
+        var coordinateAltitude: Double?
         var properties = Properties()
-        var first = true
-        while true {
-            if consume(UInt8(ascii: "}")) { break }
-            if !first { guard consume(UInt8(ascii: ",")) else { return nil } }
-            first = false
-            guard let key = key(), key == .other || seen & (1 << key.rawValue) == 0 else { return nil }
-            seen |= 1 << key.rawValue
+        var members = Members()
+        while let key = nextMember(&members) {
             switch key {
             case .geometry:
                 guard let coordinates = geometry() else { return nil }
@@ -92,7 +84,7 @@ struct NativeBatchScanner {
                 guard skipValue(depth: 0) else { return nil }
             }
         }
-        guard seen & (1 << Key.geometry.rawValue) != 0 else { return nil }
+        guard members.isComplete, members.seen & (1 << Key.geometry.rawValue) != 0 else { return nil }
         c.timestamp = properties.timestamp
         c.altitude = properties.altitude ?? coordinateAltitude
         c.speed = properties.speed
@@ -114,12 +106,8 @@ struct NativeBatchScanner {
     private mutating func geometry() -> [Double]? {
         guard consume(UInt8(ascii: "{")) else { return nil }
         var coordinates: [Double]?
-        var first = true
-        while true {
-            if consume(UInt8(ascii: "}")) { break }
-            if !first { guard consume(UInt8(ascii: ",")) else { return nil } }
-            first = false
-            guard let key = key() else { return nil }
+        var members = Members()
+        while let key = nextMember(&members) {
             if key == .coordinates {
                 guard coordinates == nil, consume(UInt8(ascii: "[")) else { return nil }
                 var values: [Double] = []
@@ -135,7 +123,7 @@ struct NativeBatchScanner {
                 guard skipValue(depth: 0) else { return nil }
             }
         }
-        guard let coordinates, coordinates.count >= 2 else { return nil }
+        guard members.isComplete, let coordinates, coordinates.count >= 2 else { return nil }
         return coordinates
     }
 
@@ -149,14 +137,8 @@ struct NativeBatchScanner {
     private mutating func properties() -> Properties? {
         guard consume(UInt8(ascii: "{")) else { return nil }
         var p = Properties()
-        var seen: UInt32 = 0
-        var first = true
-        while true {
-            if consume(UInt8(ascii: "}")) { break }
-            if !first { guard consume(UInt8(ascii: ",")) else { return nil } }
-            first = false
-            guard let key = key(), key == .other || seen & (1 << key.rawValue) == 0 else { return nil }
-            seen |= 1 << key.rawValue
+        var members = Members()
+        while let key = nextMember(&members) {
             switch key {
             case .timestamp:
                 if peek() == UInt8(ascii: "\"") {
@@ -189,7 +171,7 @@ struct NativeBatchScanner {
                 guard skipValue(depth: 0) else { return nil }
             }
         }
-        return p
+        return members.isComplete ? p : nil
     }
 
     // MARK: keys
@@ -211,6 +193,29 @@ struct NativeBatchScanner {
     }()
 
     /// A key and its colon; nil for an invalid or escaped key.
+    /// Where the reading of one object's members stands (see ``nextMember(_:)``).
+    private struct Members {
+        var first = true
+        /// The known keys read so far, one bit per ``Key``.
+        var seen: UInt32 = 0
+        /// True once the closing `}` was read; false when the loop stopped at malformed text.
+        var isComplete = false
+    }
+
+    /// The next member's key of an object whose `{` is consumed, with its `:` consumed; nil after the
+    /// closing `}` (then `members.isComplete`) or at text that is not such an object or repeats a known key.
+    private mutating func nextMember(_ members: inout Members) -> Key? {
+        if consume(UInt8(ascii: "}")) {
+            members.isComplete = true
+            return nil
+        }
+        if !members.first { guard consume(UInt8(ascii: ",")) else { return nil } }
+        members.first = false
+        guard let key = key(), key == .other || members.seen & (1 << key.rawValue) == 0 else { return nil }
+        members.seen |= 1 << key.rawValue
+        return key
+    }
+
     private mutating func key() -> Key? {
         guard let range = rawString(), consume(UInt8(ascii: ":")) else { return nil }
         let length = range.count

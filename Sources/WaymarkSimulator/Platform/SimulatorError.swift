@@ -1,25 +1,25 @@
+import WaymarkGeo
+
 /// The one error type of `WaymarkSimulator`: a scenario that cannot be read or run.
 ///
 /// ```swift
 /// do { _ = try Scenario.decode(from: data) }
 /// catch let error as SimulatorError where error.code == .invalidScenario { print(error) }
 /// ```
-public struct SimulatorError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct SimulatorError: CodedError {
     /// What kind of problem this is. New codes may be added; switch with a `default`.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        let rawValue: String
+    public struct Code: ErrorCode {
+        public typealias Thrown = SimulatorError
+        /// Matches a thrown `SimulatorError` of this code, so `catch` can name it: `catch SimulatorError.Code.<code> { … }`.
+        public static func ~= (code: Code, error: any Error) -> Bool { code.matches(error) }
+        /// The code's name.
+        public let rawValue: String
         /// The scenario is not valid JSON or a field has the wrong shape or value.
         public static let invalidScenario = Code(rawValue: "invalidScenario")
         /// The scenario's `version` is not one this simulator reads.
         public static let unsupportedVersion = Code(rawValue: "unsupportedVersion")
         /// A file the scenario refers to could not be read.
         public static let io = Code(rawValue: "io")
-        public var description: String { rawValue }
-        /// Matches a thrown `SimulatorError` of this code, so `catch` can name the code:
-        /// `catch SimulatorError.Code.<code> { … }` (as GRDB does with `DatabaseError`).
-        public static func ~= (code: Code, error: any Error) -> Bool {
-            (error as? SimulatorError)?.code == code
-        }
     }
 
     /// The kind of problem.

@@ -7,7 +7,7 @@ public struct World: Hashable, Sendable, Codable {
     /// GNSS outages: a time window, an area (a tunnel), or both.
     public var outages: [Outage]?
     /// Areas where GNSS accuracy is urban (10–30 m by default).
-    public var urbanAreas: [CircleArea]?
+    public var urbanAreas: [BoundingCircle]?
     /// Connectivity and the server's behaviour.
     public var network: Network?
     /// Areas without Wi-Fi positioning (countryside, open water; issue #14, [S37]). Elsewhere a
@@ -15,11 +15,11 @@ public struct World: Hashable, Sendable, Codable {
     /// Location "typically provides more accurate data than you have requested"; inside, cell-only
     /// fixes (500–3000 m, at cell cost). So do a GNSS receiver still acquiring and the GNSS-outage
     /// fall-back. None when absent (Wi-Fi everywhere, as Apple's "typically").
-    public var noWifiAreas: [CircleArea]?
+    public var noWifiAreas: [BoundingCircle]?
 
     /// Makes a world.
-    public init(outages: [Outage]? = nil, urbanAreas: [CircleArea]? = nil, network: Network? = nil,
-                noWifiAreas: [CircleArea]? = nil) {
+    public init(outages: [Outage]? = nil, urbanAreas: [BoundingCircle]? = nil, network: Network? = nil,
+                noWifiAreas: [BoundingCircle]? = nil) {
         self.outages = outages
         self.urbanAreas = urbanAreas
         self.network = network
@@ -31,10 +31,10 @@ public struct World: Hashable, Sendable, Codable {
         /// When.
         public var window: TimeWindow?
         /// Where.
-        public var area: CircleArea?
+        public var area: BoundingCircle?
 
         /// Makes an outage.
-        public init(window: TimeWindow? = nil, area: CircleArea? = nil) {
+        public init(window: TimeWindow? = nil, area: BoundingCircle? = nil) {
             self.window = window
             self.area = area
         }

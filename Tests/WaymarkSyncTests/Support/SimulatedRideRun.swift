@@ -104,7 +104,7 @@ struct SimulatedRideRun {
         }
         var outages: [World.Outage] = []
         if Double.random(in: 0..<1, using: &rng) < 0.5 {
-            outages.append(World.Outage(area: CircleArea(center: Coordinate(uncheckedLatitude: 46.0535, longitude: 14.5155),
+            outages.append(World.Outage(area: BoundingCircle(center: Coordinate(uncheckedLatitude: 46.0535, longitude: 14.5155),
                                                          radiusMeters: 120)))
         }
         let scenario = Scenario(
