@@ -54,8 +54,8 @@ struct FenceCommand: AsyncParsableCommand {
             guard (try? Coordinate(latitude: latitude, longitude: longitude)) != nil else {
                 throw ValidationError("--latitude must be in -90…90 and --longitude in -180…180")
             }
-            guard radius > 0, radius <= Fence.maximumRadiusMeters else {
-                throw ValidationError("--radius must be a number of metres in (0, \(Int(Fence.maximumRadiusMeters))]")
+            guard radius > 0, radius <= ServerFence.maximumRadiusMeters else {
+                throw ValidationError("--radius must be a number of metres in (0, \(Int(ServerFence.maximumRadiusMeters))]")
             }
             if let dwell, !(dwell >= 0) { throw ValidationError("--dwell must be zero or more seconds") }
         }
@@ -63,7 +63,7 @@ struct FenceCommand: AsyncParsableCommand {
         func run() async throws { writeLine(try await output(), terminator: "") }
 
         func output() async throws -> String {
-            let fence = Fence(id: TokenHasher.makeIdentifier(prefix: "f"), name: name,
+            let fence = ServerFence(id: TokenHasher.makeIdentifier(prefix: "f"), name: name,
                               shape: .circle(center: Coordinate(uncheckedLatitude: latitude, longitude: longitude), radiusMeters: radius),
                               dwellSeconds: dwell)
             try await StoreFactory.withStore(at: database, logger: quietLogger) { store in
@@ -137,7 +137,7 @@ struct FenceCommand: AsyncParsableCommand {
             } catch {
                 throw InputError("cannot read \(file): \(error.localizedDescription)")
             }
-            let fences: [Fence]
+            let fences: [ServerFence]
             do {
                 fences = try FenceCodec.fences(fromJSON: data)
             } catch let error as ServerError {

@@ -18,11 +18,11 @@ struct ClientSemanticsTests {
         [.authorization: "Basic " + Data("me:\(token)".utf8).base64EncodedString(), .contentType: "application/json"]
     }
 
-    static func deviceEvents(_ server: TestServer) async throws -> [DeviceEvent] {
+    static func deviceEvents(_ server: TestServer) async throws -> [DeviceEventRecord] {
         try await server.store.deviceEvents(deviceID: server.device.id, afterID: 0, limit: 1000)
     }
 
-    static func detail(_ event: DeviceEvent) throws -> [String: Any] {
+    static func detail(_ event: DeviceEventRecord) throws -> [String: Any] {
         try #require(try JSONSerialization.jsonObject(with: Data(event.detail.utf8)) as? [String: Any])
     }
 
@@ -168,7 +168,7 @@ struct ClientSemanticsTests {
             #expect(response.headers[HTTPField.Name("X-Waymark-Rejected")!]?.hasPrefix("1 rejected; point 0: tst:") == true)
             #expect(try await server.storedPositions().isEmpty)
             let event = try #require(try await Self.deviceEvents(server).first)
-            #expect(event.kind == DeviceEvent.rejectedKind && event.time == nil)
+            #expect(event.kind == DeviceEventRecord.rejectedKind && event.time == nil)
             let detail = try Self.detail(event)
             let problem = try #require((detail["problems"] as? [[String: Any]])?.first)
             #expect(problem["field"] as? String == "tst" && (problem["message"] as? String)?.contains("more than 24 h") == true)

@@ -104,7 +104,7 @@ struct DashboardTests {
             _ = try await server.send(.post, "/api/fences", token: TestServer.adminToken, body: WebhookTests.fence)
             // 10,000 far-away fences whose ids sort before f_depot, so the page must follow `next` to draw it.
             try await server.store.upsertFences((0..<10_000).map { n in
-                Fence(id: String(format: "a_%05d", n), name: "far \(n)",
+                ServerFence(id: String(format: "a_%05d", n), name: "far \(n)",
                       shape: .circle(center: Coordinate(uncheckedLatitude: -40 + Double(n % 100) * 0.1, longitude: Double(n / 100) * 0.1),
                                      radiusMeters: 50),
                       dwellSeconds: nil)

@@ -3,22 +3,22 @@ import Testing
 import WaymarkGeo
 @testable import WaymarkServer
 
-/// The engine against a plain reference: every fence tested on every segment with `Fence.contains`
+/// The engine against a plain reference: every fence tested on every segment with `ServerFence.contains`
 /// and `FenceGeometry.crossing`, no index, no boxes, no precomputed cosines. The engine's fast paths
 /// (grid cells, box rejection, the merged inside list) must never change an event.
 @Suite("Fence engine against a brute-force reference")
 struct FenceEngineReferenceTests {
     /// The engine's documented rules, written the simplest way.
-    static func reference(_ fences: [Fence], _ positions: [Position], state: inout DeviceFenceState) -> [FenceEvent] {
-        var events: [FenceEvent] = []
+    static func reference(_ fences: [ServerFence], _ positions: [Position], state: inout DeviceFenceState) -> [ServerFenceEvent] {
+        var events: [ServerFenceEvent] = []
         for p in positions.sorted(by: { $0.fix.timestamp < $1.fix.timestamp }) {
             if let last = state.lastTimestamp, p.fix.timestamp <= last { continue }
             let here = p.fix.coordinate, now = p.fix.timestamp
             for fence in fences {
                 let wasInside = state.inside[fence.id] != nil
                 let isInside = fence.contains(here)
-                func event(_ kind: FenceEvent.Kind, _ at: Date, _ place: Coordinate) {
-                    events.append(FenceEvent(deviceID: p.deviceID, fenceID: fence.id, kind: kind, timestamp: at, coordinate: place))
+                func event(_ kind: ServerFenceEvent.Kind, _ at: Date, _ place: Coordinate) {
+                    events.append(ServerFenceEvent(deviceID: p.deviceID, fenceID: fence.id, kind: kind, timestamp: at, coordinate: place))
                 }
                 if isInside, !wasInside {
                     event(.enter, now, here)
@@ -29,7 +29,7 @@ struct FenceEngineReferenceTests {
                     state.dwelled.remove(fence.id)
                 } else if !isInside, let from = state.lastCoordinate, let then = state.lastTimestamp,
                           let crossing = FenceGeometry.crossing(fence, from: from, to: here) {
-                    for (kind, t) in [(FenceEvent.Kind.enter, crossing.enter), (.exit, crossing.exit)] {
+                    for (kind, t) in [(ServerFenceEvent.Kind.enter, crossing.enter), (.exit, crossing.exit)] {
                         let lat = from.latitude + (here.latitude - from.latitude) * t
                         let lon = Coordinate.normalizedLongitude(from.longitude + remainder(here.longitude - from.longitude, 360) * t)
                         event(kind, then.addingTimeInterval(now.timeIntervalSince(then) * t), Coordinate(uncheckedLatitude: lat, longitude: lon))
@@ -49,8 +49,8 @@ struct FenceEngineReferenceTests {
 
     /// Circles (tiny to huge, some with dwell) and polygons (some with holes) around `center`.
     static func fences(around center: (lat: Double, lon: Double), spread: Double, count: Int,
-                       rng: inout SplitMix64) throws -> [Fence] {
-        try (0..<count).map { i -> Fence in
+                       rng: inout SplitMix64) throws -> [ServerFence] {
+        try (0..<count).map { i -> ServerFence in
             let lat = max(-89.9, min(89.9, center.lat + Double.random(in: -spread...spread, using: &rng)))
             let lon = Coordinate.normalizedLongitude(center.lon + Double.random(in: -spread...spread, using: &rng))
             let dwell: Double? = i % 4 == 0 ? Double.random(in: 5...120, using: &rng) : nil
@@ -62,10 +62,10 @@ struct FenceEngineReferenceTests {
                 let hole = i % 2 == 0 ? [[(-r / 3, -r / 3), (-r / 3, r / 3), (r / 3, r / 3)].map {
                     Coordinate(uncheckedLatitude: lat + $0.0, longitude: Coordinate.normalizedLongitude(lon + $0.1))
                 }] : []
-                return Fence(id: "p\(i)", name: "", shape: .polygon(try Polygon(exterior: square, holes: hole)), dwellSeconds: dwell)
+                return ServerFence(id: "p\(i)", name: "", shape: .polygon(try Polygon(exterior: square, holes: hole)), dwellSeconds: dwell)
             }
             let radius = i % 17 == 0 ? Double.random(in: 5_000...60_000, using: &rng) : Double.random(in: 1...spread * 40_000, using: &rng)
-            return Fence(id: "c\(i)", name: "", shape: .circle(center: Coordinate(uncheckedLatitude: lat, longitude: lon),
+            return ServerFence(id: "c\(i)", name: "", shape: .circle(center: Coordinate(uncheckedLatitude: lat, longitude: lon),
                                                                 radiusMeters: radius), dwellSeconds: dwell)
         }
     }
@@ -140,7 +140,7 @@ struct FenceEngineReferenceTests {
     func boxHoldsCircle() {
         for lat in [0.0, 45, 70, 85, 89] {
             let center = Coordinate(uncheckedLatitude: lat, longitude: 10)
-            let fence = Fence(id: "c", name: "", shape: .circle(center: center, radiusMeters: 50_000))
+            let fence = ServerFence(id: "c", name: "", shape: .circle(center: center, radiusMeters: 50_000))
             let engine = FenceEngine(fences: [fence])
             // Walk east along the latitude of the widest point until the circle no longer contains it.
             let angle = 50_000 / Geodesy.meanEarthRadius

@@ -13,7 +13,7 @@ struct FenceEngineTests {
                                           timestamp: t0.addingTimeInterval(second)))
     }
 
-    static let circle = Fence(id: "c", name: "circle", shape: .circle(center: center, radiusMeters: 100), dwellSeconds: 60)
+    static let circle = ServerFence(id: "c", name: "circle", shape: .circle(center: center, radiusMeters: 100), dwellSeconds: 60)
 
     @Test("enters and exits a circle on consecutive points")
     func enterExit() {
@@ -45,7 +45,7 @@ struct FenceEngineTests {
             Coordinate(latitude: -1, longitude: 179), Coordinate(latitude: -1, longitude: -179),
             Coordinate(latitude: 1, longitude: -179), Coordinate(latitude: 1, longitude: 179),
         ])
-        let engine = FenceEngine(fences: [Fence(id: "p", name: "dateline", shape: .polygon(square))])
+        let engine = FenceEngine(fences: [ServerFence(id: "p", name: "dateline", shape: .polygon(square))])
         var state = DeviceFenceState()
         let events = engine.evaluate([Self.at(0, 0, 178), Self.at(40, 0, -178)], state: &state)
         #expect(events.map(\.kind) == [.enter, .exit])
@@ -79,10 +79,10 @@ struct FenceEngineTests {
     @Test("the spatial index finds exactly what checking every fence finds", arguments: [7, 11])
     func indexMatchesBruteForce(seed: Int) {
         var rng = SplitMix64(seed: UInt64(seed))
-        let fences = (0..<1500).map { i -> Fence in
+        let fences = (0..<1500).map { i -> ServerFence in
             let c = Coordinate(uncheckedLatitude: Double.random(in: 45.9...46.2, using: &rng),
                                longitude: Double.random(in: 14.3...14.7, using: &rng))
-            return Fence(id: "f\(i)", name: "", shape: .circle(center: c, radiusMeters: Double.random(in: 20...3000, using: &rng)))
+            return ServerFence(id: "f\(i)", name: "", shape: .circle(center: c, radiusMeters: Double.random(in: 20...3000, using: &rng)))
         }
         var walk: [Position] = []
         var lat = 46.05, lon = 14.5
@@ -94,12 +94,12 @@ struct FenceEngineTests {
         var indexed = DeviceFenceState()
         let events = FenceEngine(fences: fences).evaluate(walk, state: &indexed)
         // Reference: every fence checked on every segment, no index.
-        var expected: [FenceEvent] = []
+        var expected: [ServerFenceEvent] = []
         for fence in fences {
             var state = DeviceFenceState()
             expected += FenceEngine(fences: [fence]).evaluate(walk, state: &state)
         }
-        let key = { (e: FenceEvent) in "\(e.timestamp.timeIntervalSince1970)|\(e.fenceID)|\(e.kind)" }
+        let key = { (e: ServerFenceEvent) in "\(e.timestamp.timeIntervalSince1970)|\(e.fenceID)|\(e.kind)" }
         #expect(!events.isEmpty)
         #expect(events.map(key).sorted() == expected.map(key).sorted())
     }

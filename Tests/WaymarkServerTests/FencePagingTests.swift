@@ -10,8 +10,8 @@ import WaymarkGeo
 @Suite("Fence paging")
 struct FencePagingTests {
     /// A circle fence with this id (and a name and radius derived from `n`).
-    static func circle(_ id: String, _ n: Int = 0, dwell: Double? = nil) -> Fence {
-        Fence(id: id, name: "fence \(n)",
+    static func circle(_ id: String, _ n: Int = 0, dwell: Double? = nil) -> ServerFence {
+        ServerFence(id: id, name: "fence \(n)",
               shape: .circle(center: Coordinate(uncheckedLatitude: 46 + Double(n % 100) * 0.01, longitude: 14 + Double(n / 100) * 0.01),
                              radiusMeters: 100 + Double(n % 50)),
               dwellSeconds: dwell)
@@ -123,7 +123,7 @@ struct FencePagingTests {
             #expect(Self.ids(try page.json()).count == 1000)
             #expect(page.body.readableBytes <= 170_000, "default page of typical circles: \(page.body.readableBytes) bytes")
             let long = (0..<1500).map { n in
-                Fence(id: String(repeating: "x", count: 194) + String(format: "%06d", n), name: String(repeating: "n", count: 200),
+                ServerFence(id: String(repeating: "x", count: 194) + String(format: "%06d", n), name: String(repeating: "n", count: 200),
                       shape: .circle(center: Coordinate(uncheckedLatitude: -33.123456789012, longitude: -151.123456789012),
                                      radiusMeters: 12345.678901234),
                       dwellSeconds: 86400.123456789)
@@ -142,7 +142,7 @@ struct FencePagingTests {
         let fences = [
             Self.circle("f_circle", 7),
             Self.circle("f_dwell", 3, dwell: 0),
-            Fence(id: "f_poly", name: "Park \"quoted\" / ünïcödé", shape: .polygon(try Polygon(exterior: ring, holes: [hole])),
+            ServerFence(id: "f_poly", name: "Park \"quoted\" / ünïcödé", shape: .polygon(try Polygon(exterior: ring, holes: [hole])),
                   dwellSeconds: 90.5),
         ]
         func object(_ data: Data) throws -> NSDictionary {

@@ -8,7 +8,7 @@ import WaymarkGeo
 struct FenceStoreTests {
     static let t0 = Date(timeIntervalSince1970: 1_700_000_000)
     static let center = Coordinate(uncheckedLatitude: 46.05, longitude: 14.5)
-    static let depot = Fence(id: "f_depot", name: "Depot", shape: .circle(center: center, radiusMeters: 100))
+    static let depot = ServerFence(id: "f_depot", name: "Depot", shape: .circle(center: center, radiusMeters: 100))
 
     static func at(_ device: String, _ second: Double, _ lat: Double, _ lon: Double = 14.5) -> Position {
         Position(deviceID: device, fix: Fix(coordinate: Coordinate(uncheckedLatitude: lat, longitude: lon),
@@ -22,7 +22,7 @@ struct FenceStoreTests {
     @Test("stores, replaces, lists and deletes fences", arguments: StoreKind.available)
     func crud(kind: StoreKind) async throws {
         try await kind.withStore { store in
-            let park = Fence(id: "f_park", name: "Park", shape: .polygon(try Polygon(exterior: [
+            let park = ServerFence(id: "f_park", name: "Park", shape: .polygon(try Polygon(exterior: [
                 Coordinate(uncheckedLatitude: 46.0, longitude: 14.0), Coordinate(uncheckedLatitude: 46.0, longitude: 14.1),
                 Coordinate(uncheckedLatitude: 46.1, longitude: 14.1),
             ])), dwellSeconds: 120)
@@ -78,7 +78,7 @@ struct FenceStoreTests {
             let device = try await StoreTests.registered(store).id
             // 40 circles 0.01° apart on a meridian; one batch walks through all of them.
             let fences = (0..<40).map { i in
-                Fence(id: "f\(String(format: "%02d", i))", name: "", shape: .circle(
+                ServerFence(id: "f\(String(format: "%02d", i))", name: "", shape: .circle(
                     center: Coordinate(uncheckedLatitude: 46 + Double(i) * 0.01, longitude: 14.5), radiusMeters: 150))
             }
             try await store.upsertFences(fences, at: Self.t0)
@@ -96,7 +96,7 @@ struct FenceStoreTests {
         try await kind.withStore { store in
             // A row of 10 circles; every device walks up and down through all of them (2 events per fence and walk).
             let fences = (0..<10).map { i in
-                Fence(id: "row\(i)", name: "", shape: .circle(
+                ServerFence(id: "row\(i)", name: "", shape: .circle(
                     center: Coordinate(uncheckedLatitude: 46 + Double(i) * 0.01, longitude: 14.5), radiusMeters: 150))
             }
             try await store.upsertFences(fences, at: Self.t0)
@@ -187,12 +187,12 @@ struct FenceStoreTests {
     func dwell(kind: StoreKind) async throws {
         try await kind.withStore { store in
             let device = try await StoreTests.registered(store).id
-            let square = Fence(id: "f_sq", name: "Square", shape: .polygon(try Polygon(exterior: [
+            let square = ServerFence(id: "f_sq", name: "Square", shape: .polygon(try Polygon(exterior: [
                 Coordinate(uncheckedLatitude: 46.0, longitude: 14.0), Coordinate(uncheckedLatitude: 46.0, longitude: 14.01),
                 Coordinate(uncheckedLatitude: 46.01, longitude: 14.01), Coordinate(uncheckedLatitude: 46.01, longitude: 14.0),
             ])), dwellSeconds: 60)
             try await store.upsertFences([square], at: Self.t0)
-            let kinds = { (points: [Position]) async throws -> [FenceEvent.Kind] in
+            let kinds = { (points: [Position]) async throws -> [ServerFenceEvent.Kind] in
                 try await Self.ingest(store, device, points).events.map(\.event.kind)
             }
             #expect(try await kinds([Self.at(device, 0, 46.005, 14.005), Self.at(device, 30, 46.006, 14.005)]) == [.enter])

@@ -71,7 +71,7 @@ struct MalformedRequestTests {
                 #expect(response.status == .ok && (try? response.json()["rejected_count"] as? Int) == 1, "\(uri): \(response.text)")
             }
             let rejected = try await server.store.deviceEvents(deviceID: server.device.id, afterID: 0, limit: 10)
-            #expect(rejected.map(\.kind) == Array(repeating: DeviceEvent.rejectedKind, count: 3))
+            #expect(rejected.map(\.kind) == Array(repeating: DeviceEventRecord.rejectedKind, count: 3))
             let requests: [(HTTPRequest.Method, String, HTTPFields, String?)] = [
                 (.post, "/api/ingest", [.authorization: "Bearer \(token)", .contentType: "application/json"],
                  String(repeating: "[", count: 100_000)),

@@ -28,10 +28,10 @@ struct RetentionTests {
                 deviceID: device, positions: points, receivedAt: old,
                 gaps: [PositionGap(deviceID: device, start: Self.date("2026-08-11T00:00:00Z"), end: Self.date("2026-08-12T00:00:00Z"), reason: "x"),
                        PositionGap(deviceID: device, start: Self.date("2026-10-11T00:00:00Z"), end: Self.date("2026-10-12T00:00:00Z"), reason: "y")],
-                deviceEvents: [DeviceEvent(deviceID: device, kind: "owntracks.status", time: old, receivedAt: old, detail: "{}")]))
+                deviceEvents: [DeviceEventRecord(deviceID: device, kind: "owntracks.status", time: old, receivedAt: old, detail: "{}")]))
             let now = Self.date("2026-10-15T12:00:00Z")
             _ = try await store.ingest(IngestWrite(deviceID: device, positions: [], receivedAt: now,
-                                                   deviceEvents: [DeviceEvent(deviceID: device, kind: "owntracks.status", time: now,
+                                                   deviceEvents: [DeviceEventRecord(deviceID: device, kind: "owntracks.status", time: now,
                                                                               receivedAt: now, detail: #"{"new":1}"#)]))
             // On PostgreSQL the finished days before 2026-10-15 move into chunks (as the service does hourly),
             // so retention meets both rows and chunks.

@@ -21,7 +21,7 @@ struct SharedPostgresTests {
                 try await storeB.insertWebhook(hook)
                 // Four small fences along a meridian; the device zig-zags in and out of them.
                 let fences = (0..<4).map { i in
-                    Fence(id: "f_\(i)", name: "F\(i)", shape: .circle(center: .init(uncheckedLatitude: 46 + Double(i) * 0.01, longitude: 14.5),
+                    ServerFence(id: "f_\(i)", name: "F\(i)", shape: .circle(center: .init(uncheckedLatitude: 46 + Double(i) * 0.01, longitude: 14.5),
                                                                         radiusMeters: 200))
                 }
                 try await storeA.upsertFences(fences, at: TestServer.now)

@@ -210,9 +210,9 @@ struct StoreTests {
     func deviceEvents(kind: StoreKind) async throws {
         try await kind.withStore { store in
             let device = try await Self.registered(store)
-            let status = DeviceEvent(deviceID: device.id, kind: "owntracks.status", time: Self.t0, receivedAt: Self.t0,
+            let status = DeviceEventRecord(deviceID: device.id, kind: "owntracks.status", time: Self.t0, receivedAt: Self.t0,
                                      detail: #"{"android":{"hib":1}}"#)
-            let untimed = DeviceEvent(deviceID: device.id, kind: "owntracks.encrypted", time: nil, receivedAt: Self.t0,
+            let untimed = DeviceEventRecord(deviceID: device.id, kind: "owntracks.encrypted", time: nil, receivedAt: Self.t0,
                                       detail: #"{"data":"AAAA"}"#)
             let first = try await store.ingest(IngestWrite(deviceID: device.id, positions: [Self.point(device.id, second: 1)],
                                                            receivedAt: Self.t0, deviceEvents: [status, untimed, status]))
@@ -234,7 +234,7 @@ struct StoreTests {
         try await kind.withStore { store in
             let device = try await Self.registered(store)
             #expect(try await store.revokeDevice(id: device.id, at: Self.t0))
-            let fence = Fence(id: "f_home", name: "Home", shape: .circle(center: Coordinate(uncheckedLatitude: 46.05, longitude: 14.5),
+            let fence = ServerFence(id: "f_home", name: "Home", shape: .circle(center: Coordinate(uncheckedLatitude: 46.05, longitude: 14.5),
                                                                       radiusMeters: 100))
             // Without fences, with an idempotency key, and with a fence (each store checks on each path).
             for (key, withFence) in [(nil, false), ("k1", false), (nil, true)] as [(String?, Bool)] {

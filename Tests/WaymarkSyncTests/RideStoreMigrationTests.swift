@@ -64,12 +64,12 @@ struct RideStoreMigrationTests {
         let path = TestFixes.temporaryStorePath()
         defer { TestFixes.removeStore(at: path) }
         let rideID: UUID
-        let gap: GapMarker
+        let gap: GapRecord
         do {
             let v2 = try RideStore(writer: DatabasePool(path: path, configuration: RideStore.configuration()),
                                    path: path, upTo: RideStore.Migration.v2)
             rideID = try v2.startRide(at: TestFixes.start).id
-            gap = GapMarker(ride: rideID, start: TestFixes.start, end: TestFixes.start.addingTimeInterval(90), reason: "terminated")
+            gap = GapRecord(ride: rideID, start: TestFixes.start, end: TestFixes.start.addingTimeInterval(90), reason: "terminated")
             try v2.db.write { db in
                 try db.execute(sql: "INSERT INTO gaps (ride_id, start_ms, end_ms, reason) VALUES (?, ?, ?, ?)",
                                arguments: [rideID.uuidString, StoreTime.millis(gap.start), StoreTime.millis(gap.end), gap.reason])

@@ -59,9 +59,9 @@ struct RideStoreTests {
         try store.updateRide(ride.id, state: "ended", policy: "walking", ended: end)
         let read = try #require(try store.ride(ride.id))
         #expect(read.state == "ended" && read.policy == "walking" && read.ended == end)
-        let later = GapMarker(ride: ride.id, start: TestFixes.start.addingTimeInterval(900),
+        let later = GapRecord(ride: ride.id, start: TestFixes.start.addingTimeInterval(900),
                               end: TestFixes.start.addingTimeInterval(1200), reason: "terminated")
-        let earlier = GapMarker(ride: ride.id, start: TestFixes.start.addingTimeInterval(60),
+        let earlier = GapRecord(ride: ride.id, start: TestFixes.start.addingTimeInterval(60),
                                 end: TestFixes.start.addingTimeInterval(90), reason: "tunnel")
         try store.recordGap(later)
         try store.recordGap(earlier)

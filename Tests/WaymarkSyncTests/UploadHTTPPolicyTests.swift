@@ -185,13 +185,13 @@ struct UploadHTTPPolicyTests {
     func uploadsGapMarkers() async throws {
         var s = try await setUp(points: 30, config: UploadQueue.Configuration(maxBatchPoints: 300, maxBatchAge: 60))
         defer { s.server.stop() }
-        let first = WaymarkSync.GapMarker(ride: s.ride, start: TestFixes.start.addingTimeInterval(10),
+        let first = GapRecord(ride: s.ride, start: TestFixes.start.addingTimeInterval(10),
                               end: TestFixes.start.addingTimeInterval(14), reason: "terminated")
         try s.store.recordGap(first)
         try await s.uploader.drain(until: s.uploader.now.addingTimeInterval(600))
         #expect(await s.server.state.points(device: "phone-1").count == 30)
         #expect(s.uploader.requests == 1, "the gap marker rode along with the fixes")
-        let late = WaymarkSync.GapMarker(ride: s.ride, start: TestFixes.start.addingTimeInterval(29),
+        let late = GapRecord(ride: s.ride, start: TestFixes.start.addingTimeInterval(29),
                              end: TestFixes.start.addingTimeInterval(400), reason: "notRunningUntilOpened")
         try s.store.recordGap(late)
         #expect(try s.store.backlog().unbatchedGaps == 1)

@@ -29,7 +29,7 @@ struct BenchEvaluateCommand: AsyncParsableCommand {
             for d in 0..<devices { inputs.append(workload.positions(device: d, deviceID: "d\(d)", batchIndex: k)) }
         }
         var states = [DeviceFenceState](repeating: DeviceFenceState(), count: devices)
-        var kinds: [FenceEvent.Kind: Int] = [:]
+        var kinds: [ServerFenceEvent.Kind: Int] = [:]
         t = clock.now
         for (n, positions) in inputs.enumerated() {
             for event in engine.evaluate(positions, state: &states[n % devices]) { kinds[event.kind, default: 0] += 1 }

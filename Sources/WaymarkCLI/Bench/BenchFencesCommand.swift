@@ -53,7 +53,7 @@ struct BenchFencesCommand: AsyncParsableCommand {
         var loadSeconds: Double, seconds: Double, matches: Int, usesIndex: Bool
     }
 
-    static func postgis(url: String, fences: [Fence], points: [Coordinate]) async throws -> PostGISResult {
+    static func postgis(url: String, fences: [ServerFence], points: [Coordinate]) async throws -> PostGISResult {
         var logger = Logger(label: "waymark.bench.postgis")
         logger.logLevel = .error
         let client = PostgresClient(configuration: try configuration(url), backgroundLogger: logger)
@@ -66,7 +66,7 @@ struct BenchFencesCommand: AsyncParsableCommand {
         }
     }
 
-    private static func run(_ connection: PostgresConnection, logger: Logger, fences: [Fence],
+    private static func run(_ connection: PostgresConnection, logger: Logger, fences: [ServerFence],
                             points: [Coordinate]) async throws -> PostGISResult {
         let clock = ContinuousClock()
         let t0 = clock.now

@@ -45,13 +45,13 @@ struct BenchWorkload: Sendable {
     }
 
     /// `count` circular fences of 50–300 m radius spread over ``region``, ids `bf-0…`.
-    static func fences(count: Int, seed: UInt64 = 42) -> [Fence] {
+    static func fences(count: Int, seed: UInt64 = 42) -> [ServerFence] {
         var rng = SplitMix64(seed: seed)
         let r = region
         return (0..<count).map { i in
             let center = Coordinate(uncheckedLatitude: Double.random(in: r.minLat...r.maxLat, using: &rng),
                                     longitude: Double.random(in: r.minLon...r.maxLon, using: &rng))
-            return Fence(id: "bf-\(i)", name: "bench \(i)",
+            return ServerFence(id: "bf-\(i)", name: "bench \(i)",
                          shape: .circle(center: center, radiusMeters: Double.random(in: 50...300, using: &rng)))
         }
     }

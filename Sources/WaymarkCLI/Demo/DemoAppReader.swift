@@ -70,7 +70,7 @@ struct DemoAppReader {
                 lines.append(DemoTimelineEntry(t: t, kind: .ride, text: describe(state, at: t)))
             case .ride(.gap(let gap)):
                 if let summary = summarizeFixes(recorded, before: gap.end, epoch: epoch, at: t) { lines.append(summary) }
-                try store.recordGap(WaymarkSync.GapMarker(ride: ride, start: gap.start, end: gap.end, reason: gap.reason.rawValue))
+                try store.recordGap(GapRecord(ride: ride, start: gap.start, end: gap.end, reason: gap.reason.rawValue))
                 lines.append(DemoTimelineEntry(t: gap.end.timeIntervalSince(epoch), kind: .gap, text:
                     "gap marker \(DemoTimelineEntry.clock(gap.start.timeIntervalSince(epoch)))–"
                     + "\(DemoTimelineEntry.clock(gap.end.timeIntervalSince(epoch))) "

@@ -145,7 +145,7 @@ struct DemoRun {
         }
     }
 
-    static func describe(_ reason: WaymarkEngine.GapMarker.Reason) -> String {
+    static func describe(_ reason: GapMarker.Reason) -> String {
         switch reason {
         case .terminated: "app was terminated"
         case .notRunningUntilOpened: "not running until opened"

@@ -16,7 +16,7 @@ extension Engine {
 /// keep for a relaunch.
 ///
 /// A `Sendable` value type.
-public enum RideRecord: Hashable, Sendable {
+public enum RideEntry: Hashable, Sendable {
     /// A fix accepted into the ride.
     case fix(Fix)
     /// A span that could not be recorded.
@@ -58,5 +58,5 @@ public struct EngineRide: Sendable {
 
     /// Recorded fixes, gap markers and checkpoints from now on, in order, without replay:
     /// subscribe before ``Engine/run()`` so that the store sees every one.
-    public var recorded: ReplaySequence<RideRecord> { engine.rideRecords.values }
+    public var recorded: ReplaySequence<RideEntry> { engine.rideRecords.values }
 }

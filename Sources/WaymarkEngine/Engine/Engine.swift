@@ -42,7 +42,7 @@ public actor Engine {
     nonisolated let fenceStore: ReplayBroadcaster<GeofenceMonitor.PersistentState>
     nonisolated let rideStates: ReplayBroadcaster<RideState>
     nonisolated let rideStatistics: ReplayBroadcaster<RideStatistics>
-    nonisolated let rideRecords = ReplayBroadcaster<RideRecord>(replaysCurrent: false)
+    nonisolated let rideRecords = ReplayBroadcaster<RideEntry>(replaysCurrent: false)
     nonisolated let problemStates = ReplayBroadcaster<[ConfigurationProblem]>(initial: [])
     nonisolated let launchAttributions = ReplayBroadcaster<LaunchAttribution>()
     var fenceRevision: Int

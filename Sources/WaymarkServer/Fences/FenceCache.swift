@@ -11,7 +11,7 @@ final class FenceCache: Sendable {
     private let loading = NIOLockedValueBox<(generation: Int64, task: Task<FenceEngine, any Error>)?>(nil)
 
     /// The engine for `generation`, building it with `load` when the cached one is older.
-    func engine(generation: Int64, load: () throws -> [Fence]) rethrows -> FenceEngine {
+    func engine(generation: Int64, load: () throws -> [ServerFence]) rethrows -> FenceEngine {
         if let cached = current.withLockedValue({ $0 }), cached.generation == generation { return cached.engine }
         let engine = FenceEngine(fences: try load())
         current.withLockedValue { $0 = (generation, engine) }
@@ -22,7 +22,7 @@ final class FenceCache: Sendable {
     ///
     /// Single flight: while one task loads a generation, the others wait for its result instead
     /// of each loading every fence (at start-up, every connection would otherwise do it at once).
-    func engine(generation: Int64, load: @escaping @Sendable () async throws -> [Fence]) async throws -> FenceEngine {
+    func engine(generation: Int64, load: @escaping @Sendable () async throws -> [ServerFence]) async throws -> FenceEngine {
         if let cached = current.withLockedValue({ $0 }), cached.generation == generation { return cached.engine }
         let task = loading.withLockedValue { flight -> Task<FenceEngine, any Error> in
             if let flight, flight.generation == generation { return flight.task }

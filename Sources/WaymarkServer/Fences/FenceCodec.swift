@@ -16,7 +16,7 @@ public enum FenceCodec {
     ///
     /// Fences without an `id` get a new random one.
     /// - throws: ``ServerError`` ``ServerError/Code/malformedBody`` naming the feature and field at fault.
-    public static func fences(fromJSON data: Data) throws -> [Fence] {
+    public static func fences(fromJSON data: Data) throws -> [ServerFence] {
         let object: Any
         do {
             object = try JSONSerialization.jsonObject(with: data)
@@ -27,14 +27,14 @@ public enum FenceCodec {
     }
 
     /// The fences in an already parsed JSON value (see ``fences(fromJSON:)``).
-    static func fences(from object: Any) throws -> [Fence] {
+    static func fences(from object: Any) throws -> [ServerFence] {
         if let list = object as? [Any] {
             return try list.enumerated().flatMap { i, item in try fences(from: item, label: "item \(i)") }
         }
         return try fences(from: object, label: "fence")
     }
 
-    private static func fences(from object: Any, label: String) throws -> [Fence] {
+    private static func fences(from object: Any, label: String) throws -> [ServerFence] {
         guard let dictionary = object as? [String: Any] else {
             throw ServerError(.malformedBody, "\(label): expected a GeoJSON Feature or FeatureCollection object")
         }
@@ -51,7 +51,7 @@ public enum FenceCodec {
         }
     }
 
-    private static func fence(feature object: Any, label: String) throws -> Fence {
+    private static func fence(feature object: Any, label: String) throws -> ServerFence {
         guard let feature = object as? [String: Any], let geometry = feature["geometry"] as? [String: Any] else {
             throw ServerError(.malformedBody, "\(label): expected a Feature with a 'geometry' object")
         }
@@ -61,7 +61,7 @@ public enum FenceCodec {
                         shape: shape, dwell: properties["dwellSeconds"], label: label)
     }
 
-    private static func shorthandCircle(_ object: [String: Any], label: String) throws -> Fence {
+    private static func shorthandCircle(_ object: [String: Any], label: String) throws -> ServerFence {
         guard let lat = JSONBody.double(object["latitude"] ?? object["lat"]),
               let lon = JSONBody.double(object["longitude"] ?? object["lon"]) else {
             throw ServerError(.malformedBody,
@@ -72,7 +72,7 @@ public enum FenceCodec {
     }
 
     /// The shape of a GeoJSON geometry object (`Point` needs `radius`).
-    static func shape(geometry: [String: Any], radius: Any?, label: String) throws -> Fence.Shape {
+    static func shape(geometry: [String: Any], radius: Any?, label: String) throws -> ServerFence.Shape {
         switch geometry["type"] as? String {
         case "Point":
             guard let c = geometry["coordinates"] as? [Any], c.count >= 2,
@@ -106,17 +106,17 @@ public enum FenceCodec {
         }
     }
 
-    private static func circle(lat: Double, lon: Double, radius: Any?, label: String) throws -> Fence.Shape {
+    private static func circle(lat: Double, lon: Double, radius: Any?, label: String) throws -> ServerFence.Shape {
         guard let center = try? Coordinate(latitude: lat, longitude: lon) else {
             throw ServerError(.malformedBody, "\(label): centre \(lat), \(lon) is out of range")
         }
-        guard let r = JSONBody.double(radius), r.isFinite, r > 0, r <= Fence.maximumRadiusMeters else {
+        guard let r = JSONBody.double(radius), r.isFinite, r > 0, r <= ServerFence.maximumRadiusMeters else {
             throw ServerError(.malformedBody, "\(label): a circle needs radiusMeters, a number of metres in (0, 20000000]")
         }
         return .circle(center: center, radiusMeters: r)
     }
 
-    private static func make(id: String?, name: Any?, shape: Fence.Shape, dwell: Any?, label: String) throws -> Fence {
+    private static func make(id: String?, name: Any?, shape: ServerFence.Shape, dwell: Any?, label: String) throws -> ServerFence {
         let dwellSeconds: Double?
         if dwell == nil || dwell is NSNull {
             dwellSeconds = nil
@@ -125,7 +125,7 @@ public enum FenceCodec {
         } else {
             throw ServerError(.malformedBody, "\(label): dwellSeconds must be a non-negative number")
         }
-        let fence = Fence(id: id ?? TokenHasher.makeIdentifier(prefix: "f"), name: (name as? String) ?? "", shape: shape,
+        let fence = ServerFence(id: id ?? TokenHasher.makeIdentifier(prefix: "f"), name: (name as? String) ?? "", shape: shape,
                           dwellSeconds: dwellSeconds)
         // The rules every stored fence follows (id and name length, radius, dwell).
         if let problem = fence.problem { throw ServerError(.malformedBody, "\(label): \(problem)") }
@@ -140,20 +140,20 @@ extension FenceCodec {
     /// ```swift
     /// let data = try FenceCodec.featureCollectionJSON(try await store.listFences())
     /// ```
-    public static func featureCollectionJSON(_ fences: [Fence]) throws -> Data {
+    public static func featureCollectionJSON(_ fences: [ServerFence]) throws -> Data {
         try JSONSerialization.data(withJSONObject: ["type": "FeatureCollection", "features": fences.map(feature)],
                                    options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
     }
 
     /// The fence as a GeoJSON Feature object (`id`, `properties.name`, `radiusMeters`, `dwellSeconds`).
-    static func feature(_ fence: Fence) -> [String: Any] {
+    static func feature(_ fence: ServerFence) -> [String: Any] {
         var properties: [String: Any] = ["name": fence.name, "dwellSeconds": JSONReply.value(fence.dwellSeconds)]
         if case .circle(_, let r) = fence.shape { properties["radiusMeters"] = r }
         return ["type": "Feature", "id": fence.id, "properties": properties, "geometry": geometry(fence.shape)]
     }
 
     /// The shape as a GeoJSON geometry object (a circle as its centre Point).
-    static func geometry(_ shape: Fence.Shape) -> [String: Any] {
+    static func geometry(_ shape: ServerFence.Shape) -> [String: Any] {
         switch shape {
         case .circle(let c, _):
             return ["type": "Point", "coordinates": [c.longitude, c.latitude]]
@@ -164,23 +164,23 @@ extension FenceCodec {
     }
 
     /// The geometry as compact JSON text, for the store's `geometry` column.
-    static func geometryText(_ shape: Fence.Shape) -> String {
+    static func geometryText(_ shape: ServerFence.Shape) -> String {
         let data = (try? JSONSerialization.data(withJSONObject: geometry(shape), options: [.sortedKeys])) ?? Data()
         return String(decoding: data, as: UTF8.self)
     }
 
     /// A fence read back from the store's columns.
-    static func fence(id: String, name: String, geometryText: String, radiusMeters: Double?, dwellSeconds: Double?) throws -> Fence {
+    static func fence(id: String, name: String, geometryText: String, radiusMeters: Double?, dwellSeconds: Double?) throws -> ServerFence {
         if radiusMeters != nil, let (lon, lat) = storedPoint(geometryText) {
             // The form `geometryText` writes for every circle, read without a JSON object tree
             // (loading 100,000 fences went from 0.5 s to a fraction of that).
-            return Fence(id: id, name: name, shape: try circle(lat: lat, lon: lon, radius: radiusMeters, label: "fence \(id)"),
+            return ServerFence(id: id, name: name, shape: try circle(lat: lat, lon: lon, radius: radiusMeters, label: "fence \(id)"),
                          dwellSeconds: dwellSeconds)
         }
         guard let geometry = try? JSONSerialization.jsonObject(with: Data(geometryText.utf8)) as? [String: Any] else {
             throw ServerError(.storage, "fence \(id) has an unreadable geometry")
         }
-        return Fence(id: id, name: name, shape: try shape(geometry: geometry, radius: radiusMeters, label: "fence \(id)"),
+        return ServerFence(id: id, name: name, shape: try shape(geometry: geometry, radius: radiusMeters, label: "fence \(id)"),
                      dwellSeconds: dwellSeconds)
     }
 

@@ -9,7 +9,7 @@ extension FenceEngine {
         var circle: (center: Coordinate, radius: Double, projectionScale: Double, cosLatitude: Double)?
         var dwellSeconds: Double?
 
-        init(_ fence: Fence) {
+        init(_ fence: ServerFence) {
             box = Box(fence.bounds)
             dwellSeconds = fence.dwellSeconds
             if case .circle(let center, let radius) = fence.shape {

@@ -2,7 +2,7 @@ import Foundation
 import WaymarkGeo
 
 /// An enter, exit or dwell event of one device at one fence.
-public struct FenceEvent: Hashable, Sendable {
+public struct ServerFenceEvent: Hashable, Sendable {
     /// What happened.
     public enum Kind: String, Hashable, Sendable, Codable {
         /// The device went inside.
@@ -66,14 +66,14 @@ public struct DeviceFenceState: Hashable, Sendable {
 /// ```
 public struct FenceEngine: Sendable {
     /// The fences, in the order given.
-    public let fences: [Fence]
+    public let fences: [ServerFence]
     let index: FenceIndex
     private let positionsByID: [String: Int32]
     /// What the evaluation loop reads per fence, parallel to ``fences``.
     private let entries: [Entry]
 
     /// Builds the engine and its spatial index.
-    public init(fences: [Fence]) {
+    public init(fences: [ServerFence]) {
         self.fences = fences
         self.index = FenceIndex(fences: fences)
         var byID: [String: Int32] = [:]
@@ -94,8 +94,8 @@ public struct FenceEngine: Sendable {
     }
 
     /// The events caused by `positions` (all of one device), updating `state`.
-    public func evaluate(_ positions: [Position], state: inout DeviceFenceState) -> [FenceEvent] {
-        var events: [FenceEvent] = []
+    public func evaluate(_ positions: [Position], state: inout DeviceFenceState) -> [ServerFenceEvent] {
+        var events: [ServerFenceEvent] = []
         // The fences the device is inside, as ascending indices (fences no longer in the engine are left
         // to `DeviceFenceState.prune`), kept in step with `state.inside`.
         var inside = state.inside.keys.compactMap { positionsByID[$0] }.sorted()
@@ -137,24 +137,24 @@ public struct FenceEngine: Sendable {
                     let (enterTime, enterPoint) = interpolate(crossing.enter)
                     let (exitTime, exitPoint) = interpolate(crossing.exit)
                     let id = fences[Int(i)].id, device = ordered[k].deviceID
-                    events.append(FenceEvent(deviceID: device, fenceID: id, kind: .enter, timestamp: enterTime, coordinate: enterPoint))
-                    events.append(FenceEvent(deviceID: device, fenceID: id, kind: .exit, timestamp: exitTime, coordinate: exitPoint))
+                    events.append(ServerFenceEvent(deviceID: device, fenceID: id, kind: .enter, timestamp: enterTime, coordinate: enterPoint))
+                    events.append(ServerFenceEvent(deviceID: device, fenceID: id, kind: .exit, timestamp: exitTime, coordinate: exitPoint))
                     continue
                 }
                 let id = fences[Int(i)].id, device = ordered[k].deviceID
                 if isInside, !wasInside {
-                    events.append(FenceEvent(deviceID: device, fenceID: id, kind: .enter, timestamp: now, coordinate: here))
+                    events.append(ServerFenceEvent(deviceID: device, fenceID: id, kind: .enter, timestamp: now, coordinate: here))
                     state.inside[id] = now
                     entered.append(i)
                 } else if !isInside {
-                    events.append(FenceEvent(deviceID: device, fenceID: id, kind: .exit, timestamp: now, coordinate: here))
+                    events.append(ServerFenceEvent(deviceID: device, fenceID: id, kind: .exit, timestamp: now, coordinate: here))
                     state.inside[id] = nil
                     state.dwelled.remove(id)
                     exited.append(i)
                 }
                 if isInside, let dwell = entries[Int(i)].dwellSeconds, let since = state.inside[id],
                    now.timeIntervalSince(since) >= dwell, !state.dwelled.contains(id) {
-                    events.append(FenceEvent(deviceID: device, fenceID: id, kind: .dwell, timestamp: now, coordinate: here))
+                    events.append(ServerFenceEvent(deviceID: device, fenceID: id, kind: .dwell, timestamp: now, coordinate: here))
                     state.dwelled.insert(id)
                 }
             }
@@ -178,7 +178,7 @@ public struct FenceEngine: Sendable {
     }
 
     /// Whether fence `i` contains the probe's point: the box first, then the exact test
-    /// (the same arithmetic as ``Fence/contains(_:)``, with the cosines computed once).
+    /// (the same arithmetic as ``ServerFence/contains(_:)``, with the cosines computed once).
     @inline(__always)
     private func contains(_ i: Int, _ probe: inout Probe) -> Bool {
         let entry = entries[i]

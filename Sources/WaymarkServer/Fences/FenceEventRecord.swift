@@ -9,10 +9,10 @@ public struct FenceEventRecord: Hashable, Sendable, Encodable {
     /// The store's sequence number (increasing).
     public var id: Int64
     /// The event.
-    public var event: FenceEvent
+    public var event: ServerFenceEvent
 
     /// Makes a record.
-    public init(id: Int64, event: FenceEvent) {
+    public init(id: Int64, event: ServerFenceEvent) {
         self.id = id
         self.event = event
     }

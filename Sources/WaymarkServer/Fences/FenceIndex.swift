@@ -22,7 +22,7 @@ struct FenceIndex: Sendable {
     /// Fences listed in no cell (too big): candidates for every query.
     private var large: [Int32] = []
 
-    init(fences: [Fence], cellDegrees: Double? = nil) {
+    init(fences: [ServerFence], cellDegrees: Double? = nil) {
         let cell = cellDegrees ?? Self.suggestedCellDegrees(fences)
         self.cellDegrees = cell
         self.perTurn = Int64((360 / cell).rounded())
@@ -57,7 +57,7 @@ struct FenceIndex: Sendable {
     }
 
     /// The median fence's larger bounding-box side, clamped to 0.002°…0.05° (0.05° with no fences).
-    static func suggestedCellDegrees(_ fences: [Fence]) -> Double {
+    static func suggestedCellDegrees(_ fences: [ServerFence]) -> Double {
         guard !fences.isEmpty else { return 0.05 }
         let step = max(1, fences.count / 2001)
         var sides = stride(from: 0, to: fences.count, by: step).map { i -> Double in

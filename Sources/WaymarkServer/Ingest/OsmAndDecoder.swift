@@ -14,7 +14,7 @@ import WaymarkGeo
 /// `acc`, `alt`, `bear`, `tst` (epoch seconds), `vel` (m/s) and `bs`, the battery status code OwnTracks
 /// also uses (0 unknown, 1 unplugged, 2 charging, 3 full), which wins over `charge`.
 ///
-/// A request with no coordinates at all is a record without a position, a ``DeviceEvent``
+/// A request with no coordinates at all is a record without a position, a ``DeviceEventRecord``
 /// `osmand.status` holding its fields (the token fields left out): Traccar Client 10 sends its
 /// heartbeat with battery values and no fix (traccar/traccar-client-sdk), and registers its push token
 /// with `notificationToken`; refusing them would stall its queue, which resends the head request forever.

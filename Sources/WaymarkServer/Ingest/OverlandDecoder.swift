@@ -13,7 +13,7 @@ import WaymarkGeo
 /// Overland iOS (aaronpk/Overland-iOS, `Overland/LocationManager.m`) sends records that are not fixes in
 /// the same `locations` array: app events (`properties.action`: `paused_location_updates`,
 /// `will_terminate`…, with the last known coordinates or none), visits (`action: visit`) and trip
-/// summaries (`type: trip`, at `[0,0]` when no location was known). Each is a ``DeviceEvent``
+/// summaries (`type: trip`, at `[0,0]` when no location was known). Each is a ``DeviceEventRecord``
 /// (`overland.<action>`, `overland.trip`), never a point. Its `vertical_accuracy -1` means the altitude
 /// is invalid; `motion: []` means no motion data, while `activity` is the app's *setting*, so it is
 /// used only when `motion` is absent. Overland Android sends `battery_state` as a boolean.

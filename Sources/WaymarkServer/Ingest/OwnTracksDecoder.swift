@@ -16,7 +16,7 @@ import WaymarkGeo
 /// - `cog 0` with no or zero `vel` is "no course" (older Android versions fill 0).
 ///
 /// Every other `_type` (`transition`, `status`, `waypoint(s)`, `lwt`, `card`, `steps`, `beacon`,
-/// `encrypted`…) is a record without a position of its own: a ``DeviceEvent`` `owntracks.<type>`. A
+/// `encrypted`…) is a record without a position of its own: a ``DeviceEventRecord`` `owntracks.<type>`. A
 /// transition repeats the fix of the `location` message sent with it, which is the point stored;
 /// an encrypted message cannot be read here (no key) and is kept whole rather than dropped.
 enum OwnTracksDecoder {

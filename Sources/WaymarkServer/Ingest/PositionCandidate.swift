@@ -46,24 +46,24 @@ struct PositionCandidate: Sendable {
     }
 }
 
-/// A record without a position, as a decoder read it: it becomes a ``DeviceEvent``.
+/// A record without a position, as a decoder read it: it becomes a ``DeviceEventRecord``.
 struct EventCandidate: Sendable {
     /// `<client>.<type>`, e.g. `owntracks.transition`.
     var kind: String
     /// The time the client gave the record, if any.
     var time: Date?
-    /// The record as JSON text (at most ``DeviceEvent/maxDetailBytes``).
+    /// The record as JSON text (at most ``DeviceEventRecord/maxDetailBytes``).
     var detail: String
 
     /// An event whose detail is `record` (a JSON object or array from the body, or a dictionary of strings)
-    /// as compact JSON with sorted keys. A record larger than ``DeviceEvent/maxDetailBytes`` is replaced by a note of its size.
+    /// as compact JSON with sorted keys. A record larger than ``DeviceEventRecord/maxDetailBytes`` is replaced by a note of its size.
     init(kind: String, time: Date?, record: Any) {
         self.kind = ClientText.truncated(kind, maxBytes: 100)
         self.time = time
         let data = (try? JSONSerialization.data(withJSONObject: record, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
-        detail = data.count <= DeviceEvent.maxDetailBytes
+        detail = data.count <= DeviceEventRecord.maxDetailBytes
             ? String(decoding: data, as: UTF8.self)
-            : #"{"omitted":"the record has \#(data.count) bytes, more than the \#(DeviceEvent.maxDetailBytes) kept"}"#
+            : #"{"omitted":"the record has \#(data.count) bytes, more than the \#(DeviceEventRecord.maxDetailBytes) kept"}"#
     }
 }
 

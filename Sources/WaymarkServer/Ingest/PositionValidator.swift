@@ -24,21 +24,21 @@ struct PositionValidator: Sendable {
         var positions: [Position] = []
         var gaps: [PositionGap] = []
         /// Records without a position, and (with `keepRejected`) the rejected points.
-        var deviceEvents: [DeviceEvent] = []
+        var deviceEvents: [DeviceEventRecord] = []
         var rejections: Rejections
     }
 
     /// Validates a decoded body: its points and gap markers (see the other `validate`) and its records
-    /// without a position, which become ``DeviceEvent``s.
+    /// without a position, which become ``DeviceEventRecord``s.
     ///
-    /// With `keepRejected`, each of the first `sampleLimit` rejected points also becomes a ``DeviceEvent``
-    /// of kind ``DeviceEvent/rejectedKind`` holding its problems and the values read, and any further ones
+    /// With `keepRejected`, each of the first `sampleLimit` rejected points also becomes a ``DeviceEventRecord``
+    /// of kind ``DeviceEventRecord/rejectedKind`` holding its problems and the values read, and any further ones
     /// one more such event that counts them: for routes whose clients resend a refused request forever, so
     /// the request is acknowledged and what it held stays visible.
     func validate(_ body: DecodedBody, deviceID: String, sampleLimit: Int = .max, keepRejected: Bool = false) -> Outcome {
         var outcome = validate(body.candidates, deviceID: deviceID, sampleLimit: sampleLimit)
         for event in body.events {
-            outcome.deviceEvents.append(DeviceEvent(deviceID: deviceID, kind: event.kind, time: event.time.flatMap(plausible),
+            outcome.deviceEvents.append(DeviceEventRecord(deviceID: deviceID, kind: event.kind, time: event.time.flatMap(plausible),
                                                     receivedAt: now, detail: event.detail))
         }
         guard keepRejected, outcome.rejections.count > 0 else { return outcome }
@@ -53,15 +53,15 @@ struct PositionValidator: Sendable {
             if let v = c.longitude, v.isFinite { values[c.names.longitude] = v }
             if let t = c.timestamp { values[c.names.timestamp] = TimestampParser.format(t) }
             let record: [String: Any] = ["index": index, "problems": problems[index] ?? [], "values": values]
-            let event = EventCandidate(kind: DeviceEvent.rejectedKind, time: c.timestamp.flatMap(plausible), record: record)
-            outcome.deviceEvents.append(DeviceEvent(deviceID: deviceID, kind: event.kind, time: event.time, receivedAt: now,
+            let event = EventCandidate(kind: DeviceEventRecord.rejectedKind, time: c.timestamp.flatMap(plausible), record: record)
+            outcome.deviceEvents.append(DeviceEventRecord(deviceID: deviceID, kind: event.kind, time: event.time, receivedAt: now,
                                                     detail: event.detail))
         }
         if outcome.rejections.isTruncated {
             let record: [String: Any] = ["more_rejected": outcome.rejections.count - outcome.rejections.sampleLimit,
                                          "by_field": outcome.rejections.byField]
-            let event = EventCandidate(kind: DeviceEvent.rejectedKind, time: nil, record: record)
-            outcome.deviceEvents.append(DeviceEvent(deviceID: deviceID, kind: event.kind, time: nil, receivedAt: now, detail: event.detail))
+            let event = EventCandidate(kind: DeviceEventRecord.rejectedKind, time: nil, record: record)
+            outcome.deviceEvents.append(DeviceEventRecord(deviceID: deviceID, kind: event.kind, time: nil, receivedAt: now, detail: event.detail))
         }
         return outcome
     }

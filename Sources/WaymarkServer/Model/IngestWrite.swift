@@ -13,11 +13,11 @@ public struct IngestWrite: Sendable {
     /// Validated gap markers (a gap already stored with the same start and end is absorbed).
     public var gaps: [PositionGap]
     /// Records without a position (a copy of one already stored is absorbed).
-    public var deviceEvents: [DeviceEvent]
+    public var deviceEvents: [DeviceEventRecord]
 
     /// Makes a write for one request.
     public init(deviceID: String, idempotencyKey: String? = nil, positions: [Position], receivedAt: Date,
-                gaps: [PositionGap] = [], deviceEvents: [DeviceEvent] = []) {
+                gaps: [PositionGap] = [], deviceEvents: [DeviceEventRecord] = []) {
         self.deviceID = deviceID
         self.idempotencyKey = idempotencyKey
         self.positions = positions

@@ -63,7 +63,7 @@ extension Routes {
     /// ``FenceCodec/feature(_:)``, written with `JSONEncoder` (a 10,000-fence page in a fraction of the
     /// time `JSONSerialization` needs for the same dictionaries). `next` is left out when nil.
     struct FencePage: Encodable {
-        var fences: [Fence]
+        var fences: [ServerFence]
         var next: String?
 
         func encode(to encoder: any Encoder) throws {
@@ -80,7 +80,7 @@ extension Routes {
     /// `radiusMeters` for a circle) and the geometry (a circle as its centre `Point`, a polygon with
     /// closed rings, the outline first).
     struct FenceFeature: Encodable {
-        var fence: Fence
+        var fence: ServerFence
 
         func encode(to encoder: any Encoder) throws {
             var c = encoder.container(keyedBy: Key.self)

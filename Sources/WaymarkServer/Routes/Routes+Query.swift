@@ -79,7 +79,7 @@ extension Routes {
     }
 
     /// `GET /api/devices/{id}/device-events?after=ID&limit=N`: the device's records without a position
-    /// (``DeviceEvent``), oldest first: `{"device_events":[{"id","device_id","kind","time","received","detail"}],"next_after":ID|null}`.
+    /// (``DeviceEventRecord``), oldest first: `{"device_events":[{"id","device_id","kind","time","received","detail"}],"next_after":ID|null}`.
     func deviceEvents(_ request: Request, device: DeviceRecord) async throws -> Response {
         let limit = try pageLimit(request)
         let afterText = request.uri.queryParameters["after"].map(String.init) ?? "0"

@@ -4,8 +4,8 @@ import WaymarkGeo
 
 extension PostgresStore {
     /// Adds or replaces fences; see ``FenceStore/upsertFences(_:at:)``.
-    public func upsertFences(_ fences: [Fence], at date: Date) async throws {
-        try Fence.checkAll(fences)
+    public func upsertFences(_ fences: [ServerFence], at date: Date) async throws {
+        try ServerFence.checkAll(fences)
         let ids = fences.map(\.id), names = fences.map(\.name), geometries = fences.map { FenceCodec.geometryText($0.shape) }
         let radii = fences.map { fence -> Double in
             if case .circle(_, let r) = fence.shape { return r }
@@ -29,14 +29,14 @@ extension PostgresStore {
     }
 
     /// Every fence; see ``FenceStore/listFences()``.
-    public func listFences() async throws -> [Fence] {
+    public func listFences() async throws -> [ServerFence] {
         try await storageErrors {
             try await client.withConnection { connection in try await loadFences(connection) }
         }
     }
 
     /// One page of fences by id; see ``FenceStore/fences(after:limit:)``.
-    public func fences(after afterID: String?, limit: Int) async throws -> [Fence] {
+    public func fences(after afterID: String?, limit: Int) async throws -> [ServerFence] {
         // Every id has at least one byte, so '' sorts before all of them; `id > $1 ORDER BY id LIMIT $2`
         // is an index range scan of fences_pkey.
         try await storageErrors {
@@ -70,13 +70,13 @@ extension PostgresStore {
         }
     }
 
-    func loadFences(_ connection: PostgresConnection) async throws -> [Fence] {
+    func loadFences(_ connection: PostgresConnection) async throws -> [ServerFence] {
         try await connection.query("SELECT id, name, geometry, radius_m, dwell_s FROM fences ORDER BY id", logger: logger)
             .collect().map(Self.fence(from:))
     }
 
     /// The fence in a row of `SELECT id, name, geometry, radius_m, dwell_s`.
-    static func fence(from row: PostgresRow) throws -> Fence {
+    static func fence(from row: PostgresRow) throws -> ServerFence {
         let (id, name, geometry, radius, dwell) = try row.decode((String, String, String, Double?, Double?).self)
         return try FenceCodec.fence(id: id, name: name, geometryText: geometry, radiusMeters: radius, dwellSeconds: dwell)
     }
@@ -125,7 +125,7 @@ extension PostgresStore {
     /// event-writing transaction has committed (the lock is released at commit). Without it, a
     /// client paging `/api/events?after=` could pass an id that a slower transaction commits later.
     /// Call it as the transaction's last write: the lock serializes only that tail and the commit.
-    func insertEventsInCommitOrder(_ connection: PostgresConnection, _ events: [FenceEvent], receivedMillis: Int64)
+    func insertEventsInCommitOrder(_ connection: PostgresConnection, _ events: [ServerFenceEvent], receivedMillis: Int64)
         async throws -> [FenceEventRecord] {
         guard !events.isEmpty else { return [] }
         try await connection.query("SELECT pg_advisory_xact_lock(\(Self.eventOrderLock))", logger: logger)
@@ -138,10 +138,10 @@ extension PostgresStore {
     /// The rows are inserted in `ORDER BY n` order, so the `bigserial` ids this statement draws
     /// ascend in the events' order (other transactions may take ids in between, never within):
     /// sorting the returned ids restores the pairing.
-    func insertEvents(_ connection: PostgresConnection, _ events: [FenceEvent], receivedMillis: Int64) async throws
+    func insertEvents(_ connection: PostgresConnection, _ events: [ServerFenceEvent], receivedMillis: Int64) async throws
         -> [FenceEventRecord] {
         guard !events.isEmpty else { return [] }
-        let stored = events.map { e -> FenceEvent in
+        let stored = events.map { e -> ServerFenceEvent in
             var e = e
             e.timestamp = Date(millisecondsSince1970: e.timestamp.millisecondsSince1970)
             return e
@@ -168,8 +168,8 @@ extension PostgresStore {
 
     static func eventRecord(from row: PostgresRow) throws -> FenceEventRecord {
         let (id, device, fence, kind, ts, lat, lon) = try row.decode((Int64, String, String, String, Int64, Double, Double).self)
-        return FenceEventRecord(id: id, event: FenceEvent(
-            deviceID: device, fenceID: fence, kind: FenceEvent.Kind(rawValue: kind) ?? .enter,
+        return FenceEventRecord(id: id, event: ServerFenceEvent(
+            deviceID: device, fenceID: fence, kind: ServerFenceEvent.Kind(rawValue: kind) ?? .enter,
             timestamp: Date(millisecondsSince1970: ts), coordinate: Coordinate(uncheckedLatitude: lat, longitude: lon)))
     }
 }

@@ -67,7 +67,7 @@ extension PostgresStore {
                     }
                 }
                 let stored = newlyStored.count
-                var events: [FenceEvent] = []
+                var events: [ServerFenceEvent] = []
                 if !engine.fences.isEmpty {
                     events = engine.evaluate(newlyStored, state: &state)
                     state.prune(to: engine)
@@ -110,7 +110,7 @@ extension PostgresStore {
     }
 
     /// Inserts device events, absorbing copies already stored; returns how many were new.
-    func insertDeviceEvents(_ connection: PostgresConnection, _ events: [DeviceEvent], deviceID: String) async throws -> Int {
+    func insertDeviceEvents(_ connection: PostgresConnection, _ events: [DeviceEventRecord], deviceID: String) async throws -> Int {
         guard !events.isEmpty else { return 0 }
         let kinds = events.map(\.kind), times = events.map { $0.time?.millisecondsSince1970 ?? Int64.min }
         let received = events.map(\.receivedAt.millisecondsSince1970), details = events.map(\.detail), digests = events.map(\.digest)
@@ -126,14 +126,14 @@ extension PostgresStore {
     }
 
     /// A device's events after an id; see ``PositionStore/deviceEvents(deviceID:afterID:limit:)``.
-    public func deviceEvents(deviceID: String, afterID: Int64, limit: Int) async throws -> [DeviceEvent] {
+    public func deviceEvents(deviceID: String, afterID: Int64, limit: Int) async throws -> [DeviceEventRecord] {
         try await storageErrors {
             try await client.query("""
                 SELECT id, device_id, kind, ts_ms, received_ms, detail FROM device_events
                 WHERE device_id = \(deviceID) AND id > \(afterID) ORDER BY id LIMIT \(max(1, limit))
                 """, logger: logger).collect().map { row in
                 let (id, device, kind, ts, received, detail) = try row.decode((Int64, String, String, Int64?, Int64, String).self)
-                return DeviceEvent(id: id, deviceID: device, kind: kind, time: ts.map(Date.init(millisecondsSince1970:)),
+                return DeviceEventRecord(id: id, deviceID: device, kind: kind, time: ts.map(Date.init(millisecondsSince1970:)),
                                    receivedAt: Date(millisecondsSince1970: received), detail: detail)
             }
         }

@@ -4,8 +4,8 @@ import WaymarkGeo
 
 extension SQLiteStore {
     /// Adds or replaces fences; see ``FenceStore/upsertFences(_:at:)``.
-    public func upsertFences(_ fences: [Fence], at date: Date) async throws {
-        try Fence.checkAll(fences)
+    public func upsertFences(_ fences: [ServerFence], at date: Date) async throws {
+        try ServerFence.checkAll(fences)
         try await storageErrors {
             try await pool.write { db in
                 let statement = try db.makeStatement(sql: """
@@ -25,12 +25,12 @@ extension SQLiteStore {
     }
 
     /// Every fence; see ``FenceStore/listFences()``.
-    public func listFences() async throws -> [Fence] {
+    public func listFences() async throws -> [ServerFence] {
         try await storageErrors { try await pool.read { db in try Self.loadFences(db) } }
     }
 
     /// One page of fences by id; see ``FenceStore/fences(after:limit:)``.
-    public func fences(after afterID: String?, limit: Int) async throws -> [Fence] {
+    public func fences(after afterID: String?, limit: Int) async throws -> [ServerFence] {
         // Every id has at least one byte, so "" sorts before all of them; `id > ?` is a range
         // scan of the primary key's index (SEARCH fences USING INDEX sqlite_autoindex_fences_1 (id>?)).
         try await storageErrors {
@@ -64,12 +64,12 @@ extension SQLiteStore {
         }
     }
 
-    static func loadFences(_ db: Database) throws -> [Fence] {
+    static func loadFences(_ db: Database) throws -> [ServerFence] {
         try fences(db, sql: "SELECT id, name, geometry, radius_m, dwell_s FROM fences ORDER BY id")
     }
 
     /// The fences a `SELECT id, name, geometry, radius_m, dwell_s` query returns, in its order.
-    static func fences(_ db: Database, sql: String, arguments: StatementArguments = StatementArguments()) throws -> [Fence] {
+    static func fences(_ db: Database, sql: String, arguments: StatementArguments = StatementArguments()) throws -> [ServerFence] {
         try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
             try FenceCodec.fence(id: row["id"], name: row["name"], geometryText: row["geometry"],
                                  radiusMeters: row["radius_m"], dwellSeconds: row["dwell_s"])
@@ -105,7 +105,7 @@ extension SQLiteStore {
                              state.lastCoordinate?.longitude, state.insideText, state.dwelledText])
     }
 
-    static func insertEvents(_ db: Database, _ events: [FenceEvent], receivedMillis: Int64) throws -> [FenceEventRecord] {
+    static func insertEvents(_ db: Database, _ events: [ServerFenceEvent], receivedMillis: Int64) throws -> [FenceEventRecord] {
         guard !events.isEmpty else { return [] }
         let statement = try db.cachedStatement(sql: """
             INSERT INTO fence_events (device_id, fence_id, kind, ts, lat, lon, created_ms) VALUES (?, ?, ?, ?, ?, ?, ?)
@@ -120,9 +120,9 @@ extension SQLiteStore {
     }
 
     static func eventRecord(from row: Row) -> FenceEventRecord {
-        FenceEventRecord(id: row["id"], event: FenceEvent(
+        FenceEventRecord(id: row["id"], event: ServerFenceEvent(
             deviceID: row["device_id"], fenceID: row["fence_id"],
-            kind: FenceEvent.Kind(rawValue: row["kind"]) ?? .enter,
+            kind: ServerFenceEvent.Kind(rawValue: row["kind"]) ?? .enter,
             timestamp: Date(millisecondsSince1970: row["ts"]),
             coordinate: Coordinate(uncheckedLatitude: row["lat"], longitude: row["lon"])))
     }

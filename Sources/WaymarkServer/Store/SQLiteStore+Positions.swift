@@ -17,7 +17,7 @@ extension SQLiteStore {
             }
         }
         let engine = try fenceEngine(db)
-        var events: [FenceEvent] = []
+        var events: [ServerFenceEvent] = []
         let newlyStored: [Position]
         if engine.fences.isEmpty {
             // No fence: no event and no state. A saved state is dropped, so the first request after fences are
@@ -127,7 +127,7 @@ extension SQLiteStore {
     }
 
     /// Inserts device events, absorbing copies already stored; returns how many were new.
-    static func insertDeviceEvents(_ db: Database, _ events: [DeviceEvent], deviceID: String) throws -> Int {
+    static func insertDeviceEvents(_ db: Database, _ events: [DeviceEventRecord], deviceID: String) throws -> Int {
         guard !events.isEmpty else { return 0 }
         let statement = try db.cachedStatement(sql: """
             INSERT INTO device_events (device_id, kind, ts_ms, received_ms, detail, digest) VALUES (?, ?, ?, ?, ?, ?)
@@ -143,14 +143,14 @@ extension SQLiteStore {
     }
 
     /// A device's events after an id; see ``PositionStore/deviceEvents(deviceID:afterID:limit:)``.
-    public func deviceEvents(deviceID: String, afterID: Int64, limit: Int) async throws -> [DeviceEvent] {
+    public func deviceEvents(deviceID: String, afterID: Int64, limit: Int) async throws -> [DeviceEventRecord] {
         try await storageErrors {
             try await pool.read { db in
                 try Row.fetchAll(db, sql: """
                     SELECT id, device_id, kind, ts_ms, received_ms, detail FROM device_events
                     WHERE device_id = ? AND id > ? ORDER BY id LIMIT ?
                     """, arguments: [deviceID, afterID, max(1, limit)]).map { row in
-                    DeviceEvent(id: row[0], deviceID: row[1], kind: row[2],
+                    DeviceEventRecord(id: row[0], deviceID: row[1], kind: row[2],
                                 time: (row[3] as Int64?).map(Date.init(millisecondsSince1970:)),
                                 receivedAt: Date(millisecondsSince1970: row[4]), detail: row[5])
                 }

@@ -10,12 +10,12 @@ import Foundation
 ///   idempotency key commit together or not at all, and it returns only after the commit. A write for a
 ///   revoked device stores nothing and throws ``ServerError/Code/unauthorized``.
 /// - A position whose device and millisecond timestamp already exist is absorbed; so is a
-///   ``DeviceEvent`` whose device, kind, time and detail are already stored.
+///   ``DeviceEventRecord`` whose device, kind, time and detail are already stored.
 /// - A write whose idempotency key was already committed for the device stores nothing
 ///   and reports `replayed`.
 /// - The newly stored positions are evaluated against every fence in the same transaction,
 ///   sorted by time, starting from the device's last evaluated point; the resulting
-///   ``FenceEvent``s are stored with them (see ``FenceEngine``), and one outbox delivery per
+///   ``ServerFenceEvent``s are stored with them (see ``FenceEngine``), and one outbox delivery per
 ///   event and webhook is queued in the same transaction.
 ///
 /// The requirements come in small role protocols (``StoreSchema``, ``DeviceStore``,
@@ -67,7 +67,7 @@ public protocol PositionStore: Sendable {
     /// One page of the device's gap markers whose start lies in the query's range, in (start, end) order.
     func gaps(_ query: GapQuery) async throws -> [PositionGap]
     /// Up to `limit` of the device's events (records without a position) with an id above `afterID`, oldest first.
-    func deviceEvents(deviceID: String, afterID: Int64, limit: Int) async throws -> [DeviceEvent]
+    func deviceEvents(deviceID: String, afterID: Int64, limit: Int) async throws -> [DeviceEventRecord]
     /// Removes history older than `date` (retention): positions timed before it, gap markers that ended
     /// before it, device events received before it. One call removes a bounded amount (about `limit`
     /// rows per kind, in short transactions, so ingest goes on; on PostgreSQL also whole monthly
@@ -78,12 +78,12 @@ public protocol PositionStore: Sendable {
 /// Fences and the events ingest decided for them. One role of ``Store``.
 public protocol FenceStore: Sendable {
     /// Adds fences, replacing any with the same id, in one transaction; ingest sees them from the next request.
-    func upsertFences(_ fences: [Fence], at date: Date) async throws
+    func upsertFences(_ fences: [ServerFence], at date: Date) async throws
     /// Every fence, ordered by id.
-    func listFences() async throws -> [Fence]
+    func listFences() async throws -> [ServerFence]
     /// One page of ``listFences()``: up to `limit` fences whose id sorts after `afterID` (from the first
     /// when nil), ordered by id, read through the primary key so a page costs `limit` rows, however many fences exist.
-    func fences(after afterID: String?, limit: Int) async throws -> [Fence]
+    func fences(after afterID: String?, limit: Int) async throws -> [ServerFence]
     /// Deletes a fence (its past events stay); returns false when no such fence exists.
     func deleteFence(id: String) async throws -> Bool
     /// Stored fence events with a sequence number above `afterID`, oldest first; one device's or everyone's.

@@ -36,7 +36,7 @@ public struct RideRecord: Hashable, Sendable, Codable, Identifiable {
 /// A span of a ride in which no fix could be recorded, and why (app killed, no signal...).
 ///
 /// A `Sendable` value type; times are instants, the reason is free text such as `"terminated"`.
-public struct GapMarker: Hashable, Sendable, Codable {
+public struct GapRecord: Hashable, Sendable, Codable {
     /// The ride the gap belongs to.
     public var ride: UUID
     /// The last moment data was still recorded.

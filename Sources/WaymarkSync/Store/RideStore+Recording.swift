@@ -82,7 +82,7 @@ extension RideStore {
     /// Stores a gap marker; committed when this returns.
     ///
     /// - throws: ``SyncError`` `.notFound` for an unknown ride, `.storage` when the write fails.
-    public func recordGap(_ gap: GapMarker) throws {
+    public func recordGap(_ gap: GapRecord) throws {
         try write { db in
             guard try Bool.fetchOne(db, sql: "SELECT 1 FROM rides WHERE id = ?", arguments: [gap.ride.uuidString]) == true else {
                 throw SyncError(.notFound, "no ride \(gap.ride) in the store; start it before recording gaps")
@@ -95,7 +95,7 @@ extension RideStore {
     /// The ride's gap markers, oldest first.
     ///
     /// - throws: ``SyncError`` with code `.storage` when the read fails.
-    public func gaps(of ride: UUID) throws -> [GapMarker] {
+    public func gaps(of ride: UUID) throws -> [GapRecord] {
         try read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM gaps WHERE ride_id = ? ORDER BY start_ms", arguments: [ride.uuidString])
                 .map(Self.gap(from:))
@@ -105,14 +105,14 @@ extension RideStore {
     /// Gap markers of all rides that the server has not acknowledged yet, oldest first.
     ///
     /// - throws: ``SyncError`` with code `.storage` when the read fails.
-    public func gapsAwaitingUpload() throws -> [GapMarker] {
+    public func gapsAwaitingUpload() throws -> [GapRecord] {
         try read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM gaps WHERE uploaded = 0 ORDER BY start_ms, id").map(Self.gap(from:))
         }
     }
 
-    static func gap(from row: Row) -> GapMarker {
-        GapMarker(ride: UUID(uuidString: row["ride_id"]) ?? UUID(), start: StoreTime.date(row["start_ms"]),
+    static func gap(from row: Row) -> GapRecord {
+        GapRecord(ride: UUID(uuidString: row["ride_id"]) ?? UUID(), start: StoreTime.date(row["start_ms"]),
                   end: StoreTime.date(row["end_ms"]), reason: row["reason"])
     }
 

@@ -19,7 +19,7 @@ public struct UploadBatch: Hashable, Sendable {
     /// Why the batch was quarantined; nil while pending.
     public var reason: String?
     /// Gap markers sent along with the fixes (after them, see `NativeBatchFormat` in `WaymarkTransport`).
-    public var gaps: [GapMarker]
+    public var gaps: [GapRecord]
 
     /// Whether a batch will be sent or has been set aside.
     public enum State: String, Hashable, Sendable, Codable {
@@ -31,7 +31,7 @@ public struct UploadBatch: Hashable, Sendable {
 
     /// Makes a batch value.
     public init(key: String, fixes: [Fix], created: Date, state: State = .pending, reason: String? = nil,
-                gaps: [GapMarker] = []) {
+                gaps: [GapRecord] = []) {
         self.gaps = gaps
         self.key = key
         self.fixes = fixes

@@ -81,7 +81,7 @@ struct BoundedIngestTests {
             #expect(header.hasPrefix("50000 rejected") && header.utf8.count <= 1_024)
             // The first 500 rejected points as events, and one counting the other 49,500.
             let events = try await server.store.deviceEvents(deviceID: server.device.id, afterID: 0, limit: 10_000)
-            #expect(events.count == 501 && events.allSatisfy { $0.kind == DeviceEvent.rejectedKind })
+            #expect(events.count == 501 && events.allSatisfy { $0.kind == DeviceEventRecord.rejectedKind })
             #expect(events.last?.detail.contains(#""more_rejected":49500"#) == true)
         }
     }

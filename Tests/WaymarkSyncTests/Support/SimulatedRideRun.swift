@@ -19,7 +19,7 @@ struct SimulatedRideRun {
         /// What the tracker recorded (the app's durable record), in order.
         var recorded: [Fix] = []
         /// The gap markers the tracker reported.
-        var gaps: [WaymarkEngine.GapMarker] = []
+        var gaps: [GapMarker] = []
         var launches = 0
         /// Lockstep steps that ended with the app suspended, and with it not running.
         var suspendedSteps = 0, deadSteps = 0
@@ -168,7 +168,7 @@ struct SimulatedRideRun {
                 result.recorded += new
             }
             for gap in app.gaps.dropFirst(seenGaps) {
-                try store.recordGap(WaymarkSync.GapMarker(ride: ride, start: gap.start, end: gap.end, reason: gap.reason.rawValue))
+                try store.recordGap(GapRecord(ride: ride, start: gap.start, end: gap.end, reason: gap.reason.rawValue))
                 result.gaps.append(gap)
             }
             seenGaps = app.gaps.count

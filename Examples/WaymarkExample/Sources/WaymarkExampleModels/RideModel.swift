@@ -150,7 +150,7 @@ public final class RideModel: Observable {
         state.approximateLocation = authorization.accuracy == .reduced
     }
 
-    func record(_ record: RideRecord) {
+    func record(_ record: RideEntry) {
         switch record {
         case .fix(let fix):
             state.uploads.append(.fix(fix, rideID: currentRideID))

@@ -4,13 +4,13 @@ import WaymarkGeo
 /// A server geofence: a circle or a polygon, with an optional dwell time.
 ///
 /// ```swift
-/// let depot = Fence(id: "f_depot", name: "Depot",
+/// let depot = ServerFence(id: "f_depot", name: "Depot",
 ///                   shape: .circle(center: try Coordinate(latitude: 46.05, longitude: 14.5), radiusMeters: 150),
 ///                   dwellSeconds: 300)
 /// ```
 ///
 /// A `Sendable` value type.
-public struct Fence: Hashable, Sendable {
+public struct ServerFence: Hashable, Sendable {
     /// The area a fence covers.
     public enum Shape: Hashable, Sendable {
         /// Every point within `radiusMeters` (great-circle distance) of `center`.
@@ -53,7 +53,7 @@ public struct Fence: Hashable, Sendable {
     }
 
     /// Throws ``ServerError/Code/badRequest`` naming the first fence with a ``problem``.
-    static func checkAll(_ fences: [Fence]) throws {
+    static func checkAll(_ fences: [ServerFence]) throws {
         for fence in fences {
             if let problem = fence.problem { throw ServerError(.badRequest, "fence \(fence.id): \(problem)") }
         }
@@ -137,7 +137,7 @@ enum FenceGeometry {
 
     /// The interval of the segment parameter t ∈ [0, 1] from `a` to `b` that lies inside the
     /// fence, when both ends are outside; nil when the segment misses it.
-    static func crossing(_ fence: Fence, from a: Coordinate, to b: Coordinate) -> (enter: Double, exit: Double)? {
+    static func crossing(_ fence: ServerFence, from a: Coordinate, to b: Coordinate) -> (enter: Double, exit: Double)? {
         switch fence.shape {
         case .circle(let center, let radius):
             return circleCrossing(center: center, radius: radius, scale: cos(center.latitude * .pi / 180) * metersPerDegree,

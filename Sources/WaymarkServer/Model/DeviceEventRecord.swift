@@ -8,7 +8,7 @@ import Foundation
 /// Stored next to the positions in the ingest transaction (a resent record is absorbed: same device,
 /// kind, time and content), listed by `GET /api/devices/{id}/events`. Never a position: a record
 /// without a fix of its own does not become a point. A `Sendable` value type.
-public struct DeviceEvent: Hashable, Sendable {
+public struct DeviceEventRecord: Hashable, Sendable {
     /// The store's sequence number (0 before it is stored).
     public var id: Int64
     /// The device.
