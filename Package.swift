@@ -182,6 +182,8 @@ let package = Package(
                 .nioConcurrencyHelpers,
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .nioHTTP1,
+                // The connection guard's request and response parts (Hardening/ConnectionGuardTimingTests.swift).
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
             ],
             swiftSettings: swiftSettings
         ),

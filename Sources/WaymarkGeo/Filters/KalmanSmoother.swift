@@ -20,13 +20,19 @@ public struct KalmanSmoother: Sendable {
     /// Standard deviation of the unknown initial speed, m/s.
     public var initialSpeedUncertainty: Double
 
-    /// Makes a smoother; see the properties for units and meaning.
+    /// Makes a smoother; see the properties for units and meaning. The parameters are checked as
+    /// ``KalmanFilter/init(processNoise:defaultHorizontalAccuracy:initialSpeedUncertainty:)`` checks them.
     public init(processNoise: Double = 1, defaultHorizontalAccuracy: Double = 10, initialSpeedUncertainty: Double = 10) {
-        precondition(processNoise > 0 && defaultHorizontalAccuracy > 0 && initialSpeedUncertainty >= 0,
-                     "noise parameters must be positive")
-        self.processNoise = processNoise
-        self.defaultHorizontalAccuracy = defaultHorizontalAccuracy
-        self.initialSpeedUncertainty = initialSpeedUncertainty
+        self.init(settingsOf: KalmanFilter(processNoise: processNoise, defaultHorizontalAccuracy: defaultHorizontalAccuracy,
+                                           initialSpeedUncertainty: initialSpeedUncertainty))
+    }
+
+    /// A smoother with the noise settings of `filter`, so a track smoothed afterwards matches the
+    /// one filtered live.
+    public init(settingsOf filter: KalmanFilter) {
+        processNoise = filter.processNoise
+        defaultHorizontalAccuracy = filter.defaultHorizontalAccuracy
+        initialSpeedUncertainty = filter.initialSpeedUncertainty
     }
 
     /// The fixes with smoothed positions, speeds, courses and accuracies, in the same order.

@@ -48,6 +48,12 @@ struct KalmanTests {
         #expect(smoothed.count == fixes.count)
         #expect(rmsError(smoothed, truth) < forward * 0.85)
         #expect(rmsError(smoothed, truth) < rmsError(fixes, truth) * 0.5)
+        // A smoother made from the filter's settings smooths exactly as one given them directly.
+        let settings = KalmanFilter(processNoise: 0.5, defaultHorizontalAccuracy: 7, initialSpeedUncertainty: 3)
+        let fromFilter = KalmanSmoother(settingsOf: settings)
+        #expect(fromFilter.processNoise == 0.5 && fromFilter.defaultHorizontalAccuracy == 7 && fromFilter.initialSpeedUncertainty == 3)
+        #expect(fromFilter.smooth(fixes) == KalmanSmoother(processNoise: 0.5, defaultHorizontalAccuracy: 7,
+                                                            initialSpeedUncertainty: 3).smooth(fixes))
     }
 
     @Test("estimates speed and course from positions alone")

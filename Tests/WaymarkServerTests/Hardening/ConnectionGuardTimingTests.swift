@@ -1,0 +1,106 @@
+import HTTPTypes
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOEmbedded
+import NIOHTTPTypes
+import Testing
+@testable import WaymarkServer
+
+/// The connection guard's timeouts and cap on NIO's embedded event loop, whose time moves only when the
+/// test advances it: each timeout is checked to the nanosecond and no test waits for real time to pass.
+/// `ConnectionGuardTests` checks that the real server's pipeline has the guard.
+@Suite("Hardening: connection timeouts and cap, on virtual time")
+struct ConnectionGuardTimingTests {
+    static let header = TimeAmount.milliseconds(500), body = TimeAmount.seconds(2)
+
+    /// A connected channel with a guard of `limiter`, and the reasons it refused with.
+    static func channel(limiter: ConnectionLimiter = ConnectionLimiter(limit: 10),
+                        refusals: NIOLockedValueBox<[String]> = NIOLockedValueBox([])) throws -> EmbeddedChannel {
+        let handler = ConnectionGuard(limiter: limiter, headerTimeout: header, bodyTimeout: body,
+                                      onRefuse: { reason in refusals.withLockedValue { $0.append(reason) } })
+        let channel = EmbeddedChannel(handler: handler)
+        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 9)).wait()
+        return channel
+    }
+
+    /// The response head the guard wrote, if any (its body and end are read and dropped).
+    static func response(_ channel: EmbeddedChannel) throws -> HTTPResponse? {
+        guard case .head(let head) = try channel.readOutbound(as: HTTPResponsePart.self) else { return nil }
+        while try channel.readOutbound(as: HTTPResponsePart.self) != nil {}
+        return head
+    }
+
+    static let request = HTTPRequest(method: .post, scheme: "http", authority: "x", path: "/api/ingest")
+
+    @Test("a connection that sends no request head gets 408 and is closed exactly at the header timeout")
+    func idle() throws {
+        let refusals = NIOLockedValueBox<[String]>([])
+        let channel = try Self.channel(refusals: refusals)
+        channel.embeddedEventLoop.advanceTime(by: Self.header - .nanoseconds(1))
+        #expect(channel.isActive)
+        #expect(try Self.response(channel) == nil)
+        channel.embeddedEventLoop.advanceTime(by: .nanoseconds(1))
+        let head = try #require(try Self.response(channel))
+        #expect(head.status == .requestTimeout)
+        #expect(head.headerFields[.connection] == "close")
+        #expect(!channel.isActive)
+        #expect(refusals.withLockedValue { $0 } == ["timeout"])
+    }
+
+    @Test("a request whose body does not finish is closed at the body timeout, without a response")
+    func unfinishedBody() throws {
+        let channel = try Self.channel()
+        try channel.writeInbound(HTTPRequestPart.head(Self.request))
+        #expect(try channel.readInbound(as: HTTPRequestPart.self) != nil)   // passed on to the handler
+        channel.embeddedEventLoop.advanceTime(by: Self.header)               // the header timeout no longer applies
+        #expect(channel.isActive)
+        try channel.writeInbound(HTTPRequestPart.body(ByteBuffer(string: "{\"locations\":[")))
+        channel.embeddedEventLoop.advanceTime(by: Self.body - Self.header - .nanoseconds(1))
+        #expect(channel.isActive)
+        channel.embeddedEventLoop.advanceTime(by: .nanoseconds(1))
+        #expect(!channel.isActive)
+        #expect(try Self.response(channel) == nil)
+    }
+
+    @Test("a kept-alive connection is timed from the end of each response, and a complete request stops the body timer")
+    func keepAlive() throws {
+        let channel = try Self.channel()
+        try channel.writeInbound(HTTPRequestPart.head(Self.request))
+        try channel.writeInbound(HTTPRequestPart.end(nil))
+        channel.embeddedEventLoop.advanceTime(by: Self.body * 3)               // the handler may take its time
+        #expect(channel.isActive)
+        try channel.writeOutbound(HTTPResponsePart.head(HTTPResponse(status: .ok)))
+        try channel.writeOutbound(HTTPResponsePart.end(nil))
+        while try channel.readOutbound(as: HTTPResponsePart.self) != nil {}
+        channel.embeddedEventLoop.advanceTime(by: Self.header - .nanoseconds(1))
+        #expect(channel.isActive)
+        channel.embeddedEventLoop.advanceTime(by: .nanoseconds(1))
+        #expect(try Self.response(channel)?.status == .requestTimeout)
+        #expect(!channel.isActive)
+    }
+
+    @Test("past the limit a connection gets 503 with Retry-After and is closed; a closed connection frees its place")
+    func cap() throws {
+        let limiter = ConnectionLimiter(limit: 2)
+        let refusals = NIOLockedValueBox<[String]>([])
+        let first = try Self.channel(limiter: limiter, refusals: refusals)
+        let second = try Self.channel(limiter: limiter, refusals: refusals)
+        #expect(limiter.current == 2)
+        let third = try Self.channel(limiter: limiter, refusals: refusals)
+        let refused = try #require(try Self.response(third))
+        #expect(refused.status == .serviceUnavailable)
+        #expect(refused.headerFields[.retryAfter] == "1")
+        #expect(!third.isActive)
+        #expect(limiter.current == 2)                                         // the refused one never counted
+        #expect(refusals.withLockedValue { $0 } == ["connections"])
+        _ = try first.finish()
+        #expect(limiter.current == 1)
+        let fourth = try Self.channel(limiter: limiter, refusals: refusals)
+        #expect(fourth.isActive)
+        #expect(try Self.response(fourth) == nil)
+        #expect(limiter.current == 2)
+        _ = try second.finish()
+        _ = try fourth.finish()
+        #expect(limiter.current == 0)
+    }
+}
