@@ -58,7 +58,7 @@ let package = Package(
         // A deterministic simulator of iOS location behaviour (PLATFORM.md).
         .target(
             name: "WaymarkSimulator",
-            dependencies: ["WaymarkGeo", "WaymarkEngine"],
+            dependencies: ["WaymarkGeo", "WaymarkEngine", "WaymarkSync", "WaymarkTransport"],
             swiftSettings: swiftSettings
         ),
         // The upload transport seam: `UploadTransport` and its values, the URLSession transport and

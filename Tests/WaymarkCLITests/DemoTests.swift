@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WaymarkServer
+import WaymarkSimulator
 @testable import WaymarkCLI
 import ArgumentParser
 
@@ -48,8 +49,14 @@ struct DemoTests {
         }
         #expect(result.timeline.contains { $0.kind == .fence && $0.text.hasPrefix("server: enter") })
         #expect(result.timeline.contains { $0.kind == .fence && $0.text.hasPrefix("device: enter") })
-        // The offline window made at least one upload fail, and it was retried.
-        #expect(summary.uploadFailures >= 1)
+        // While offline the queue holds its batches (the reachability change told it), and it sends them
+        // as the phone comes back online.
+        let offline = try DemoRide.bundled(startTime: Self.start).offline
+        let back = try #require(offline.to)
+        let uploads = result.timeline.filter { $0.kind == .upload }
+        #expect(!uploads.contains { $0.t > offline.from && $0.t < back }, "\(uploads)")
+        #expect(uploads.contains { $0.t >= back && $0.t <= back + DemoRun.step && $0.text.contains("acknowledged") }, "\(uploads)")
+        #expect(summary.uploadFailures == 0)
         #expect(result.timeline.contains { $0.kind == .network && $0.text.contains("offline") })
         // The kill and the background relaunch are on the timeline, with an app-terminated gap.
         #expect(result.timeline.contains { $0.kind == .app && $0.text.contains("killed") })

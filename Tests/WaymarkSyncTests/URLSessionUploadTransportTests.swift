@@ -136,7 +136,7 @@ struct URLSessionUploadTransportTests {
         let fixes = TestFixes.ride(count: 150)
         try store.append(fixes, to: ride.id)
         let transport = try URLSessionUploadTransport(server: server.baseURL, timeout: .seconds(10))
-        var uploader = try VirtualUploader(store: store, transport: transport, credentials: DeviceCredentials(token: "tok"),
+        var uploader = try VirtualTimeUploader(store: store, transport: transport, credentials: DeviceCredentials(token: "tok"),
                                            configuration: .init(maxBatchPoints: 100, maxBatchAge: 60, backoffBase: 2, backoffCap: 60),
                                            now: TestFixes.start.addingTimeInterval(150))
         try await uploader.drain(until: uploader.now.addingTimeInterval(3600))

@@ -13,7 +13,7 @@ struct UploadHTTPPolicyTests {
         let store: RideStore
         let fixes: [Fix]
         let ride: UUID
-        var uploader: VirtualUploader
+        var uploader: VirtualTimeUploader
     }
 
     func setUp(points: Int, config: UploadQueue.Configuration, path: String? = nil, now: Date? = nil,
@@ -25,7 +25,7 @@ struct UploadHTTPPolicyTests {
         let fixes = TestFixes.ride(count: points)
         try store.append(fixes, to: ride.id)
         let transport = try HTTPUploadTransport(server: server.baseURL, timeout: .seconds(10))
-        let uploader = try VirtualUploader(store: store, transport: transport, credentials: DeviceCredentials(token: "tok"),
+        let uploader = try VirtualTimeUploader(store: store, transport: transport, credentials: DeviceCredentials(token: "tok"),
                                            configuration: config,
                                            now: now ?? TestFixes.start.addingTimeInterval(Double(points)),
                                            foreground: foreground, online: online)
@@ -104,7 +104,7 @@ struct UploadHTTPPolicyTests {
         let sent = await requests(s)
         let reopened = try RideStore(path: path)
         #expect(try reopened.uploadBackoff() == before)
-        var relaunched = try VirtualUploader(store: reopened, transport: s.uploader.executor.transport,
+        var relaunched = try VirtualTimeUploader(store: reopened, transport: s.uploader.executor.transport,
                                              credentials: DeviceCredentials(token: "tok"), configuration: config, seed: 9,
                                              now: s.uploader.now.addingTimeInterval(1))
         try await relaunched.feed(.device(.launched(reason: .user)))

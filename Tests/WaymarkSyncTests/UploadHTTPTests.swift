@@ -14,7 +14,7 @@ struct UploadHTTPTests {
         let server: IngestTestServer
         let store: RideStore
         let fixes: [Fix]
-        var uploader: VirtualUploader
+        var uploader: VirtualTimeUploader
     }
 
     func setUp(points: Int, token: String = "tok", registered: Bool = true, timeout: Duration = .seconds(10),
@@ -26,7 +26,7 @@ struct UploadHTTPTests {
         let fixes = TestFixes.ride(count: points)
         try store.append(fixes, to: ride.id)
         let transport = try HTTPUploadTransport(server: server.baseURL, timeout: timeout)
-        let uploader = try VirtualUploader(store: store, transport: transport,
+        let uploader = try VirtualTimeUploader(store: store, transport: transport,
                                            credentials: DeviceCredentials(token: token, refresh: refresh),
                                            configuration: config, now: TestFixes.start.addingTimeInterval(Double(points)))
         return Setup(server: server, store: store, fixes: fixes, uploader: uploader)
@@ -152,7 +152,7 @@ struct UploadHTTPTests {
         try await s.uploader.drain(until: s.uploader.now.addingTimeInterval(600))
         #expect(try s.store.fixCount() == 100, "nothing is deleted without an acknowledgement")
         let key = try #require(try s.store.backlog().pending.first?.key)
-        var relaunched = try VirtualUploader(store: s.store, transport: s.uploader.executor.transport,
+        var relaunched = try VirtualTimeUploader(store: s.store, transport: s.uploader.executor.transport,
                                              credentials: DeviceCredentials(token: "tok"), configuration: config,
                                              seed: 2, now: s.uploader.now.addingTimeInterval(30))
         try await relaunched.drain(until: relaunched.now.addingTimeInterval(600))

@@ -2,11 +2,10 @@ import Foundation
 import WaymarkEngine
 import WaymarkGeo
 import WaymarkSimulator
-import WaymarkSync
 
-/// Reads what the simulated app (an ``EngineApp``) recorded and published since the last step:
-/// new fixes and gap markers go into the phone's ``RideStore``; launch, map, ride and fence
-/// updates become timeline lines.
+/// Reads what the simulated app (an ``EngineApp``) recorded and published since the last step, and
+/// turns its fixes, gap markers, launch, map, ride and fence updates into timeline lines (the
+/// ``SimulatedPhone`` stores the fixes and gaps).
 struct DemoAppReader {
     /// The stops the demo inserted into the ride, to name the auto-pauses they cause.
     let stops: [(name: String, from: Double, to: Double)]
@@ -34,12 +33,11 @@ struct DemoAppReader {
                          actions: [.init(at: start, .ride(.start(rideID: "demo-ride")))])
     }
 
-    /// Stores new fixes and gaps and returns the new timeline lines, in order.
-    mutating func read(_ app: EngineApp, into store: RideStore, ride: UUID, epoch: Date) throws -> [DemoTimelineEntry] {
+    /// The new timeline lines, in order.
+    mutating func read(_ app: EngineApp, epoch: Date) -> [DemoTimelineEntry] {
         var lines: [DemoTimelineEntry] = []
         let recorded = app.recordedFixes
         if recorded.count > fixes {
-            try store.append(Array(recorded[fixes...]), to: ride)
             if fixes == 0, let first = recorded.first {
                 lines.append(DemoTimelineEntry(t: first.timestamp.timeIntervalSince(epoch), kind: .ride,
                                                text: "first ride fix recorded (±\(Int(first.horizontalAccuracy ?? 0)) m)"))
@@ -70,7 +68,6 @@ struct DemoAppReader {
                 lines.append(DemoTimelineEntry(t: t, kind: .ride, text: describe(state, at: t)))
             case .ride(.gap(let gap)):
                 if let summary = summarizeFixes(recorded, before: gap.end, epoch: epoch, at: t) { lines.append(summary) }
-                try store.recordGap(GapRecord(ride: ride, start: gap.start, end: gap.end, reason: gap.reason.rawValue))
                 lines.append(DemoTimelineEntry(t: gap.end.timeIntervalSince(epoch), kind: .gap, text:
                     "gap marker \(DemoTimelineEntry.clock(gap.start.timeIntervalSince(epoch)))–"
                     + "\(DemoTimelineEntry.clock(gap.end.timeIntervalSince(epoch))) "

@@ -4,13 +4,13 @@ import WaymarkGeo
 import WaymarkSimulator
 import WaymarkSync
 
-/// Runs the whole demo once against a running ``DemoServer``: the simulated phone records the
-/// ride, its ``RideStore`` and upload queue send the fixes over real HTTP, and the result holds
-/// the timeline and the summary figures.
+/// Runs the whole demo once against a running ``DemoServer``: WaymarkSimulator's ``SimulatedPhone``
+/// records the ride, its ``RideStore`` and upload queue send the fixes over real HTTP, and the result
+/// holds the timeline and the summary figures.
 ///
-/// The simulation advances in steps of ``step`` virtual seconds; after each step the new fixes go
-/// into the device store and the upload queue runs its due deadlines (on virtual time; the sends
-/// themselves are real HTTP requests to the in-process server).
+/// The phone advances in steps of ``step`` virtual seconds (the sends themselves are real HTTP
+/// requests to the in-process server); after each step the demo turns what happened into timeline
+/// lines.
 struct DemoRun {
     /// Virtual seconds per step.
     static let step: Double = 10
@@ -29,8 +29,12 @@ struct DemoRun {
         let names = Dictionary(uniqueKeysWithValues: ride.fences.map { ($0.id, $0.name) })
         var serverEvents = DemoServerEvents(names: names)
         let baseline = Task.detached { [self] in try alwaysBestEnergy(ride) }
-        var sim = try Simulation(scenario: ride.scenario, seed: seed, app: EngineApp(script: DemoAppReader.script(ride)),
+        let sim = try Simulation(scenario: ride.scenario, seed: seed, app: EngineApp(script: DemoAppReader.script(ride)),
                                  trajectory: ride.trajectory)
+        var phone = try SimulatedPhone(simulation: sim, storePath: server.folder.appendingPathComponent("device.sqlite").path,
+                                       transport: try HTTPUploadTransport(server: server.baseURL, timeout: .seconds(10)),
+                                       credentials: DeviceCredentials(token: server.deviceToken), deviceID: server.deviceID,
+                                       uploads: uploads, ridePolicy: "waymark-default", seed: seed)
         var reader = DemoAppReader(ride: ride)
         let epoch = sim.epoch
         var timeline: [DemoTimelineEntry] = []
@@ -44,70 +48,47 @@ struct DemoRun {
             timeline.append(entry)
             line(entry)
         }
-        let store = try RideStore(path: server.folder.appendingPathComponent("device.sqlite").path)
-        let rideID = try store.startRide(at: epoch, policy: "waymark-default").id
-        var uploader: DemoUploader? = try makeUploader(store, server: server, ride: ride, now: epoch, foreground: true)
-        var attempts: [DemoUploader.Attempt] = []
         var cursor = Cursor()
         var t = 0.0
         while t < ride.endTime {
             t = min(t + Self.step, ride.endTime)
-            sim.run(until: t)
-            let now = sim.date(t)
+            try await phone.advance(to: t)
+            let log = phone.simulation.log.entries
             var recordingStopped = false                // GNSS lost or the app killed: close the spell of fixes
-            for entry in sim.log.entries[cursor.log...] {
+            for entry in log[cursor.log...] {
                 if let note = entry.note, let item = DemoNotes.entry(note: note, at: entry.t) {
                     pending.append(item)
                     recordingStopped = recordingStopped || item.kind == .gnss || note.hasPrefix("terminated") || note.hasPrefix("force-quit")
                 }
             }
-            cursor.log = sim.log.entries.count
-            let running = sim.appState == .foreground || sim.appState == .background
-            if !running && sim.appState == .notRunning, let dead = uploader {
-                attempts += dead.attempts
-                uploader = nil
-            }
-            for timed in sim.received[cursor.events...] {
-                if case .launched(let reason) = timed.event, uploader == nil {
-                    uploader = try makeUploader(store, server: server, ride: ride, now: timed.time, foreground: reason == .user)
-                }
-                if let event = UploadQueue.relevantPart(of: timed.event) { try await uploader?.feed(.device(event), at: now) }
-            }
-            cursor.events = sim.received.count
-            if let app = sim.engineApp {
-                pending += try reader.read(app, into: store, ride: rideID, epoch: epoch)
+            cursor.log = log.count
+            if let app = phone.simulation.engineApp {
+                pending += reader.read(app, epoch: epoch)
                 if recordingStopped, let spell = reader.finish(app, epoch: epoch) { pending.append(spell) }
             }
-            if running, var u = uploader {
-                u.offline = ride.offline.contains(t)
-                try await u.feed(.backlogChanged(try store.backlog()), at: now)
-                try await u.runDeadlines(upTo: now)
-                pending += u.attempts.dropFirst(cursor.attempts).map { Self.entry($0, epoch: epoch) }
-                if u.attempts.count > cursor.attempts { pending += try await serverEvents.poll(server, at: t, epoch: epoch) }
-                cursor.attempts = u.attempts.count
-                uploader = u
-            } else {
-                cursor.attempts = uploader?.attempts.count ?? 0
+            let sends = phone.sends
+            if sends.count > cursor.sends {
+                pending += sends[cursor.sends...].map { Self.entry(DemoAttempt($0), epoch: epoch) }
+                pending += try await serverEvents.poll(server, at: t, epoch: epoch)
+                cursor.sends = sends.count
             }
             flush()
             progress(t / ride.endTime)
         }
-        if let app = sim.engineApp, let last = reader.finish(app, epoch: epoch) { emit(last) }
+        if let app = phone.simulation.engineApp, let last = reader.finish(app, epoch: epoch) { emit(last) }
         // Home: the rider opens the app; it is online and sends what is left.
-        var final = try uploader ?? makeUploader(store, server: server, ride: ride, now: sim.currentDate, foreground: true)
-        let before = final.attempts.count
-        _ = try await final.drain(from: sim.currentDate)
-        for attempt in final.attempts.dropFirst(before) { emit(Self.entry(attempt, epoch: epoch)) }
-        attempts += final.attempts
-        pending += try await serverEvents.poll(server, at: sim.now, epoch: epoch)
+        try await phone.finishOnline()
+        for send in phone.sends.dropFirst(cursor.sends) { emit(Self.entry(DemoAttempt(send), epoch: epoch)) }
+        pending += try await serverEvents.poll(server, at: phone.simulation.now, epoch: epoch)
         flush()
         let stored = try await server.storedPointCount()
         let storedGaps = try await server.storedGapCount()
-        emit(DemoTimelineEntry(t: sim.now, kind: .server, text: "server stored \(stored) points and \(storedGaps) gap "
+        emit(DemoTimelineEntry(t: phone.simulation.now, kind: .server, text: "server stored \(stored) points and \(storedGaps) gap "
                                + "\(storedGaps == 1 ? "marker" : "markers") for \(server.deviceID)"))
         let simulationSeconds = (clock.now - began).seconds
         let baselineEnergy = try await baseline.value
-        let summary = try DemoSummary(sim: sim, store: store, attempts: attempts, storedOnServer: stored,
+        let summary = try DemoSummary(sim: phone.simulation, store: phone.store, attempts: phone.sends.map(DemoAttempt.init),
+                                      storedOnServer: stored,
                                       gapsOnServer: storedGaps, serverFenceEvents: serverEvents.events,
                                       alwaysBestEnergy: baselineEnergy, simulationSeconds: simulationSeconds)
         return DemoResult(timeline: timeline, summary: summary)
@@ -123,16 +104,8 @@ struct DemoRun {
         return sim.energy.total
     }
 
-    private func makeUploader(_ store: RideStore, server: DemoServer, ride: DemoRide, now: Date,
-                              foreground: Bool) throws -> DemoUploader {
-        let t = now.timeIntervalSince(startTime)
-        return try DemoUploader(store: store, server: server.baseURL, token: server.deviceToken, deviceID: server.deviceID,
-                                configuration: uploads, seed: seed, now: now, foreground: foreground,
-                                online: !ride.offline.contains(t))
-    }
-
     private struct Cursor {
-        var log = 0, events = 0, attempts = 0
+        var log = 0, sends = 0
     }
 
     static func describe(_ state: RideState) -> String {
@@ -153,7 +126,7 @@ struct DemoRun {
         }
     }
 
-    static func entry(_ attempt: DemoUploader.Attempt, epoch: Date) -> DemoTimelineEntry {
+    static func entry(_ attempt: DemoAttempt, epoch: Date) -> DemoTimelineEntry {
         let text = attempt.status.map { "upload \(attempt.points) points → HTTP \($0) \(attempt.detail)" }
             ?? "upload \(attempt.points) points failed: \(attempt.detail); will retry"
         return DemoTimelineEntry(t: attempt.time.timeIntervalSince(epoch), kind: .upload, text: text)

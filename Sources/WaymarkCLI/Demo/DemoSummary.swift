@@ -70,7 +70,7 @@ struct DemoSummary: Hashable, Sendable, Codable {
     var simulationSeconds: Double
 
 
-    init(sim: Simulation, store: RideStore, attempts: [DemoUploader.Attempt], storedOnServer: Int, gapsOnServer: Int,
+    init(sim: Simulation, store: RideStore, attempts: [DemoAttempt], storedOnServer: Int, gapsOnServer: Int,
          serverFenceEvents: [DemoFenceEvent], alwaysBestEnergy: Double, simulationSeconds: Double) throws {
         let app = sim.engineApp
         let fixes = app?.recordedFixes ?? []

@@ -4,7 +4,7 @@ import WaymarkGeo
 @testable import WaymarkSync
 
 /// Plays one ``FaultSchedule`` against a real server: the app records fixes into a store file,
-/// a ``VirtualUploader`` uploads them; kills drop the queue and the store object and reopen the
+/// a ``VirtualTimeUploader`` uploads them; kills drop the queue and the store object and reopen the
 /// file. Virtual time jumps from event to event and deadline to deadline.
 struct FaultRun {
     struct Result {
@@ -45,11 +45,11 @@ struct FaultRun {
         var nextFix = 0
         var online = true, suspended = false, foreground = true
         var timeline = schedule.timeline
-        var uploader: VirtualUploader?
+        var uploader: VirtualTimeUploader?
         var store: RideStore? = try RideStore(path: path)
         let ride = try store!.startRide(at: schedule.start, policy: "cycling").id
-        func makeUploader(_ store: RideStore, at now: Date, launched: Bool) throws -> VirtualUploader {
-            var u = try VirtualUploader(store: store, transport: transport, credentials: credentials,
+        func makeUploader(_ store: RideStore, at now: Date, launched: Bool) throws -> VirtualTimeUploader {
+            var u = try VirtualTimeUploader(store: store, transport: transport, credentials: credentials,
                                         configuration: configuration, deviceID: device, seed: rng.next(),
                                         now: now, foreground: foreground, online: online)
             u.killAfterSend = { Double.random(in: 0..<1, using: &rng) < pKill }

@@ -7,13 +7,11 @@ import WaymarkSimulator
 /// One randomized fault schedule played with the real app: ``EngineApp`` (the full engine core
 /// with its `RideTracker`) records a short commute on the simulated iPhone, with the scenario's
 /// kills and relaunches, suspensions, a tunnel and offline windows; what the tracker records goes
-/// into a ``RideStore`` file and a ``VirtualUploader`` sends it to a real HTTP server that
-/// injects 5xx answers, dropped connections and replies held past the client's timeout.
+/// into a ``RideStore`` file and its upload queue sends it to a real HTTP server that injects 5xx
+/// answers, dropped connections and replies held past the client's timeout.
 ///
-/// The simulation and the uploader advance in lockstep on virtual time: the simulator runs to
-/// the next step or upload deadline, the store takes the fixes and gap markers the app recorded
-/// meanwhile, and the uploader works only while the simulated process runs (a launch is a new
-/// process with a new queue read from the store file; a suspended or dead app uploads nothing).
+/// WaymarkSimulator's ``SimulatedPhone`` runs the phone; this type makes the schedule and steps
+/// virtual time to the next step, or to the upload queue's next deadline while the app runs.
 struct SimulatedRideRun {
     struct Result {
         /// What the tracker recorded (the app's durable record), in order.
@@ -118,8 +116,6 @@ struct SimulatedRideRun {
         return (scenario, offline)
     }
 
-    func isOffline(_ t: Double) -> Bool { offline.contains { $0.contains(t) } }
-
     func run() async throws -> Result {
         let path = TestFixes.temporaryStorePath()
         defer { TestFixes.removeStore(at: path) }
@@ -134,85 +130,27 @@ struct SimulatedRideRun {
             if x < p5 + pd + ph { return .holdAfterCommitUntilNextRequest }
             return nil
         }
-        let credentials = DeviceCredentials(token: token)
-        var sim = try Simulation(scenario: scenario, seed: seed,
+        let sim = try Simulation(scenario: scenario, seed: seed,
                                  app: EngineApp(configuration: EngineCore.Configuration(backend: backend),
                                                 script: EngineApp.Script(startsRide: true, rideID: "ride-\(seed)")))
-        var store = try RideStore(path: path)
-        let ride = try store.startRide(at: Self.epoch, policy: "cycling").id
-        var result = Result()
-        var uploader: VirtualUploader?
-        var seenEvents = 0, seenGaps = 0
-        var rng = SplitMix64(seed: seed ^ 0x5A5A)
-        func makeUploader(at now: Date, foreground: Bool) throws -> VirtualUploader {
-            // A new process opens the store file afresh.
-            store = try RideStore(path: path)
-            let t = now.timeIntervalSince(Self.epoch)
-            return try VirtualUploader(store: store, transport: transport, credentials: credentials, configuration: configuration,
-                                       deviceID: device, seed: rng.next(), now: now, foreground: foreground, online: !isOffline(t))
-        }
+        var phone = try SimulatedPhone(simulation: sim, storePath: path, transport: transport,
+                                       credentials: DeviceCredentials(token: token), deviceID: device,
+                                       uploads: configuration, ridePolicy: "cycling", seed: seed)
         var t = 0.0
         while t < sim.endTime {
+            // Up to the next step, or sooner to the upload queue's next deadline while the app runs.
             var target = min(t + Self.step, sim.endTime)
-            if sim.appState == .foreground || sim.appState == .background, let due = uploader?.queue.nextDeadline {
+            if phone.isRunning, let due = phone.uploader?.queue.nextDeadline {
                 target = min(target, max(t + 0.5, due.timeIntervalSince(Self.epoch)))
             }
-            sim.run(until: target)
+            try await phone.advance(to: target)
             t = target
-            let now = sim.date(t)
-            // What the app recorded meanwhile is on its disk: the store file.
-            guard let app = sim.engineApp else { throw SyncError(.configuration, "the simulation runs no EngineApp") }
-            if app.recordedFixes.count > result.recorded.count {
-                let new = Array(app.recordedFixes[result.recorded.count...])
-                try store.append(new, to: ride)
-                result.recorded += new
-            }
-            for gap in app.gaps.dropFirst(seenGaps) {
-                try store.recordGap(GapRecord(ride: ride, start: gap.start, end: gap.end, reason: gap.reason.rawValue))
-                result.gaps.append(gap)
-            }
-            seenGaps = app.gaps.count
-            for timed in sim.received[seenEvents...] {
-                if case .launched(let reason) = timed.event {
-                    uploader = try makeUploader(at: timed.time, foreground: reason == .user)
-                    result.launches += 1
-                }
-                if let event = UploadQueue.relevantPart(of: timed.event) { try await uploader?.feed(.device(event)) }
-            }
-            seenEvents = sim.received.count
-            switch sim.appState {
-            case .notRunning:
-                uploader = nil
-                result.deadSteps += 1
-            case .suspended:
-                result.suspendedSteps += 1
-            case .foreground, .background:
-                guard var u = uploader else { break }
-                u.now = now
-                u.offline = isOffline(t)
-                try await u.feed(.backlogChanged(try store.backlog()))
-                var rounds = 0
-                while let due = u.queue.nextDeadline, due <= now, rounds < 1_000 {
-                    rounds += 1
-                    try await u.feed(nil)
-                }
-                result.requests += u.requests
-                u.requests = 0
-                uploader = u
-            }
         }
         // Home: the rider opens the app; the network is fine and the server behaves.
         await ledger.decideFaults(device: device, nil)
-        var u = try uploader ?? makeUploader(at: sim.currentDate, foreground: true)
-        u.now = sim.currentDate
-        u.offline = false
-        try await u.feed(.device(.networkReachability(online: true)))
-        try await u.feed(.device(.willEnterForeground))
-        try await u.feed(.flush)
-        try await u.drain(until: u.now.addingTimeInterval(24 * 3600))
-        result.requests += u.requests
-        result.finalBacklog = try store.backlog()
-        result.storeFixes = try store.fixCount()
-        return result
+        try await phone.finishOnline()
+        return Result(recorded: phone.recorded, gaps: phone.gaps, launches: phone.launches,
+                      suspendedSteps: phone.suspendedSteps, deadSteps: phone.deadSteps, requests: phone.requests,
+                      finalBacklog: try phone.store.backlog(), storeFixes: try phone.store.fixCount())
     }
 }

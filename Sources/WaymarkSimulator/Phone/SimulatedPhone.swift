@@ -1,0 +1,200 @@
+import Foundation
+import WaymarkEngine
+import WaymarkGeo
+import WaymarkSync
+import WaymarkTransport
+
+/// A simulated iPhone running the device half as an app ships it: an ``EngineApp`` records a ride,
+/// what it records goes into a `RideStore` file, and an `UploadQueue` sends it over a real transport.
+/// Everything runs on the simulation's virtual time.
+///
+/// Each call to ``advance(to:)`` does four things:
+/// 1. It runs the simulation to the given time.
+/// 2. It stores the fixes and gap markers the app recorded meanwhile, as the app writes them to its
+///    disk.
+/// 3. It handles the app's process life. A launch is a new process: it opens the store file afresh
+///    and starts a new upload queue (a `VirtualTimeUploader`). A process that dies loses its queue,
+///    but not the store.
+/// 4. While the app runs (foreground or background), it lets the queue work: it tells the queue
+///    about the backlog and runs the deadlines that are due. A suspended or dead app uploads nothing.
+///
+/// The network is off during the scenario's `world.network.offline` windows. ``finishOnline()``
+/// plays the end of the day: the rider opens the app at home, online, and everything left is sent.
+///
+/// ```swift
+/// var phone = try SimulatedPhone(simulation: sim, storePath: path, transport: transport,
+///                                credentials: DeviceCredentials(token: token))
+/// while phone.simulation.now < phone.simulation.endTime {
+///     try await phone.advance(to: min(phone.simulation.now + 15, phone.simulation.endTime))
+/// }
+/// try await phone.finishOnline()
+/// print(phone.recorded.count, phone.sends.count, try phone.store.backlog())
+/// ```
+///
+/// The demo (`waymark demo`) and the no-point-lost acceptance tests both run on it. A value type; not
+/// `Sendable`, because the store is a connection to a file.
+public struct SimulatedPhone {
+    /// The simulated phone and the app on it. ``advance(to:)`` moves it.
+    public private(set) var simulation: Simulation
+    /// The app's store as the current process opened it.
+    public private(set) var store: RideStore
+    /// The store's ride that this phone records into.
+    public let rideID: UUID
+    /// The current process's upload queue; nil while the app is not running.
+    public private(set) var uploader: VirtualTimeUploader?
+    /// Every fix the app recorded (and this phone stored), in order.
+    public private(set) var recorded: [Fix] = []
+    /// Every gap marker the app reported (and this phone stored), in order.
+    public private(set) var gaps: [GapMarker] = []
+    /// App launches seen (each one a new process and a new queue).
+    public private(set) var launches = 0
+    /// ``advance(to:)`` calls that ended with the app suspended, and with it not running.
+    public private(set) var suspendedSteps = 0, deadSteps = 0
+
+    private let path: String
+    private let transport: any UploadTransport
+    private let credentials: DeviceCredentials
+    private let deviceID: String?
+    private let uploads: UploadQueue.Configuration
+    private let offline: [TimeWindow]
+    private var processSeeds: SplitMix64
+    private var seenEvents = 0
+    /// Sends and requests of the processes that ended.
+    private var endedSends: [VirtualTimeUploader.Send] = []
+    private var endedRequests = 0
+
+    /// Makes the phone, with a new ride in the store at `path` started at the simulation's epoch.
+    ///
+    /// - Parameters:
+    ///   - simulation: a simulation whose app is an ``EngineApp`` (a precondition).
+    ///   - storePath: the app's SQLite store file (created if missing).
+    ///   - transport: sends the batches (HTTP to a server, or a test double).
+    ///   - credentials: the upload token.
+    ///   - deviceID: the device id the batches carry, if any.
+    ///   - uploads: batch size, age and backoff.
+    ///   - ridePolicy: the policy name stored with the ride.
+    ///   - seed: seeds each process's backoff jitter.
+    /// - Throws: a `SyncError` when the store cannot be opened.
+    public init(simulation: Simulation, storePath: String, transport: any UploadTransport, credentials: DeviceCredentials,
+                deviceID: String? = nil, uploads: UploadQueue.Configuration = UploadQueue.Configuration(),
+                ridePolicy: String = "cycling", seed: UInt64 = 1) throws {
+        precondition(simulation.engineApp != nil, "SimulatedPhone runs an EngineApp; the simulation runs another app")
+        self.simulation = simulation
+        path = storePath
+        self.transport = transport
+        self.credentials = credentials
+        self.deviceID = deviceID
+        self.uploads = uploads
+        offline = simulation.scenario.world?.network?.offline ?? []
+        processSeeds = SplitMix64(seed: seed ^ 0x5A5A)
+        store = try RideStore(path: storePath)
+        rideID = try store.startRide(at: simulation.epoch, policy: ridePolicy).id
+    }
+
+    /// Whether the app's process runs (foreground or background) now.
+    public var isRunning: Bool { simulation.appState == .foreground || simulation.appState == .background }
+
+    /// Every finished send of every process so far, in order.
+    public var sends: [VirtualTimeUploader.Send] { endedSends + (uploader?.sends ?? []) }
+
+    /// HTTP requests made by every process so far (sends that failed offline are not requests).
+    public var requests: Int { endedRequests + (uploader?.requests ?? 0) }
+
+    /// Whether the network is off at `t` (seconds from the start).
+    public func isOffline(at t: Double) -> Bool { offline.contains { $0.contains(t) } }
+
+    /// Runs the simulation to `t` (seconds from the start) and does what the app's process did
+    /// meanwhile; see the type's description.
+    /// - Throws: a `SyncError` from the store, or an error from the transport.
+    public mutating func advance(to t: Double) async throws {
+        simulation.run(until: t)
+        let now = simulation.date(t)
+        try storeRecordings()
+        for timed in simulation.received[seenEvents...] {
+            if case .launched(let reason) = timed.event {
+                try startProcess(at: timed.time, foreground: reason == .user)
+            }
+            if let event = UploadQueue.relevantPart(of: timed.event), let queueTime = uploader?.now {
+                // The radio as it is when the event arrives (a reachability event comes with the change).
+                let offline = isOffline(at: timed.time.timeIntervalSince(simulation.epoch))
+                uploader?.offline = offline
+                try await uploader?.feed(.device(event), at: max(queueTime, timed.time))
+            }
+        }
+        seenEvents = simulation.received.count
+        switch simulation.appState {
+        case .notRunning:
+            endProcess()
+            deadSteps += 1
+        case .suspended:
+            suspendedSteps += 1
+        case .foreground, .background:
+            guard uploader != nil else { break }
+            let offline = isOffline(at: t), backlog = try store.backlog()
+            uploader?.offline = offline
+            try await uploader?.feed(.backlogChanged(backlog), at: now)
+            try await uploader?.runDeadlines(upTo: now)
+        }
+    }
+
+    /// The end of the day: the rider opens the app (a new process if it was not running) at the
+    /// simulation's current time, online, and the queue sends everything left. It flushes whatever
+    /// waits and follows the queue's deadlines (backoff after a failure) until the backlog is empty,
+    /// or `maxSteps` sends or deadlines have passed. Returns the virtual time it ended at.
+    /// - Throws: a `SyncError` from the store, or an error from the transport.
+    @discardableResult
+    public mutating func finishOnline(maxSteps: Int = 1_000) async throws -> Date {
+        try storeRecordings()
+        if uploader == nil { try startProcess(at: simulation.currentDate, foreground: true) }
+        guard var queue = uploader else { return simulation.currentDate }
+        defer { uploader = queue }
+        queue.offline = false
+        let start = max(queue.now, simulation.currentDate)
+        try await queue.feed(.device(.networkReachability(online: true)), at: start)
+        try await queue.feed(.device(.willEnterForeground), at: start)
+        try await queue.feed(.flush, at: start)
+        try await queue.feed(.backlogChanged(try store.backlog()), at: start)
+        var steps = 0
+        while !queue.queue.backlog.isEmpty, steps < maxSteps {
+            steps += 1
+            if let deadline = queue.queue.nextDeadline {
+                try await queue.feed(nil, at: max(queue.now, deadline))
+            } else {
+                try await queue.feed(.flush)
+            }
+        }
+        return queue.now
+    }
+
+    /// Stores what the app recorded since the last call.
+    private mutating func storeRecordings() throws {
+        guard let app = simulation.engineApp else { return }
+        if app.recordedFixes.count > recorded.count {
+            let new = Array(app.recordedFixes[recorded.count...])
+            try store.append(new, to: rideID)
+            recorded += new
+        }
+        for gap in app.gaps.dropFirst(gaps.count) {
+            try store.recordGap(GapRecord(ride: rideID, start: gap.start, end: gap.end, reason: gap.reason.rawValue))
+            gaps.append(gap)
+        }
+    }
+
+    /// A new process at `time`: the store opened afresh and a new queue over it.
+    private mutating func startProcess(at time: Date, foreground: Bool) throws {
+        endProcess()
+        store = try RideStore(path: path)
+        uploader = try VirtualTimeUploader(store: store, transport: transport, credentials: credentials, configuration: uploads,
+                                           deviceID: deviceID, seed: processSeeds.next(), now: time, foreground: foreground,
+                                           online: !isOffline(at: time.timeIntervalSince(simulation.epoch)))
+        launches += 1
+    }
+
+    /// The process is gone, and its queue with it.
+    private mutating func endProcess() {
+        guard let queue = uploader else { return }
+        endedSends += queue.sends
+        endedRequests += queue.requests
+        uploader = nil
+    }
+}
