@@ -55,7 +55,8 @@ let package = Package(
             dependencies: ["WaymarkGeo"],
             swiftSettings: swiftSettings
         ),
-        // A deterministic simulator of iOS location behaviour (PLATFORM.md).
+        // A deterministic simulator of iOS location behaviour (PLATFORM.md). It uses WaymarkSync for
+        // SimulatedPhone, which runs the app's store and upload queue on the simulation's time.
         .target(
             name: "WaymarkSimulator",
             dependencies: ["WaymarkGeo", "WaymarkEngine", "WaymarkSync", "WaymarkTransport"],

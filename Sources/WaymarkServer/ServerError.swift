@@ -18,6 +18,7 @@ import Hummingbird
 public struct ServerError: CodedError {
     /// What kind of problem this is. New codes may be added; switch with a `default`.
     public struct Code: ErrorCode {
+        /// The error type that carries these codes.
         public typealias Thrown = ServerError
         /// Matches a thrown `ServerError` of this code, so `catch` can name it: `catch ServerError.Code.<code> { … }`.
         public static func ~= (code: Code, error: any Error) -> Bool { code.matches(error) }

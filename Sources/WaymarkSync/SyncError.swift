@@ -14,6 +14,7 @@ import WaymarkGeo
 public struct SyncError: CodedError {
     /// What kind of problem this is. New codes may be added; switch with a `default`.
     public struct Code: ErrorCode {
+        /// The error type that carries these codes.
         public typealias Thrown = SyncError
         /// Matches a thrown `SyncError` of this code, so `catch` can name it: `catch SyncError.Code.<code> { … }`.
         public static func ~= (code: Code, error: any Error) -> Bool { code.matches(error) }

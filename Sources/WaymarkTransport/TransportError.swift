@@ -14,6 +14,7 @@ import WaymarkGeo
 public struct TransportError: CodedError {
     /// What kind of problem this is. New codes may be added; switch with a `default`.
     public struct Code: ErrorCode {
+        /// The error type that carries these codes.
         public typealias Thrown = TransportError
         /// Matches a thrown `TransportError` of this code, so `catch` can name it: `catch TransportError.Code.<code> { … }`.
         public static func ~= (code: Code, error: any Error) -> Bool { code.matches(error) }

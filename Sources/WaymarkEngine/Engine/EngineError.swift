@@ -11,6 +11,7 @@ import WaymarkGeo
 public struct EngineError: CodedError {
     /// What kind of problem this is. New codes may be added; switch with a `default`.
     public struct Code: ErrorCode {
+        /// The error type that carries these codes.
         public typealias Thrown = EngineError
         /// Matches a thrown `EngineError` of this code, so `catch` can name it: `catch EngineError.Code.<code> { … }`.
         public static func ~= (code: Code, error: any Error) -> Bool { code.matches(error) }

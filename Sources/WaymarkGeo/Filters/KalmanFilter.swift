@@ -37,11 +37,15 @@ public struct KalmanFilter: FixFilter {
 
     /// Makes a filter; see the properties for the units and meaning of each parameter.
     public init(processNoise: Double = 1, defaultHorizontalAccuracy: Double = 10, initialSpeedUncertainty: Double = 10) {
-        precondition(processNoise > 0 && defaultHorizontalAccuracy > 0 && initialSpeedUncertainty >= 0,
-                     "noise parameters must be positive")
         self.processNoise = processNoise
         self.defaultHorizontalAccuracy = defaultHorizontalAccuracy
         self.initialSpeedUncertainty = initialSpeedUncertainty
+        precondition(hasValidSettings, "noise parameters must be positive")
+    }
+
+    /// Whether the noise parameters are usable: both noises positive, the speed uncertainty not negative.
+    var hasValidSettings: Bool {
+        processNoise > 0 && defaultHorizontalAccuracy > 0 && initialSpeedUncertainty >= 0
     }
 
     /// Folds `fix` into the estimate and returns it with the filtered values; never nil.

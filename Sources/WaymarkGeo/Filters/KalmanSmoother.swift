@@ -30,6 +30,7 @@ public struct KalmanSmoother: Sendable {
     /// A smoother with the noise settings of `filter`, so a track smoothed afterwards matches the
     /// one filtered live.
     public init(settingsOf filter: KalmanFilter) {
+        precondition(filter.hasValidSettings, "noise parameters must be positive")
         processNoise = filter.processNoise
         defaultHorizontalAccuracy = filter.defaultHorizontalAccuracy
         initialSpeedUncertainty = filter.initialSpeedUncertainty

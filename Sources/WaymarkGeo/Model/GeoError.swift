@@ -30,6 +30,7 @@ public struct SourceLocation: Hashable, Sendable, CustomStringConvertible {
 public struct GeoError: CodedError {
     /// What kind of problem this is. New codes may be added; switch with a `default`.
     public struct Code: ErrorCode {
+        /// The error type that carries these codes.
         public typealias Thrown = GeoError
         /// Matches a thrown `GeoError` of this code, so `catch` can name it: `catch GeoError.Code.<code> { … }`.
         public static func ~= (code: Code, error: any Error) -> Bool { code.matches(error) }

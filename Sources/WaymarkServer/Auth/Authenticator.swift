@@ -73,7 +73,7 @@ struct Authenticator: Sendable {
     }
 
     /// `text` without leading and trailing HTTP optional whitespace (space and tab, RFC 9110 §5.6.3).
-    /// Foundation's `trimmingCharacters(in: .whitespaces)` was 3% of a single-point request's CPU.
+    /// Foundation's `trimmingCharacters(in: .whitespaces)` was 3.4% of a single-point request's CPU samples.
     static func trimmingOptionalWhitespace(_ text: Substring) -> String {
         let isOWS = { (c: Character) in c == " " || c == "\t" }
         guard let first = text.firstIndex(where: { !isOWS($0) }), let last = text.lastIndex(where: { !isOWS($0) }) else { return "" }

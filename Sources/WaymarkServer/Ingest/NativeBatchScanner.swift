@@ -192,7 +192,6 @@ struct NativeBatchScanner {
         return names.map { (Array($0.0.utf8), $0.1) }
     }()
 
-    /// A key and its colon; nil for an invalid or escaped key.
     /// Where the reading of one object's members stands (see ``nextMember(_:)``).
     private struct Members {
         var first = true
@@ -203,7 +202,8 @@ struct NativeBatchScanner {
     }
 
     /// The next member's key of an object whose `{` is consumed, with its `:` consumed; nil after the
-    /// closing `}` (then `members.isComplete`) or at text that is not such an object or repeats a known key.
+    /// closing `}` (then `members.isComplete`) or at text that is not such an object or repeats a known key
+    /// (a repeated key, at any level, is left to the general decoder).
     private mutating func nextMember(_ members: inout Members) -> Key? {
         if consume(UInt8(ascii: "}")) {
             members.isComplete = true
@@ -216,6 +216,7 @@ struct NativeBatchScanner {
         return key
     }
 
+    /// A key and its colon; nil for an invalid or escaped key.
     private mutating func key() -> Key? {
         guard let range = rawString(), consume(UInt8(ascii: ":")) else { return nil }
         let length = range.count

@@ -18,7 +18,7 @@ import WaymarkTransport
 /// 4. While the app runs (foreground or background), it lets the queue work: it tells the queue
 ///    about the backlog and runs the deadlines that are due. A suspended or dead app uploads nothing.
 ///
-/// The network is off during the scenario's `world.network.offline` windows. ``finishOnline()``
+/// The network is off during the scenario's `world.network.offline` windows. ``finishOnline(maxSteps:)``
 /// plays the end of the day: the rider opens the app at home, online, and everything left is sent.
 ///
 /// ```swift
@@ -32,7 +32,7 @@ import WaymarkTransport
 /// ```
 ///
 /// The demo (`waymark demo`) and the no-point-lost acceptance tests both run on it. A value type; not
-/// `Sendable`, because the store is a connection to a file.
+/// `Sendable`, because its upload queue (a `VirtualTimeUploader`) is not.
 public struct SimulatedPhone {
     /// The simulated phone and the app on it. ``advance(to:)`` moves it.
     public private(set) var simulation: Simulation
@@ -40,13 +40,14 @@ public struct SimulatedPhone {
     public private(set) var store: RideStore
     /// The store's ride that this phone records into.
     public let rideID: UUID
-    /// The current process's upload queue; nil while the app is not running.
+    /// The current process's upload queue: nil before the first launch and once the app has died;
+    /// kept while the app is suspended (it sends nothing then).
     public private(set) var uploader: VirtualTimeUploader?
     /// Every fix the app recorded (and this phone stored), in order.
     public private(set) var recorded: [Fix] = []
     /// Every gap marker the app reported (and this phone stored), in order.
     public private(set) var gaps: [GapMarker] = []
-    /// App launches seen (each one a new process and a new queue).
+    /// App launches the simulation delivered (each one a new process and a new queue).
     public private(set) var launches = 0
     /// ``advance(to:)`` calls that ended with the app suspended, and with it not running.
     public private(set) var suspendedSteps = 0, deadSteps = 0
@@ -56,7 +57,6 @@ public struct SimulatedPhone {
     private let credentials: DeviceCredentials
     private let deviceID: String?
     private let uploads: UploadQueue.Configuration
-    private let offline: [TimeWindow]
     private var processSeeds: SplitMix64
     private var seenEvents = 0
     /// Sends and requests of the processes that ended.
@@ -85,7 +85,6 @@ public struct SimulatedPhone {
         self.credentials = credentials
         self.deviceID = deviceID
         self.uploads = uploads
-        offline = simulation.scenario.world?.network?.offline ?? []
         processSeeds = SplitMix64(seed: seed ^ 0x5A5A)
         store = try RideStore(path: storePath)
         rideID = try store.startRide(at: simulation.epoch, policy: ridePolicy).id
@@ -101,7 +100,7 @@ public struct SimulatedPhone {
     public var requests: Int { endedRequests + (uploader?.requests ?? 0) }
 
     /// Whether the network is off at `t` (seconds from the start).
-    public func isOffline(at t: Double) -> Bool { offline.contains { $0.contains(t) } }
+    public func isOffline(at t: Double) -> Bool { !simulation.isOnline(at: t) }
 
     /// Runs the simulation to `t` (seconds from the start) and does what the app's process did
     /// meanwhile; see the type's description.
@@ -113,6 +112,7 @@ public struct SimulatedPhone {
         for timed in simulation.received[seenEvents...] {
             if case .launched(let reason) = timed.event {
                 try startProcess(at: timed.time, foreground: reason == .user)
+                launches += 1
             }
             if let event = UploadQueue.relevantPart(of: timed.event), let queueTime = uploader?.now {
                 // The radio as it is when the event arrives (a reachability event comes with the change).
@@ -130,17 +130,19 @@ public struct SimulatedPhone {
             suspendedSteps += 1
         case .foreground, .background:
             guard uploader != nil else { break }
-            let offline = isOffline(at: t), backlog = try store.backlog()
+            let offline = isOffline(at: t), backlog = try store.backlog(), queueTime = uploader?.now ?? now
             uploader?.offline = offline
-            try await uploader?.feed(.backlogChanged(backlog), at: now)
+            try await uploader?.feed(.backlogChanged(backlog), at: max(queueTime, now))
             try await uploader?.runDeadlines(upTo: now)
         }
     }
 
-    /// The end of the day: the rider opens the app (a new process if it was not running) at the
-    /// simulation's current time, online, and the queue sends everything left. It flushes whatever
-    /// waits and follows the queue's deadlines (backoff after a failure) until the backlog is empty,
-    /// or `maxSteps` sends or deadlines have passed. Returns the virtual time it ended at.
+    /// The end of the day, on the upload side only: the rider opens the app (a new process if it was
+    /// not running) at the simulation's current time, online, and the queue sends everything left.
+    /// It flushes whatever waits and follows the queue's deadlines (backoff after a failure) until the
+    /// backlog is empty, or `maxSteps` sends or deadlines have passed. Returns the virtual time it
+    /// ended at. The simulation itself is neither launched nor advanced (``launches`` does not
+    /// count this process), so call this once, after the last ``advance(to:)``.
     /// - Throws: a `SyncError` from the store, or an error from the transport.
     @discardableResult
     public mutating func finishOnline(maxSteps: Int = 1_000) async throws -> Date {
@@ -187,7 +189,6 @@ public struct SimulatedPhone {
         uploader = try VirtualTimeUploader(store: store, transport: transport, credentials: credentials, configuration: uploads,
                                            deviceID: deviceID, seed: processSeeds.next(), now: time, foreground: foreground,
                                            online: !isOffline(at: time.timeIntervalSince(simulation.epoch)))
-        launches += 1
     }
 
     /// The process is gone, and its queue with it.

@@ -9,6 +9,7 @@ import WaymarkGeo
 public struct SimulatorError: CodedError {
     /// What kind of problem this is. New codes may be added; switch with a `default`.
     public struct Code: ErrorCode {
+        /// The error type that carries these codes.
         public typealias Thrown = SimulatorError
         /// Matches a thrown `SimulatorError` of this code, so `catch` can name it: `catch SimulatorError.Code.<code> { … }`.
         public static func ~= (code: Code, error: any Error) -> Bool { code.matches(error) }

@@ -3,6 +3,10 @@ import WaymarkEngine
 import WaymarkGeo
 
 /// The world around the device: GNSS outages, urban areas, network and server.
+///
+/// Areas are WaymarkGeo's `BoundingCircle`s (JSON `{"center":{…},"radiusMeters":…}`); a point is inside
+/// when its distance on the ellipsoid from the centre is at most the radius. (Until the circle types
+/// were merged, the simulator used the spherical haversine distance, which differs by up to 0.5%.)
 public struct World: Hashable, Sendable, Codable {
     /// GNSS outages: a time window, an area (a tunnel), or both.
     public var outages: [Outage]?
