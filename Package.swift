@@ -143,8 +143,6 @@ let package = Package(
                 .nioHTTP1,
                 .httpTypes,
                 .hummingbird,
-                // `waymark bench fences` compares with PostGIS over its own connection.
-                .postgresNIO,
             ],
             resources: [.copy("Resources")],
             swiftSettings: swiftSettings

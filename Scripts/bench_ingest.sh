@@ -7,13 +7,15 @@
 #   gets a fresh schema (needs `psql`). PostGIS must be installed for the fence comparison.
 #
 # Per store and run (fresh database each time):
-#   ceiling  `waymark bench store`: the load's rows straight through Store.ingest, 50 writers
-#   max      `waymark bench load`: 50 devices, 500-point native batches, as fast as answered
+#   ceiling  `waymark-bench store`: the load's rows straight through Store.ingest, 50 writers
+#   max      `waymark-bench load`: 50 devices, 500-point native batches, as fast as answered
 #            (after a 2-second warm-up that is not counted: connections, the server loading fences)
 #   half     the same at half of this run's max rate: p99 latency
-#   fences   max again with 100,000 fences stored (`waymark bench seed-fences`): the drop
-# then `waymark bench fences`: FenceEngine vs PostGIS ST_DWithin (100,000 fences and points).
+#   fences   max again with 100,000 fences stored (`waymark-bench seed-fences`): the drop
+# then `waymark-bench fences`: FenceEngine vs PostGIS ST_DWithin (100,000 fences and points).
+# `waymark-bench` is the Benchmarks/ServerBench package's tool (WAYMARK_BENCH_BIN to use a copy instead).
 # Prints every run (JSON lines, with `uptime` load and the server's and generator's CPU), then medians.
+# Exits 1 when a median is past its checked-in threshold (Benchmarks/ServerBench/Thresholds.json).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS="${1:-3}"
@@ -30,6 +32,12 @@ if [ -n "${WAYMARK_BIN:-}" ]; then
 else
     swift build -c release --product waymark >&2
     BIN="$PWD/.build/release/waymark"
+fi
+if [ -n "${WAYMARK_BENCH_BIN:-}" ]; then
+    BENCH="$WAYMARK_BENCH_BIN"
+else
+    swift build -c release --package-path Benchmarks/ServerBench >&2
+    BENCH="$PWD/Benchmarks/ServerBench/.build/release/waymark-bench"
 fi
 TMP="$(mktemp -d)"
 RESULTS="$TMP/results.jsonl"
@@ -89,7 +97,7 @@ load_run() {
     # The server's CPU is read when the generator's 2-second warm-up ends, and at the end.
     ( sleep "$WARMUP"; cpu_ticks "$SERVER_PID" > "$TMP/cpu-before" ) &
     local reader=$!
-    json="$("$BIN" bench load --server "$SERVER_URL" --admin-token "$WAYMARK_ADMIN_TOKEN" --devices "$DEVICES" \
+    json="$("$BENCH" load --server "$SERVER_URL" --admin-token "$WAYMARK_ADMIN_TOKEN" --devices "$DEVICES" \
         --batch "$BATCH" --seconds "$DURATION" --rate "$2" --warmup "$WARMUP")"
     after="$(cpu_ticks "$SERVER_PID")"
     wait "$reader"
@@ -107,7 +115,7 @@ echo "== $(nproc) cores; uptime: $(uptime)" >&2
 for kind in $KINDS; do
     for run in $(seq 1 "$RUNS"); do
         echo "== $kind run $run" >&2
-        record "$kind" "$run" ceiling "$("$BIN" bench store --database "$(fresh_database "$kind" "$run" store)" \
+        record "$kind" "$run" ceiling "$("$BENCH" store --database "$(fresh_database "$kind" "$run" store)" \
             --devices "$DEVICES" --batch "$BATCH" --seconds "$DURATION")"
         IFS=$'\t' read -r json cpu <<< "$(load_run "$(fresh_database "$kind" "$run" max)" 0)"
         record "$kind" "$run" max "$json" "$cpu"
@@ -115,7 +123,7 @@ for kind in $KINDS; do
         IFS=$'\t' read -r json cpu <<< "$(load_run "$(fresh_database "$kind" "$run" half)" "$half")"
         record "$kind" "$run" half "$json" "$cpu"
         db="$(fresh_database "$kind" "$run" fences)"
-        "$BIN" bench seed-fences --database "$db" --count "$FENCES" > /dev/null
+        "$BENCH" seed-fences --database "$db" --count "$FENCES" > /dev/null
         IFS=$'\t' read -r json cpu <<< "$(load_run "$db" 0)"
         record "$kind" "$run" fences "$json" "$cpu"
     done
@@ -123,33 +131,47 @@ done
 if [ -n "$PG_URL" ] && [ "${POSTGIS:-1}" != 0 ]; then
     for run in $(seq 1 "$RUNS"); do
         echo "== fence evaluation vs PostGIS, run $run" >&2
-        record postgis "$run" fences-vs-postgis "$("$BIN" bench fences --postgres "$PG_URL" --fences "$FENCES" --points 100000)" \
+        record postgis "$run" fences-vs-postgis "$("$BENCH" fences --postgres "$PG_URL" --fences "$FENCES" --points 100000)" \
             || echo "PostGIS comparison failed (is postgresql-15-postgis-3 installed?)" >&2
     done
 fi
 echo "== uptime after: $(uptime)" >&2
 
-python3 - "$RESULTS" <<'PY'
+python3 - "$RESULTS" Benchmarks/ServerBench/Thresholds.json <<'PY'
 import json, statistics, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
+limits = json.load(open(sys.argv[2]))
+missed = []
+def check(ok, what):
+    if not ok: missed.append(what)
 def med(kind, metric, key):
     v = [r[key] for r in rows if r["kind"] == kind and r["metric"] == metric and key in r]
     return statistics.median(v) if v else float("nan")
 print("\nmedians of %d run(s); 50 devices x 500-point native batches over loopback HTTP" % max(r["run"] for r in rows))
-for kind, target in (("sqlite", 200_000), ("postgres", 100_000)):
+for kind in ("sqlite", "postgres"):
     if not any(r["kind"] == kind for r in rows): continue
+    limit = limits[kind]
     ceiling, top = med(kind, "ceiling", "pointsPerSecond"), med(kind, "max", "pointsPerSecond")
     fenced = med(kind, "fences", "pointsPerSecond")
-    print(f"{kind:9s} HTTP {top:9.0f} points/s (target {target}) | direct store ceiling {ceiling:9.0f} points/s | "
+    drop, p99 = 100 * (1 - fenced / top), med(kind, "half", "latencyP99Ms")
+    check(top >= limit["minHTTPPointsPerSecond"], f"{kind} HTTP {top:.0f} points/s < {limit['minHTTPPointsPerSecond']}")
+    check(drop <= limit["maxFenceDropPercent"], f"{kind} fence drop {drop:.1f}% > {limit['maxFenceDropPercent']}%")
+    check(p99 <= limit["maxHalfRateP99Ms"], f"{kind} p99 at half rate {p99:.1f} ms > {limit['maxHalfRateP99Ms']} ms")
+    print(f"{kind:9s} HTTP {top:9.0f} points/s (floor {limit['minHTTPPointsPerSecond']}) | direct store ceiling {ceiling:9.0f} points/s | "
           f"HTTP/ceiling {top / ceiling:.2f}")
     print(f"{'':9s} p99 at half max {med(kind, 'half', 'latencyP99Ms'):.1f} ms (p50 {med(kind, 'half', 'latencyP50Ms'):.1f} ms; "
           f"max-rate p99 {med(kind, 'max', 'latencyP99Ms'):.1f} ms) | server {med(kind, 'max', 'serverCores'):.2f} cores, "
           f"generator {med(kind, 'max', 'generatorCores'):.2f} cores | failures {sum(r.get('failures', 0) for r in rows if r['kind'] == kind)}")
-    print(f"{'':9s} with 100,000 fences {fenced:9.0f} points/s: drop {100 * (1 - fenced / top):.1f}% (target <= 20%)")
+    print(f"{'':9s} with 100,000 fences {fenced:9.0f} points/s: drop {drop:.1f}% (ceiling {limit['maxFenceDropPercent']}%)")
 if any(r["kind"] == "postgis" for r in rows):
+    ratio = med('postgis', 'fences-vs-postgis', 'ratio')
+    check(ratio >= limits["postgis"]["minEngineToPostGISRatio"],
+          f"FenceEngine {ratio:.1f}x PostGIS < {limits['postgis']['minEngineToPostGISRatio']}x")
     print(f"fences    FenceEngine {med('postgis', 'fences-vs-postgis', 'enginePointsPerSecond'):.0f} points/s vs PostGIS "
           f"{med('postgis', 'fences-vs-postgis', 'postgisPointsPerSecond'):.0f} points/s: "
-          f"{med('postgis', 'fences-vs-postgis', 'ratio'):.1f}x (target >= 10x); matches "
+          f"{ratio:.1f}x (floor {limits['postgis']['minEngineToPostGISRatio']}x); matches "
           f"{med('postgis', 'fences-vs-postgis', 'engineMatches'):.0f} vs {med('postgis', 'fences-vs-postgis', 'postgisMatches'):.0f}")
 print("load average (1 min) during runs: " + ", ".join(f"{r['load1']:.1f}" for r in rows))
+for what in missed: print(f"!! past the checked-in threshold (Benchmarks/ServerBench/Thresholds.json): {what}", file=sys.stderr)
+sys.exit(1 if missed else 0)
 PY

@@ -8,6 +8,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 COUNT="${1:-1000000}"
 SEED="${2:-1}"
-swift build -c release --product waymark >&2
+swift build -c release --package-path Benchmarks/ServerBench >&2
 echo "== fuzzing $COUNT bodies (seed $SEED)" >&2
-.build/release/waymark bench fuzz --count "$COUNT" --seed "$SEED"
+Benchmarks/ServerBench/.build/release/waymark-bench fuzz --count "$COUNT" --seed "$SEED"

@@ -19,7 +19,7 @@ public struct WaymarkCommand: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [
             GPXCommand.self, GeoCommand.self, SimulateCommand.self, ServeCommand.self, DeviceCommand.self, FenceCommand.self,
-            DemoCommand.self, SendCommand.self, BenchCommand.self, BackupCommand.self, CompactCommand.self,
+            DemoCommand.self, SendCommand.self, BackupCommand.self, CompactCommand.self,
         ]
     )
 

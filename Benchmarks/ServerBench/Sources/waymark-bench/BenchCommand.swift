@@ -1,15 +1,15 @@
 import ArgumentParser
 import Foundation
+import Logging
 
-/// `waymark bench`: the measuring tools behind Scripts/bench_ingest.sh and Scripts/fuzz_ingest.sh.
-///
-/// Hidden from `waymark --help`: these are for benchmarking and fuzzing the server, not for operators.
-/// Each subcommand prints one JSON object on standard output.
+/// `waymark-bench`: the measuring tools behind Scripts/bench_ingest.sh, Scripts/fuzz_ingest.sh and
+/// Scripts/bench_scale.sh. They benchmark and fuzz the server; they are not for operators, so they are
+/// not part of the shipped `waymark`. Each subcommand prints one JSON object on standard output.
+@main
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "bench",
-        abstract: "Benchmark and fuzz tools for the tracking server (JSON output).",
-        shouldDisplay: false,
+        commandName: "waymark-bench",
+        abstract: "Benchmark and fuzz tools for the Waymark tracking server (JSON output).",
         subcommands: [BenchLoadCommand.self, BenchStoreCommand.self, BenchSeedFencesCommand.self,
                       BenchFencesCommand.self, BenchEvaluateCommand.self, BenchFuzzCommand.self]
     )
@@ -25,6 +25,23 @@ func processCPUSeconds() -> Double {
     #endif
     func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
     return seconds(usage.ru_utime) + seconds(usage.ru_stime)
+}
+
+/// A logger for the store plumbing that reports only warnings and errors.
+let quietLogger: Logger = {
+    var logger = Logger(label: "waymark-bench.store")
+    logger.logLevel = .warning
+    return logger
+}()
+
+extension Duration {
+    /// The duration in seconds.
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}
+
+/// Writes `text` and a newline to standard output.
+func writeLine(_ text: String) {
+    FileHandle.standardOutput.write(Data((text + "\n").utf8))
 }
 
 /// Prints `object` as one line of JSON with sorted keys.

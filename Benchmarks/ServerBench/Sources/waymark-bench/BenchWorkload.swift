@@ -2,7 +2,7 @@ import Foundation
 import WaymarkGeo
 import WaymarkServer
 
-/// The synthetic workload of `waymark bench`: the same points for the HTTP load generator and
+/// The synthetic workload of `waymark-bench`: the same points for the HTTP load generator and
 /// for the direct store benchmark, and the same fences for the server and for PostGIS.
 ///
 /// Device `d` drives back and forth on a line near its own start point; point `n` of the device

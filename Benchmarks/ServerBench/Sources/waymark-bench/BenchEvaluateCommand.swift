@@ -2,8 +2,8 @@ import ArgumentParser
 import Foundation
 import WaymarkServer
 
-/// `waymark bench evaluate`: ``FenceEngine/evaluate(_:state:)`` alone on the ingest load's points
-/// (the same devices, batches and fences as `bench load` with `bench seed-fences`), no database and
+/// `waymark-bench evaluate`: ``FenceEngine/evaluate(_:state:)`` alone on the ingest load's points
+/// (the same devices, batches and fences as `waymark-bench load` with `waymark-bench seed-fences`), no database and
 /// no HTTP: the CPU the fences add to each ingest transaction. Small enough to run under callgrind.
 struct BenchEvaluateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

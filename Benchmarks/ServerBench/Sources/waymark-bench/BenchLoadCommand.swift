@@ -4,7 +4,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 
-/// `waymark bench load`: native 500-point batches from N concurrent devices against a running server.
+/// `waymark-bench load`: native 500-point batches from N concurrent devices against a running server.
 ///
 /// Each device keeps one request in flight (closed loop) and sends as fast as the server answers,
 /// or, with `--rate`, on a fixed schedule; latency is then measured from the scheduled send time,
@@ -30,12 +30,28 @@ struct BenchLoadCommand: AsyncParsableCommand {
     @Option(help: "Seconds of load before measuring (first connections, the server loading its fences).")
     var warmup: Double = 2
 
+    /// Registers a device through the admin API (`POST /api/devices`) and returns its upload token.
+    func registerDevice(named name: String, server base: String) async throws -> String {
+        struct Registered: Decodable { let token: String }
+        var request = HTTPClientRequest(url: base + "/api/devices")
+        request.method = .POST
+        request.headers.add(name: "Authorization", value: "Bearer \(adminToken)")
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.body = .bytes(ByteBuffer(bytes: Array(try JSONEncoder().encode(["name": name]))))
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        let body = try await response.body.collect(upTo: 1 << 20)
+        guard response.status == .created, let registered = try? JSONDecoder().decode(Registered.self, from: Data(body.readableBytesView)) else {
+            throw ValidationError("POST \(base)/api/devices answered \(response.status.code): is --admin-token the server's?")
+        }
+        return registered.token
+    }
+
     func run() async throws {
         var base = server
         while base.hasSuffix("/") { base.removeLast() }
         var tokens: [String] = []
         for d in 0..<devices {
-            tokens.append(try await SendCommand.createDevice(named: "bench-\(d)", server: base, adminToken: adminToken))
+            tokens.append(try await registerDevice(named: "bench-\(d)", server: base))
         }
         var configuration = HTTPClient.Configuration()
         configuration.connectionPool = .init(idleTimeout: .seconds(120), concurrentHTTP1ConnectionsPerHostSoftLimit: devices)

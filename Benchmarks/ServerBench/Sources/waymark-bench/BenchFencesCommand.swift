@@ -5,7 +5,7 @@ import PostgresNIO
 import WaymarkGeo
 import WaymarkServer
 
-/// `waymark bench fences`: which fences contain each point — ``FenceEngine`` against PostGIS.
+/// `waymark-bench fences`: which fences contain each point — ``FenceEngine`` against PostGIS.
 ///
 /// The same circles go into a temporary PostGIS table (`geography(Point)` centre, radius, GiST
 /// index) and the same points are queried with `ST_DWithin` on geography (sphere), 1,000 points

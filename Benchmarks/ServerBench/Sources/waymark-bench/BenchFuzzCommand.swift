@@ -4,7 +4,7 @@ import WaymarkGeo
 import WaymarkServer
 import HTTPTypes
 
-/// `waymark bench fuzz`: mutated bodies through every ingest decoder and the validator, in-process.
+/// `waymark-bench fuzz`: mutated bodies through every ingest decoder and the validator, in-process.
 ///
 /// Each body either decodes (its points valid or reported) or fails with a 4xx ``ServerError``,
 /// and where the native fast path accepts a body, the general decoder must read the same points;

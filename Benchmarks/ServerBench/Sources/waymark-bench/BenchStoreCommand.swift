@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import WaymarkServer
 
-/// `waymark bench store`: the raw insert ceiling — the rows `bench load` sends, written directly
+/// `waymark-bench store`: the raw insert ceiling — the rows `waymark-bench load` sends, written directly
 /// through ``Store/ingest(_:)`` (one transaction per batch, idempotency key, fence evaluation),
 /// from the same number of concurrent tasks, with no HTTP and no JSON.
 struct BenchStoreCommand: AsyncParsableCommand {
@@ -64,7 +64,7 @@ struct BenchStoreCommand: AsyncParsableCommand {
     }
 }
 
-/// `waymark bench seed-fences`: stores the benchmark's N circular fences in a database.
+/// `waymark-bench seed-fences`: stores the benchmark's N circular fences in a database.
 struct BenchSeedFencesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "seed-fences", abstract: "Store N benchmark fences (circles over the load's region).")

@@ -1,0 +1,120 @@
+import Foundation
+import Testing
+import WaymarkEngine
+import WaymarkGeo
+import WaymarkSimulator
+@testable import WaymarkSync
+
+/// `SimulatedPhone`'s own contract, with a transport that acknowledges every batch and counts it:
+/// it uploads only while the app runs, starts a process per launch the simulation delivers, sends
+/// nothing over the network while the scenario is offline, and ends with every recorded point sent
+/// exactly once.
+@Suite("SimulatedPhone: the app, its store and its uploads on virtual time")
+struct SimulatedPhoneTests {
+    /// Acknowledges every batch and keeps the keys and sizes it saw.
+    struct AcknowledgingTransport: UploadTransport {
+        actor Seen {
+            /// How often each idempotency key was sent.
+            var keys: [String: Int] = [:]
+            func add(_ key: String) { keys[key, default: 0] += 1 }
+        }
+        let seen = Seen()
+        func send(_ request: UploadRequest) async -> UploadResponse {
+            await seen.add(request.key)
+            return .status(200, body: Array(#"{"result":"ok","rejected":[]}"#.utf8))
+        }
+    }
+
+    @Test("uploads only while the app runs, one process per launch, and every recorded point sent once",
+          arguments: UInt64(1)...12)
+    func contract(seed: UInt64) async throws {
+        let path = TestFixes.temporaryStorePath()
+        defer { TestFixes.removeStore(at: path) }
+        var rng = SplitMix64(seed: seed &* 0x9E37_79B9_7F4A_7C15 &+ 5)
+        let (scenario, _) = SimulatedRideRun.commute(seed: seed, rng: &rng)
+        let sim = try Simulation(scenario: scenario, seed: seed,
+                                 app: EngineApp(script: EngineApp.Script(startsRide: true, rideID: "ride-\(seed)")))
+        let transport = AcknowledgingTransport()
+        var phone = try SimulatedPhone(simulation: sim, storePath: path, transport: transport,
+                                       credentials: DeviceCredentials(token: "tok"), deviceID: "sim-\(seed)",
+                                       uploads: UploadQueue.Configuration(maxBatchPoints: 60, maxBatchAge: 60), seed: seed)
+        var t = 0.0
+        while t < sim.endTime {
+            let before = (state: phone.simulation.appState, sends: phone.sends.count)
+            t = min(t + 15, sim.endTime)
+            try await phone.advance(to: t)
+            // An app asleep or dead for the whole step sent nothing in it.
+            let asleep: Set<AppState> = [.suspended, .notRunning]
+            if asleep.contains(before.state), asleep.contains(phone.simulation.appState),
+               !phone.simulation.received.contains(where: { if case .launched = $0.event { return $0.time > sim.date(t - 15) }; return false }) {
+                #expect(phone.sends.count == before.sends, "seed \(seed): sent at \(t) s while the app was not running")
+            }
+        }
+        let launches = phone.simulation.received.filter { if case .launched = $0.event { return true }; return false }.count
+        #expect(phone.launches == launches)
+        #expect(phone.uploader == nil || phone.isRunning || phone.simulation.appState == .suspended)
+        try await phone.finishOnline()
+        #expect(phone.launches == launches, "finishOnline's process is not a launch")
+        #expect(try phone.store.backlog().isEmpty)
+        #expect(!phone.recorded.isEmpty)
+        // Every recorded point went out in an acknowledged batch, each batch once (the transport never failed).
+        let acknowledged = phone.sends.filter(\.response.isAcknowledgement)
+        #expect(acknowledged.reduce(0) { $0 + $1.points } == phone.recorded.count)
+        let keys = await transport.seen.keys
+        #expect(keys.values.allSatisfy { $0 == 1 })
+        #expect(keys.count == acknowledged.count)
+        #expect(phone.requests == acknowledged.count)
+        // A send that found the radio off never reached the transport, and happened inside an offline window.
+        for send in phone.sends where !send.response.isAcknowledgement {
+            #expect(send.response == .connectionFailed("offline"))
+            #expect(phone.isOffline(at: send.at.timeIntervalSince(sim.epoch)), "seed \(seed): \(send)")
+        }
+        #expect(zip(phone.sends, phone.sends.dropFirst()).allSatisfy { $0.at <= $1.at })
+    }
+
+    /// A short ride, then a park long enough for iOS to suspend the app (the hour-long watch ends), then
+    /// the ride back, which wakes it. With a two-hour batch age, the ride's points are still waiting
+    /// when the app is suspended, and their deadline passes while it sleeps.
+    static func parkedAsleep() -> Scenario {
+        let start = Coordinate(uncheckedLatitude: 46.05, longitude: 14.5)
+        let east = Coordinate(uncheckedLatitude: 46.05, longitude: 14.5155)
+        let legs: [RouteLeg] = [.stop(10), .travel([east], speed: 5.5, activity: .cycling), .stop(9_000),
+                                .travel([start], speed: 5.5, activity: .cycling)]
+        return Scenario(
+            name: "parked asleep", seed: 7, startTime: SimulatedRideRun.epoch, durationSeconds: 10 + 2 * 1_200 / 5.5 + 9_000 + 120,
+            route: ScenarioRoute(start: start, legs: legs),
+            device: DeviceSetup(install: .existing, location: .authorizedAlways, notifications: .granted, motion: .granted,
+                                backgroundModes: [.location]),
+            user: UserBehaviour(actions: [UserAction(at: 0, .open), UserAction(at: 30, .background)]),
+            motion: MotionSetup(mode: .derived))
+    }
+
+    @Test("a suspended app whose upload deadline has passed sends nothing until it runs again")
+    func suspendedAppWaits() async throws {
+        let path = TestFixes.temporaryStorePath()
+        defer { TestFixes.removeStore(at: path) }
+        let sim = try Simulation(scenario: Self.parkedAsleep(), seed: 7,
+                                 app: EngineApp(script: EngineApp.Script(startsRide: true, rideID: "ride")))
+        let transport = AcknowledgingTransport()
+        var phone = try SimulatedPhone(simulation: sim, storePath: path, transport: transport,
+                                       credentials: DeviceCredentials(token: "tok"),
+                                       uploads: UploadQueue.Configuration(maxBatchPoints: 500, maxBatchAge: 7_200))
+        var t = 0.0, asleepPastDeadline: Double?
+        while t < sim.endTime {
+            t = min(t + 15, sim.endTime)
+            let sent = phone.sends.count
+            try await phone.advance(to: t)
+            if phone.simulation.appState == .suspended, try !phone.store.backlog().isEmpty,
+               let due = phone.uploader?.queue.nextDeadline, due <= sim.date(t) {
+                asleepPastDeadline = t
+                #expect(phone.sends.count == sent, "sent at \(t) s while suspended")
+            }
+        }
+        let slept = try #require(asleepPastDeadline, "the scenario must leave points due while the app sleeps")
+        // The waiting points went out once something woke the app, not at the day's end.
+        #expect(phone.sends.contains { $0.at > sim.date(slept) && $0.response.isAcknowledgement })
+        try await phone.finishOnline()
+        #expect(try phone.store.backlog().isEmpty)
+        #expect(phone.sends.filter(\.response.isAcknowledgement).reduce(0) { $0 + $1.points } == phone.recorded.count)
+    }
+}
