@@ -1,7 +1,7 @@
 // swift-tools-version: 6.1
 // `waymark-bench`: the tracking server's benchmark and fuzz tools, kept out of the shipped `waymark`
-// (so its CLI target needs no PostgresNIO of its own). Scripts/bench_ingest.sh, Scripts/fuzz_ingest.sh
-// and Scripts/bench_scale.sh build and run it from the repository root; by hand:
+// (so its CLI target needs no PostgresNIO of its own). Scripts/bench_ingest.sh and Scripts/fuzz_ingest.sh
+// build and run it from the repository root; by hand:
 //   swift build -c release --package-path Benchmarks/ServerBench
 //   Benchmarks/ServerBench/.build/release/waymark-bench --help
 import PackageDescription

@@ -9,7 +9,7 @@ import WaymarkGeo
 /// It handles the shape clients send and gives up (returns nil) on anything else — escapes or non-ASCII
 /// text in strings, numbers as strings, missing geometry, duplicate keys, invalid JSON — so that the
 /// general path (`JSONBody` + ``OverlandDecoder``) decides those, with its error messages. Where
-/// it succeeds, its result equals the general path's (`waymark bench fuzz` checks both on every body).
+/// it succeeds, its result equals the general path's (`waymark-bench fuzz` checks both on every body).
 struct NativeBatchScanner {
     private let b: UnsafeRawBufferPointer
     private var i = 0

@@ -5,7 +5,7 @@ import WaymarkGeo
 /// Decodes and validates one ingest request body exactly as the server would, without storing it.
 ///
 /// For tooling: checking what a client sends, and fuzzing the decoders in-process
-/// (`waymark bench fuzz`). A pure function of its inputs; safe from any thread.
+/// (`waymark-bench fuzz`). A pure function of its inputs; safe from any thread.
 ///
 /// ```swift
 /// let result = try PayloadCheck.check(Array(body.utf8), format: .ownTracks, now: .now)

@@ -6,7 +6,7 @@ extension PostgresStore {
     /// Commits one request in one transaction; see ``PositionStore/ingest(_:)``.
     public func ingest(_ write: IngestWrite) async throws -> IngestOutcome {
         let received = write.receivedAt.millisecondsSince1970
-        return try await storageErrors {
+        return try await storageErrors { try await retryingConflicts {
             try await client.withTransaction(logger: logger) { connection in
                 // A token cached before a revocation (DeviceTokenCache) stores nothing.
                 try await requireActiveDevice(connection, id: write.deviceID)
@@ -90,7 +90,7 @@ extension PostgresStore {
                 outcome.newPositions = newlyStored
                 return outcome
             }
-        }
+        } }
     }
 
     /// Inserts gap markers in one statement, absorbing ones already stored (same device, start and end);

@@ -144,6 +144,38 @@ public final class PostgresStore: Store, Service {
         }
     }
 
+    /// Runs `transaction` again when PostgreSQL aborted it as a deadlock victim or for a serialization
+    /// failure (SQLSTATE 40P01, 40001): such a transaction was rolled back whole, so running it again is
+    /// safe, and the other transaction has gone on. Concurrent uploads of the same points can deadlock on
+    /// the positions' unique index. At most `attempts` runs; then the last error is thrown.
+    func retryingConflicts<T>(attempts: Int = 5, _ transaction: () async throws -> T) async throws -> T {
+        try await Self.retrying(attempts: attempts, when: Self.isTransientConflict, transaction)
+    }
+
+    /// Runs `body` up to `attempts` times while it throws an error `retry` accepts.
+    static func retrying<T>(attempts: Int, when retry: (any Error) -> Bool, _ body: () async throws -> T) async throws -> T {
+        var attempt = 1
+        while true {
+            do {
+                return try await body()
+            } catch where attempt < attempts && retry(error) {
+                attempt += 1
+            }
+        }
+    }
+
+    /// Whether `error` (also inside a transaction's error) is PostgreSQL's deadlock or serialization failure.
+    static func isTransientConflict(_ error: any Error) -> Bool {
+        switch error {
+        case let error as PostgresTransactionError:
+            return [error.closureError, error.beginError, error.commitError].contains { $0.map(isTransientConflict) ?? false }
+        case let error as PSQLError:
+            return ["40P01", "40001"].contains(error.serverInfo?[.sqlState] ?? "")
+        default:
+            return false
+        }
+    }
+
     /// `error` as a ``ServerError``: ours pass through (also from inside a transaction), PostgreSQL's
     /// become ``ServerError/Code/storage`` with the server's message.
     static func serverError(_ error: any Error) -> ServerError {

@@ -2,9 +2,9 @@ import ArgumentParser
 import Foundation
 import Logging
 
-/// `waymark-bench`: the measuring tools behind Scripts/bench_ingest.sh, Scripts/fuzz_ingest.sh and
-/// Scripts/bench_scale.sh. They benchmark and fuzz the server; they are not for operators, so they are
-/// not part of the shipped `waymark`. Each subcommand prints one JSON object on standard output.
+/// `waymark-bench`: the measuring tools behind Scripts/bench_ingest.sh and Scripts/fuzz_ingest.sh.
+/// They benchmark and fuzz the server; they are not for operators, so they are not part of the
+/// shipped `waymark`. Each subcommand prints one JSON object on standard output.
 @main
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
