@@ -154,17 +154,7 @@ public struct SimulatedPhone {
         let start = max(queue.now, simulation.currentDate)
         try await queue.feed(.device(.networkReachability(online: true)), at: start)
         try await queue.feed(.device(.willEnterForeground), at: start)
-        try await queue.feed(.flush, at: start)
-        try await queue.feed(.backlogChanged(try store.backlog()), at: start)
-        var steps = 0
-        while !queue.queue.backlog.isEmpty, steps < maxSteps {
-            steps += 1
-            if let deadline = queue.queue.nextDeadline {
-                try await queue.feed(nil, at: max(queue.now, deadline))
-            } else {
-                try await queue.feed(.flush)
-            }
-        }
+        try await queue.sendAll(maxSteps: maxSteps)
         return queue.now
     }
 

@@ -121,6 +121,24 @@ public struct VirtualTimeUploader {
         }
     }
 
+    /// Sends everything waiting, as an app that stays open online does: flushes, tells the queue about
+    /// the store, then follows its deadlines (backoff after a failure), flushing again whenever none is
+    /// set, until the backlog is empty or `maxSteps` steps have passed. Unlike ``drain(until:)`` it has no
+    /// time limit and never leaves a batch waiting for its age.
+    public mutating func sendAll(maxSteps: Int = 1_000) async throws {
+        try await feed(.flush)
+        try await feed(.backlogChanged(try executor.store.backlog()))
+        var steps = 0
+        while !queue.backlog.isEmpty, steps < maxSteps {
+            steps += 1
+            if let deadline = queue.nextDeadline {
+                try await feed(nil, at: max(now, deadline))
+            } else {
+                try await feed(.flush)
+            }
+        }
+    }
+
     /// Tells the queue about the store, then runs its deadlines until nothing waits for upload or
     /// virtual time would pass `limit`.
     public mutating func drain(until limit: Date) async throws {
