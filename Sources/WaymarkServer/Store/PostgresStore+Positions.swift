@@ -43,6 +43,10 @@ extension PostgresStore {
                     candidates = try await withoutCompacted(connection, deviceID: write.deviceID, candidates, before: today)
                 }
                 if !candidates.isEmpty {
+                    // Rows go in timestamp order (a stable sort, so the first of two equal timestamps still
+                    // wins): concurrent uploads of the same points then take the unique index's locks in one
+                    // order and cannot deadlock, whatever order each client sent them in.
+                    candidates.sort { $0.timestampMillis < $1.timestampMillis }
                     let columns = PositionColumns(candidates)
                     let rows = try await connection.query("""
                         INSERT INTO positions (device_id, ts, lat, lon, alt, h_acc, v_acc, speed, course,
@@ -56,7 +60,9 @@ extension PostgresStore {
                                     \(columns.alt)::float8[], \(columns.hAcc)::float8[], \(columns.vAcc)::float8[],
                                     \(columns.speed)::float8[], \(columns.course)::float8[], \(columns.battery)::float8[],
                                     \(columns.charging)::int2[], \(columns.activity)::text[], \(columns.source)::text[])
-                             AS t(ts, lat, lon, alt, h_acc, v_acc, speed, course, battery, charging, activity, source)
+                             WITH ORDINALITY
+                             AS t(ts, lat, lon, alt, h_acc, v_acc, speed, course, battery, charging, activity, source, n)
+                        ORDER BY t.n
                         ON CONFLICT (device_id, ts) DO NOTHING
                         RETURNING ts
                         """, logger: logger).collect()

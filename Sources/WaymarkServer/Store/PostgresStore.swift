@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import PostgresNIO
 import ServiceLifecycle
 import WaymarkGeo
@@ -20,6 +21,10 @@ public final class PostgresStore: Store, Service {
     let client: PostgresClient
     let logger: Logger
     let fenceCache = FenceCache()
+    /// How many ingest transactions were run again after a deadlock or serialization failure; logged, and
+    /// read by the tests that check concurrent uploads do not deadlock in the first place.
+    private let conflictRetries = NIOLockedValueBox(0)
+    var conflictRetryCount: Int { conflictRetries.withLockedValue { $0 } }
 
     /// Makes a store for a `postgres://user:password@host:port/database` URL.
     ///
@@ -146,10 +151,16 @@ public final class PostgresStore: Store, Service {
 
     /// Runs `transaction` again when PostgreSQL aborted it as a deadlock victim or for a serialization
     /// failure (SQLSTATE 40P01, 40001): such a transaction was rolled back whole, so running it again is
-    /// safe, and the other transaction has gone on. Concurrent uploads of the same points can deadlock on
-    /// the positions' unique index. At most `attempts` runs; then the last error is thrown.
+    /// safe, and the other transaction has gone on. Rows are inserted in timestamp order, so concurrent
+    /// uploads of the same points take the unique index's locks in one order; this is the safety net for
+    /// whatever else may still deadlock. At most `attempts` runs; then the last error is thrown.
     func retryingConflicts<T>(attempts: Int = 5, _ transaction: () async throws -> T) async throws -> T {
-        try await Self.retrying(attempts: attempts, when: Self.isTransientConflict, transaction)
+        try await Self.retrying(attempts: attempts, when: { error in
+            guard Self.isTransientConflict(error) else { return false }
+            conflictRetries.withLockedValue { $0 += 1 }
+            logger.notice("PostgreSQL aborted an ingest transaction as a deadlock or serialization failure; running it again")
+            return true
+        }, transaction)
     }
 
     /// Runs `body` up to `attempts` times while it throws an error `retry` accepts.
