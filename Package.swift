@@ -159,7 +159,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "WaymarkEngineTests", dependencies: ["WaymarkGeo", "WaymarkEngine"], swiftSettings: swiftSettings),
-        .testTarget(name: "WaymarkSimulatorTests", dependencies: ["WaymarkGeo", "WaymarkEngine", "WaymarkSimulator"],
+        .testTarget(name: "WaymarkSimulatorTests", dependencies: ["WaymarkGeo", "WaymarkEngine", "WaymarkSimulator", "WaymarkTransport"],
                     swiftSettings: swiftSettings),
         .testTarget(
             name: "WaymarkServerTests",

@@ -286,10 +286,6 @@ public final class LiveDevice: NSObject, Device, @unchecked Sendable {
             if let identifier = backgroundTasks.removeValue(forKey: id) {
                 UIApplication.shared.endBackgroundTask(identifier)
             }
-        case .upload(let id, _):
-            // On a device, WaymarkSync's UploadTransport performs real HTTP uploads; the seam's
-            // upload command exists for the simulator's network model only.
-            emit(.uploadFinished(id: id, result: .cancelled))
         default:
             // The iOS 17 commands, performed above (LiveDevice+Modern).
             break

@@ -18,6 +18,19 @@ import Foundation
 public protocol UploadTransport: Sendable {
     /// Sends the request once and returns the outcome; never throws.
     func send(_ request: UploadRequest) async -> UploadResponse
+
+    /// Sends the request once at `time`, the time the sender reasons in (the wall clock on a phone, the
+    /// virtual time in a simulation). A real network ignores it: the default calls ``send(_:)``. A
+    /// simulated network (WaymarkSimulator's `SimulatedNetworkTransport`) answers as the scenario says
+    /// its network and server behave at that time.
+    func send(_ request: UploadRequest, at time: Date) async -> UploadResponse
+}
+
+extension UploadTransport {
+    /// Sends the request once; `time` is ignored.
+    public func send(_ request: UploadRequest, at time: Date) async -> UploadResponse {
+        await send(request)
+    }
 }
 
 /// One batch upload: body, idempotency key and device token.

@@ -20,8 +20,7 @@ struct SeamCodingTests {
         .remoteRegistration(.token("ab12")),
         .remoteRegistration(.failed(reason: "offline")),
         .launched(reason: .location),
-        .uploadFinished(id: 3, result: .status(413)),
-        .uploadFinished(id: 4, result: .timedOut),
+        .networkReachability(online: false),
     ]
 
     @Test("every event survives a JSON round trip, so logs can be replayed", arguments: events)
@@ -39,7 +38,7 @@ struct SeamCodingTests {
                                                          activityType: .fitness,
                                                          allowsBackgroundLocationUpdates: true)),
             .startMonitoring(MonitoredRegion(identifier: "w", center: Self.fix.coordinate, radiusMeters: 150)),
-            .upload(id: 1, bytes: 2048),
+            .beginBackgroundTask(id: 1),
         ]
         let data = try JSONEncoder().encode(commands)
         #expect(try JSONDecoder().decode([DeviceCommand].self, from: data) == commands)

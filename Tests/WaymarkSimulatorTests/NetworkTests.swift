@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WaymarkEngine
+import WaymarkTransport
 @testable import WaymarkSimulator
 
 @Suite("§3 notifications and §10 network")
@@ -88,50 +89,93 @@ struct NetworkTests {
     @Test("the server answers with the status of the matching rule", arguments: [200, 401, 409, 422, 503])
     func statuses(status: Int) throws {
         let server = World.Server(rules: [World.Server.Rule(window: TimeWindow(from: 0, to: 100), status: status)])
-        var sim = try Self.sim(world: World(network: World.Network(server: server)))
-        sim.perform(.upload(id: 1, bytes: 2000))
-        sim.run(until: 1)
-        #expect(sim.uploadResults == [.status(status)])
+        let network = SimulatedNetwork(World.Network(server: server))
+        #expect(network.verdict(bytes: 2000, at: 50) == (status == 200 ? .delivered : .refused(status: status)))
+        #expect(network.verdict(bytes: 2000, at: 100) == .delivered, "the window is half-open")
     }
 
-    @Test("too large a body gets 413; a silent server times out; offline fails at once")
-    func failures() throws {
-        let server = World.Server(maxBodyBytes: 1000, rules: [World.Server.Rule(window: TimeWindow(from: 50, to: 200), timeout: true)])
+    @Test("the network's verdicts: offline first, then 413 over the size limit, then the first matching rule, then the default")
+    func verdicts() throws {
+        let server = World.Server(defaultStatus: 200, maxBodyBytes: 1000, rules: [
+            World.Server.Rule(window: TimeWindow(from: 50, to: 200), timeout: true),
+            World.Server.Rule(window: TimeWindow(from: 100, to: 250), status: 503),
+            World.Server.Rule(window: TimeWindow(from: 250, to: 260), status: 202),
+            World.Server.Rule(window: TimeWindow(from: 260, to: 270), replyLost: true),
+        ])
+        let network = SimulatedNetwork(World.Network(offline: [TimeWindow(from: 300, to: 400)], server: server))
+        #expect(network.verdict(bytes: 10, at: 10) == .delivered)
+        #expect(network.verdict(bytes: 5000, at: 10) == .refused(status: 413))
+        #expect(network.verdict(bytes: 10, at: 120) == .unanswered, "the first matching rule wins")
+        #expect(network.verdict(bytes: 10, at: 220) == .refused(status: 503))
+        #expect(network.verdict(bytes: 10, at: 255) == .delivered, "a 2xx rule lets the upload through")
+        #expect(network.verdict(bytes: 10, at: 265) == .replyLost)
+        #expect(network.verdict(bytes: 5000, at: 350) == .offline, "offline before anything else")
+        #expect(!network.isOnline(at: 350) && network.isOnline(at: 400))
+        #expect(SimulatedNetwork(World.Network(server: World.Server(defaultStatus: 401))).verdict(bytes: 1, at: 0) == .refused(status: 401))
+        #expect(SimulatedNetwork(nil).verdict(bytes: 1 << 30, at: 0) == .delivered)
+        // The simulation tells the app about the offline window as a reachability change.
         var sim = try Self.sim(world: World(network: World.Network(offline: [TimeWindow(from: 300, to: 400)], server: server)))
-        sim.perform(.upload(id: 1, bytes: 5000))
-        sim.run(until: 60)
-        sim.perform(.upload(id: 2, bytes: 10))
-        sim.run(until: 119)
-        #expect(sim.uploadResults == [.status(413)])
-        sim.run(until: 121)
-        #expect(sim.uploadResults == [.status(413), .timedOut])
         sim.run(until: 350)
         #expect(sim.received.contains { $0.event == .networkReachability(online: false) })
-        sim.perform(.upload(id: 3, bytes: 10))
-        #expect(sim.uploadResults.last == .offline)
+        sim.run(until: 410)
+        #expect(sim.received.last { if case .networkReachability = $0.event { true } else { false } }?.event == .networkReachability(online: true))
     }
 
-    @Test("a suspended app uploads nothing: the request is cancelled and reported on resume")
-    func suspendedCancels() throws {
-        let server = World.Server(rules: [World.Server.Rule(window: TimeWindow(from: 0), timeout: true)])
-        var sim = try Self.sim(world: World(network: World.Network(server: server)),
-                               actions: [UserAction(at: 10, .background), UserAction(at: 100, .open)])
-        sim.run(until: 9)
-        sim.perform(.upload(id: 1, bytes: 10))
-        sim.run(until: 99)
-        #expect(sim.uploadResults.isEmpty)
-        sim.run(until: 100)
-        #expect(sim.uploadResults == [.cancelled])
+    /// Keeps what reached the server behind the simulated network.
+    actor Server: UploadTransport {
+        var keys: [String] = []
+        func send(_ request: UploadRequest) async -> UploadResponse {
+            keys.append(request.key)
+            return .status(200, body: Array(#"{"result":"ok"}"#.utf8))
+        }
     }
 
-    @Test("uploads close together share one radio wake")
+    @Test("the transport answers as the network says at the virtual time, and passes on only what reaches the server")
+    func transport() async throws {
+        let server = World.Server(maxBodyBytes: 100, rules: [
+            World.Server.Rule(window: TimeWindow(from: 10, to: 20), status: 503),
+            World.Server.Rule(window: TimeWindow(from: 20, to: 30), timeout: true),
+            World.Server.Rule(window: TimeWindow(from: 30, to: 40), replyLost: true),
+        ])
+        let epoch = Date(timeIntervalSince1970: 1_000)
+        let real = Server()
+        let transport = SimulatedNetworkTransport(network: SimulatedNetwork(World.Network(offline: [TimeWindow(from: 40, to: 50)], server: server)),
+                                                  epoch: epoch, server: real)
+        func send(_ key: String, bytes: Int = 10, at t: Double) async -> UploadResponse {
+            await transport.send(UploadRequest(key: key, body: Array(repeating: 32, count: bytes), token: "t"), at: epoch + t)
+        }
+        #expect(await send("a", at: 0).isAcknowledgement)
+        let tooLarge = await send("b", bytes: 200, at: 1)
+        guard case .status(413, _) = tooLarge else { Issue.record("expected 413, got \(tooLarge)"); return }
+        #expect(tooLarge.serverMessage?.contains("200 bytes") == true)
+        guard case .status(503, _) = await send("c", at: 15) else { Issue.record("expected 503"); return }
+        #expect(await send("d", at: 25) == .timedOut)
+        #expect(await send("e", at: 35) == .timedOut)
+        #expect(await send("f", at: 45) == .connectionFailed("offline (simulated network)"))
+        #expect(await transport.send(UploadRequest(key: "g", body: [], token: "t")).isAcknowledgement == false, "without a time: judged at the previous upload's time (offline)")
+        #expect(await real.keys == ["a", "e"], "only the delivered upload and the one whose reply was lost reached the server")
+        let log = await transport.takeTransmissions()
+        #expect(log.map(\.verdict) == [.delivered, .refused(status: 413), .refused(status: 503), .unanswered, .replyLost, .offline, .offline])
+        #expect(log.map(\.bytes) == [10, 200, 10, 10, 10, 10, 0])
+        #expect(await transport.takeTransmissions().isEmpty, "taken once")
+    }
+
+    @Test("uploads close together share one radio wake; an offline upload costs nothing; each is counted and noted")
     func radioWakes() throws {
         var sim = try Self.sim()
-        sim.perform(.upload(id: 1, bytes: 1024))
-        sim.run(until: 2)
-        sim.perform(.upload(id: 2, bytes: 1024))
-        sim.run(until: 60)
-        sim.perform(.upload(id: 3, bytes: 1024))
+        let epoch = sim.epoch
+        func sent(_ t: Double, _ verdict: SimulatedNetwork.Verdict = .delivered) -> SimulatedNetworkTransport.Transmission {
+            SimulatedNetworkTransport.Transmission(at: epoch + t, bytes: 1024, verdict: verdict)
+        }
+        sim.run(until: 100)
+        for transmission in [sent(0), sent(2, .refused(status: 413)), sent(30, .offline), sent(60, .replyLost)] {
+            sim.recordTransmission(transmission)
+        }
         #expect(abs(sim.energy[.radio] - (2 * 0.5 + 3 * 0.0005)) < 1e-9)
+        #expect(sim.stats.uploads == 4)
+        let notes = sim.log.entries.filter { $0.note?.hasPrefix("upload of") == true }
+        #expect(notes.map(\.t) == [0, 2, 30, 60], "noted at the time each was sent, in the log's time order")
+        #expect(zip(sim.log.entries, sim.log.entries.dropFirst()).allSatisfy { $0.t <= $1.t })
+        #expect(notes[1].note == "upload of 1024 bytes: refused with HTTP 413")
     }
 }

@@ -21,7 +21,7 @@ struct ScenarioTests {
 
     @Test("every example scenario loads and runs", arguments: exampleNames)
     func examplesRun(name: String) throws {
-        #expect(Self.exampleNames.count >= 8)
+        #expect(Self.exampleNames.count >= 7)
         let sim = try Self.run(name)
         #expect(sim.now == sim.endTime)
         #expect(!sim.received.isEmpty)
@@ -65,6 +65,11 @@ struct ScenarioTests {
         (#"{"version": 1, "devise": {}}"#, "devise", "unknown field"),
         (#"{"version": 1, "platform": {"overrides": {"regionLatency": 5}}}"#, "platform.overrides.regionLatency", "unknown platform constant"),
         (#"{"version": 1, "user": {"actions": [{"at": -1, "do": "open"}]}}"#, "user.actions[0].at", "≥ 0"),
+        (#"{"version": 1, "world": {"network": {"server": {"rules": [{"window": {"from": 0}, "status": 503}, {"window": {"from": 0}}]}}}}"#,
+         "world.network.server.rules[1]", "exactly one of"),
+        (#"{"version": 1, "world": {"network": {"server": {"rules": [{"window": {"from": 0}, "timeout": true, "replyLost": true}]}}}}"#,
+         "world.network.server.rules[0]", "exactly one of"),
+        (#"{"version": 1, "app": {"uploadEveryFixes": 60}}"#, "app.uploadEveryFixes", "unknown field"),
     ])
     func badScenario(json: String, field: String, expected: String) throws {
         let error = #expect(throws: SimulatorError.self) { try Scenario.decode(from: Data(json.utf8)) }

@@ -66,9 +66,4 @@ extension Simulation {
             if case .motionActivity(let a) = timed.event { (timed.time.timeIntervalSince(epoch), a) } else { nil }
         }
     }
-
-    /// Upload results delivered, in order.
-    var uploadResults: [UploadResult] {
-        events { (e: DeviceEvent) -> UploadResult? in if case .uploadFinished(_, let r) = e { r } else { nil } }
-    }
 }

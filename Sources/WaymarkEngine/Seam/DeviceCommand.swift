@@ -47,8 +47,6 @@ public enum DeviceCommand: Hashable, Sendable, Codable {
     case beginBackgroundTask(id: Int)
     /// End a background task.
     case endBackgroundTask(id: Int)
-    /// Send `bytes` bytes to the server; the answer arrives as ``DeviceEvent/uploadFinished(id:result:)``.
-    case upload(id: Int, bytes: Int)
 
     // The iOS 17 APIs (``LocationBackend/modern``) ------------------------------------------------
     /// Start iterating `CLLocationUpdate.liveUpdates(_:)`; updates arrive as ``DeviceEvent/liveUpdate(_:)``.

@@ -53,8 +53,6 @@ public enum DeviceEvent: Hashable, Sendable, Codable {
     case backgroundTaskExpired(id: Int)
     /// The network became reachable or unreachable.
     case networkReachability(online: Bool)
-    /// An upload finished (or failed).
-    case uploadFinished(id: Int, result: UploadResult)
     /// One live update (iOS 17 `CLLocationUpdate`): a fix, or a report that the device is stationary.
     case liveUpdate(LiveUpdate)
     /// A `CLMonitor` event (iOS 17): a condition's state, delivered on every change and again when
@@ -159,16 +157,4 @@ public enum RemoteRegistration: Hashable, Sendable, Codable {
     case token(String)
     /// Registration failed (no network, simulator, entitlement missing...).
     case failed(reason: String)
-}
-
-/// The outcome of an upload.
-public enum UploadResult: Hashable, Sendable, Codable {
-    /// The server answered with an HTTP status code (2xx, 401, 409, 413, 422, 5xx...).
-    case status(Int)
-    /// No answer within the timeout.
-    case timedOut
-    /// No network when sending.
-    case offline
-    /// The request was cancelled because the app was suspended or killed.
-    case cancelled
 }

@@ -36,14 +36,12 @@ public struct BasicApp: SimulatedApp {
         public var regions: [MonitoredRegion]?
         /// Start motion-activity updates at launch.
         public var motionUpdates: Bool?
-        /// Upload after this many fixes (100 bytes per fix); never when absent.
-        public var uploadEveryFixes: Int?
 
         /// Makes a configuration.
         public init(requests: [PromptKind]? = nil, accuracy: DesiredAccuracy? = nil, startUpdates: Bool? = nil,
                     distanceFilterMeters: Double? = nil, activityType: ActivityType? = nil,
                     pausesAutomatically: Bool? = nil, backgroundUpdates: Bool? = nil, significantChanges: Bool? = nil,
-                    regions: [MonitoredRegion]? = nil, motionUpdates: Bool? = nil, uploadEveryFixes: Int? = nil) {
+                    regions: [MonitoredRegion]? = nil, motionUpdates: Bool? = nil) {
             self.requests = requests
             self.accuracy = accuracy
             self.startUpdates = startUpdates
@@ -54,14 +52,11 @@ public struct BasicApp: SimulatedApp {
             self.significantChanges = significantChanges
             self.regions = regions
             self.motionUpdates = motionUpdates
-            self.uploadEveryFixes = uploadEveryFixes
         }
     }
 
     /// The configuration.
     public let configuration: Configuration
-    private var pendingFixes = 0
-    private var nextUpload = 0
     private var pausedByTheSystem = false
 
     /// Makes the app.
@@ -99,13 +94,6 @@ public struct BasicApp: SimulatedApp {
             if configuration.significantChanges == true { commands.append(.startSignificantChanges) }
             for region in configuration.regions ?? [] { commands.append(.startMonitoring(region)) }
             return commands
-        case .locations(let fixes):
-            pendingFixes += fixes.count
-            guard let every = configuration.uploadEveryFixes, pendingFixes >= every else { return [] }
-            nextUpload += 1
-            let bytes = pendingFixes * 100
-            pendingFixes = 0
-            return [.beginBackgroundTask(id: nextUpload), .upload(id: nextUpload, bytes: bytes)]
         case .locationUpdatesPaused:
             pausedByTheSystem = true
             return []
@@ -116,7 +104,7 @@ public struct BasicApp: SimulatedApp {
             guard pausedByTheSystem else { return [] }
             pausedByTheSystem = false
             return [.startUpdatingLocation(locationConfiguration)]
-        case .uploadFinished(let id, _), .backgroundTaskExpired(let id):
+        case .backgroundTaskExpired(let id):
             return [.endBackgroundTask(id: id)]
         default:
             return []

@@ -34,6 +34,13 @@ public struct EventLog: Hashable, Sendable {
 
     mutating func append(_ entry: Entry) { entries.append(entry) }
 
+    /// Inserts `entry` after every entry at or before its time (a note about something that happened
+    /// earlier than the simulation's present, such as an upload the app's queue sent meanwhile).
+    mutating func insertInOrder(_ entry: Entry) {
+        let index = entries.lastIndex { $0.t <= entry.t }.map { $0 + 1 } ?? 0
+        entries.insert(entry, at: index)
+    }
+
     /// System notes only, in order (what happened that the app could not see).
     public var systemNotes: [String] { entries.compactMap { $0.kind == .system ? $0.note : nil } }
 

@@ -21,8 +21,6 @@ struct ProcessState: Sendable {
     var backgroundActivitySession = false
     /// The classifier update last delivered to this process (``Simulation/motionSerial``).
     var deliveredMotionSerial = 0
-    var inFlightUploads: [Int] = []
-    var cancelledUploads: [Int] = []
     /// Permission requests that collided with a visible prompt, replayed in order once it is
     /// answered (``PromptCollisionOutcome/shownAfterFirst``; issue #14).
     var queuedPromptRequests: [DeviceCommand] = []

@@ -135,6 +135,5 @@ enum SimulationAction: Sendable {
     case oneShotDue(Int)
     case regionEvent(identifier: String, enter: Bool, serial: Int)
     case remoteRegistration(Int)
-    case uploadDone(id: Int, result: UploadResult, generation: Int)
     case motionScript(Int)
 }

@@ -47,7 +47,6 @@ extension Simulation {
             process.locationWakeUntil = nil
             if wasSuspended { note("resumed") }
             emit(.willEnterForeground)
-            reportCancelledUploads()
             if process.pendingAuthorizationCallback {
                 process.pendingAuthorizationCallback = false
                 emit(.authorizationChanged(permissions.authorization))
@@ -133,8 +132,6 @@ extension Simulation {
         process.wakeUntil = nil
         process.locationWakeUntil = nil
         stats.suspensions += 1
-        process.cancelledUploads += process.inFlightUploads
-        process.inFlightUploads = []
         note("suspended")
         if let s = standard, !s.paused, !s.waitingForAuthorization {
             note("standard updates stopped with the suspension (no background location)")
@@ -146,7 +143,6 @@ extension Simulation {
         process.state = .background
         note(forLocation ? "woken in the background" : "woken in the background by a silent push")
         startBackgroundWindow(forLocation: forLocation)
-        reportCancelledUploads()
         deliverOnResume()
     }
 

@@ -57,9 +57,8 @@ extension Simulation {
 
     // MARK: network (§10)
 
-    func isOnline(at t: Double) -> Bool {
-        !(scenario.world?.network?.offline ?? []).contains { $0.contains(t) }
-    }
+    /// Whether there is connectivity at `t` (seconds from the start); see ``SimulatedNetwork``.
+    public func isOnline(at t: Double) -> Bool { network.isOnline(at: t) }
 
     mutating func updateReachability() {
         let current = isOnline(at: now)
@@ -69,38 +68,23 @@ extension Simulation {
         if process.isRunning { emit(.networkReachability(online: current)) }
     }
 
-    mutating func upload(id: Int, bytes: Int) {
+    /// Accounts for one upload the app's queue sent through a ``SimulatedNetworkTransport``: it counts in
+    /// ``SimulationStats/uploads``, costs radio energy unless it never left the phone (offline), and is
+    /// noted in the timeline. Record transmissions in the order they were sent.
+    public mutating func recordTransmission(_ transmission: SimulatedNetworkTransport.Transmission) {
         stats.uploads += 1
-        guard isOnline(at: now) else {
-            emit(.uploadFinished(id: id, result: .offline))
-            return
+        let t = transmission.at.timeIntervalSince(epoch)
+        if transmission.verdict != .offline {
+            energy.add(radio.energy(sending: transmission.bytes, at: t, constants: constants), to: .radio)
         }
-        if now - lastRadioUse > constants.radioTailSeconds { energy.add(constants.energy.radioWake, to: .radio) }
-        energy.add(Double(bytes) / 1024 * constants.energy.radioPerKilobyte, to: .radio)
-        lastRadioUse = now
-        let server = scenario.world?.network?.server
-        let rule = server?.rules?.first { $0.window.contains(now) }
-        process.inFlightUploads.append(id)
-        if let max = server?.maxBodyBytes, bytes > max {
-            schedule(.uploadDone(id: id, result: .status(413), generation: process.generation), in: constants.networkLatencySeconds)
-        } else if rule?.timeout == true {
-            schedule(.uploadDone(id: id, result: .timedOut, generation: process.generation), in: constants.uploadTimeoutSeconds)
-        } else {
-            let status = rule?.status ?? server?.defaultStatus ?? 200
-            schedule(.uploadDone(id: id, result: .status(status), generation: process.generation), in: constants.networkLatencySeconds)
+        let outcome = switch transmission.verdict {
+        case .offline: "failed, offline"
+        case .delivered: "delivered"
+        case .refused(let status): "refused with HTTP \(status)"
+        case .unanswered: "timed out, the server never answered"
+        case .replyLost: "timed out, the server's reply was lost"
         }
-    }
-
-    mutating func completeUpload(id: Int, result: UploadResult, generation: Int) {
-        guard generation == process.generation, let i = process.inFlightUploads.firstIndex(of: id) else { return }
-        process.inFlightUploads.remove(at: i)
-        emit(.uploadFinished(id: id, result: result))
-    }
-
-    mutating func reportCancelledUploads() {
-        let cancelled = process.cancelledUploads
-        process.cancelledUploads = []
-        for id in cancelled { emit(.uploadFinished(id: id, result: .cancelled)) }
+        log.insertInOrder(EventLog.Entry(t: t, kind: .system, note: "upload of \(transmission.bytes) bytes: \(outcome)"))
     }
 
     // MARK: energy (§9)

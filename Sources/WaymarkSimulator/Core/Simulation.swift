@@ -73,7 +73,9 @@ public struct Simulation: Sendable {
     var motionCandidateSince = 0.0
     var reportedMotion: MotionActivity?
     var online = true
-    var lastRadioUse = -Double.infinity
+    /// The network and the server (`world.network`); uploads meet it through ``SimulatedNetworkTransport``.
+    public let network: SimulatedNetwork
+    var radio = Radio()
 
     /// Makes a simulation of `scenario` with `seed` (the scenario's seed, else 1, when nil).
     ///
@@ -91,6 +93,7 @@ public struct Simulation: Sendable {
         self.seed = seed ?? scenario.seed ?? 1
         self.constants = try scenario.resolvedConstants()
         self.epoch = scenario.startTime ?? Scenario.defaultStartTime
+        self.network = SimulatedNetwork(scenario.world?.network)
         if let trajectory {
             self.trajectory = trajectory
         } else {
@@ -194,7 +197,6 @@ public struct Simulation: Sendable {
         case .oneShotDue(let id): completeOneShot(id: id)
         case .regionEvent(let identifier, let enter, let serial): fireRegionEvent(identifier, enter: enter, serial: serial)
         case .remoteRegistration(let generation): completeRemoteRegistration(generation: generation)
-        case .uploadDone(let id, let result, let generation): completeUpload(id: id, result: result, generation: generation)
         case .motionScript(let i): applyScriptedMotion(scenario.motion!.script![i])
         }
     }
@@ -276,7 +278,6 @@ public struct Simulation: Sendable {
         case .stopMotionActivityUpdates: process.motionUpdates = false
         case .beginBackgroundTask(let id): beginBackgroundTask(id)
         case .endBackgroundTask(let id): endBackgroundTask(id)
-        case .upload(let id, let bytes): upload(id: id, bytes: bytes)
         case .startLiveUpdates(let configuration): startLiveUpdates(configuration)
         case .stopLiveUpdates: if standard?.live == true { stopStandardUpdates() }
         case .beginBackgroundActivitySession: beginBackgroundActivitySession()

@@ -58,15 +58,6 @@ enum TimelineText {
         }
     }
 
-    static func upload(_ result: UploadResult) -> String {
-        switch result {
-        case .status(let code): "HTTP \(code)"
-        case .timedOut: "timed out"
-        case .offline: "failed, offline"
-        case .cancelled: "cancelled"
-        }
-    }
-
     /// One event, as the app received it at `date`.
     static func event(_ event: DeviceEvent, at date: Date) -> String {
         switch event {
@@ -92,7 +83,6 @@ enum TimelineText {
         case .willEnterForeground: "returning to the foreground"
         case .backgroundTaskExpired(let id): "background task \(id) expired"
         case .networkReachability(let online): "network " + (online ? "online" : "offline")
-        case .uploadFinished(let id, let result): "upload \(id): \(upload(result))"
         case .liveUpdate(let u) where u.isStationary: "live update: stationary, paused"
         case .liveUpdate(let u): u.fix.map { "live update: " + fixes([$0]) + age([$0], at: date) } ?? "live update: no location"
         case .monitorEvent(let id, let state): "monitor condition \"\(id)\": \(state.rawValue)"
@@ -142,7 +132,6 @@ enum TimelineText {
         case .stopMotionActivityUpdates: "stop motion-activity updates"
         case .beginBackgroundTask(let id): "begin background task \(id)"
         case .endBackgroundTask(let id): "end background task \(id)"
-        case .upload(let id, let bytes): "upload \(id) (\(String(format: "%.1f", Double(bytes) / 1024)) KB)"
         case .startLiveUpdates(let c): "start live updates (\(words(c.rawValue)))"
         case .stopLiveUpdates: "stop live updates"
         case .beginBackgroundActivitySession: "begin a background activity session"

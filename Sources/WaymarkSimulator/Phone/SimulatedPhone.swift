@@ -18,8 +18,12 @@ import WaymarkTransport
 /// 4. While the app runs (foreground or background), it lets the queue work: it tells the queue
 ///    about the backlog and runs the deadlines that are due. A suspended or dead app uploads nothing.
 ///
-/// The network is off during the scenario's `world.network.offline` windows. ``finishOnline(maxSteps:)``
-/// plays the end of the day: the rider opens the app at home, online, and everything left is sent.
+/// The scenario's network stands between the queue and the transport you give: a
+/// ``SimulatedNetworkTransport`` fails sends during `world.network.offline` windows, answers the
+/// server's rules (413 over `maxBodyBytes`, refusals, silence, lost replies) on virtual time, and passes
+/// the rest on. Each upload is recorded in the simulation (radio energy, timeline).
+/// ``finishOnline(maxSteps:)`` plays the end of the day: the rider opens the app at home and everything
+/// left is sent.
 ///
 /// ```swift
 /// var phone = try SimulatedPhone(simulation: sim, storePath: path, transport: transport,
@@ -53,7 +57,7 @@ public struct SimulatedPhone {
     public private(set) var suspendedSteps = 0, deadSteps = 0
 
     private let path: String
-    private let transport: any UploadTransport
+    private let transport: SimulatedNetworkTransport
     private let credentials: DeviceCredentials
     private let deviceID: String?
     private let uploads: UploadQueue.Configuration
@@ -68,7 +72,7 @@ public struct SimulatedPhone {
     /// - Parameters:
     ///   - simulation: a simulation whose app is an ``EngineApp`` (a precondition).
     ///   - storePath: the app's SQLite store file (created if missing).
-    ///   - transport: sends the batches (HTTP to a server, or a test double).
+    ///   - transport: sends the batches the scenario's network lets through (HTTP to a server, or a test double).
     ///   - credentials: the upload token.
     ///   - deviceID: the device id the batches carry, if any.
     ///   - uploads: batch size, age and backoff.
@@ -81,7 +85,7 @@ public struct SimulatedPhone {
         precondition(simulation.engineApp != nil, "SimulatedPhone runs an EngineApp; the simulation runs another app")
         self.simulation = simulation
         path = storePath
-        self.transport = transport
+        self.transport = SimulatedNetworkTransport(network: simulation.network, epoch: simulation.epoch, server: transport)
         self.credentials = credentials
         self.deviceID = deviceID
         self.uploads = uploads
@@ -135,10 +139,12 @@ public struct SimulatedPhone {
             try await uploader?.feed(.backlogChanged(backlog), at: max(queueTime, now))
             try await uploader?.runDeadlines(upTo: now)
         }
+        await recordTransmissions()
     }
 
     /// The end of the day, on the upload side only: the rider opens the app (a new process if it was
-    /// not running) at the simulation's current time, online, and the queue sends everything left.
+    /// not running) at the simulation's current time, or once the scenario's network is back if it is
+    /// offline then, and the queue sends everything left.
     /// It flushes whatever waits and follows the queue's deadlines (backoff after a failure) until the
     /// backlog is empty, or `maxSteps` sends or deadlines have passed. Returns the virtual time it
     /// ended at. The simulation itself is neither launched nor advanced (``launches`` does not
@@ -147,15 +153,23 @@ public struct SimulatedPhone {
     @discardableResult
     public mutating func finishOnline(maxSteps: Int = 1_000) async throws -> Date {
         try storeRecordings()
-        if uploader == nil { try startProcess(at: simulation.currentDate, foreground: true) }
-        guard var queue = uploader else { return simulation.currentDate }
+        // Online from here (an offline window that never ends leaves every send failing until `maxSteps`).
+        let online = simulation.network.nextOnline(atOrAfter: simulation.now).map(simulation.date) ?? simulation.currentDate
+        if uploader == nil { try startProcess(at: online, foreground: true) }
+        guard var queue = uploader else { return online }
         defer { uploader = queue }
         queue.offline = false
-        let start = max(queue.now, simulation.currentDate)
+        let start = max(queue.now, online)
         try await queue.feed(.device(.networkReachability(online: true)), at: start)
         try await queue.feed(.device(.willEnterForeground), at: start)
         try await queue.sendAll(maxSteps: maxSteps)
+        await recordTransmissions()
         return queue.now
+    }
+
+    /// Accounts in the simulation for the uploads the network saw since the last call.
+    private mutating func recordTransmissions() async {
+        for transmission in await transport.takeTransmissions() { simulation.recordTransmission(transmission) }
     }
 
     /// Stores what the app recorded since the last call.

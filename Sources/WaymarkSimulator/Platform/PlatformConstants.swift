@@ -270,11 +270,8 @@ public struct PlatformConstants: Hashable, Sendable, Codable {
     /// The energy table.
     public var energy = EnergyCosts()
 
-    // §10 network
-    /// Round-trip time of an upload.
-    public var networkLatencySeconds = 0.3
-    /// Time after which an unanswered upload fails.
-    public var uploadTimeoutSeconds = 60.0
+    // §10 network (the rest of the network is the scenario's `world.network`, see `SimulatedNetwork`;
+    // an upload's answer comes at the virtual time it was sent, timeouts included)
     /// Radio tail: uploads closer than this share one radio wake.
     public var radioTailSeconds = 10.0
 

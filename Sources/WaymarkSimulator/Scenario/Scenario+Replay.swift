@@ -5,8 +5,7 @@ extension Scenario {
     /// A recorded ride replayed as a background ride: the route is the GPX file's track,
     /// permissions are already granted (Always, motion, notifications, the `location` background
     /// mode), the user opens the app at second 0 and leaves it a minute later, and the minimal app
-    /// records with best accuracy, the fitness activity type and background updates, uploading
-    /// every 300 fixes. Motion is derived from the route. `waymark simulate ride.gpx` runs this.
+    /// records with best accuracy, the fitness activity type and background updates. Motion is derived from the route. `waymark simulate ride.gpx` runs this.
     ///
     /// ```swift
     /// var sim = try Simulation(scenario: .replayedRide(gpxPath: "/path/ride.gpx"),
@@ -21,6 +20,6 @@ extension Scenario {
                  motion: MotionSetup(mode: .derived),
                  app: BasicApp.Configuration(requests: [], accuracy: .best, activityType: .fitness,
                                              pausesAutomatically: false, backgroundUpdates: true,
-                                             motionUpdates: true, uploadEveryFixes: 300))
+                                             motionUpdates: true))
     }
 }

@@ -47,8 +47,11 @@ extension Scenario {
             }
             if let w = outage.window, let to = w.to, to < w.from { throw fail("world.outages[\(i)].window.to", "expected to ≥ from") }
         }
-        for (i, rule) in (world?.network?.server?.rules ?? []).enumerated() where rule.status == nil && rule.timeout != true {
-            throw fail("world.network.server.rules[\(i)]", "expected a \"status\" code or \"timeout\": true")
+        for (i, rule) in (world?.network?.server?.rules ?? []).enumerated() {
+            let answers = [rule.status != nil, rule.timeout == true, rule.replyLost == true].filter { $0 }.count
+            if answers != 1 {
+                throw fail("world.network.server.rules[\(i)]", "expected exactly one of a \"status\" code, \"timeout\": true or \"replyLost\": true")
+            }
         }
         if motion?.mode == .scripted && (motion?.script ?? []).isEmpty {
             throw fail("motion.script", "expected at least one scripted activity when mode is scripted")

@@ -77,20 +77,23 @@ public struct World: Hashable, Sendable, Codable {
             self.rules = rules
         }
 
-        /// An answer during a window: a status code, or a timeout.
+        /// An answer during a window: a status code, a timeout, or a lost reply.
         public struct Rule: Hashable, Sendable, Codable {
             /// When the rule applies.
             public var window: TimeWindow
-            /// The status code (401, 409, 422, 503...).
+            /// The status code (401, 409, 422, 503...). A 2xx status lets the upload through to the server.
             public var status: Int?
-            /// True: the server never answers (the upload times out).
+            /// True: the server never answers and stores nothing (the upload times out).
             public var timeout: Bool?
+            /// True: the server stores the upload, but its reply is lost (the upload times out).
+            public var replyLost: Bool?
 
             /// Makes a rule.
-            public init(window: TimeWindow, status: Int? = nil, timeout: Bool? = nil) {
+            public init(window: TimeWindow, status: Int? = nil, timeout: Bool? = nil, replyLost: Bool? = nil) {
                 self.window = window
                 self.status = status
                 self.timeout = timeout
+                self.replyLost = replyLost
             }
         }
     }

@@ -124,11 +124,11 @@ public actor UploadDriver {
 
     func startSend(_ key: String) {
         attempts += 1
-        let attempt = attempts, executor = executor
+        let attempt = attempts, executor = executor, sentAt = now()
         let task = Task {
             let event: UploadQueueEvent
             do {
-                event = try await executor.send(key: key)
+                event = try await executor.send(key: key, at: sentAt)
             } catch {
                 event = .sendFinished(key: key, response: .connectionFailed("\(error)"))
             }

@@ -57,15 +57,15 @@ public struct UploadExecutor: Sendable {
         return .backlogChanged(try store.backlog())
     }
 
-    /// Sends the batch once and returns `.sendFinished`, or `.backlogChanged` when the batch no
-    /// longer exists.
+    /// Sends the batch once at `now` (the time the queue reasons in; a simulated network answers by it)
+    /// and returns `.sendFinished`, or `.backlogChanged` when the batch no longer exists.
     ///
     /// - throws: ``SyncError`` `.storage` when the batch cannot be read.
-    public func send(key: String) async throws -> UploadQueueEvent {
+    public func send(key: String, at now: Date) async throws -> UploadQueueEvent {
         guard let batch = try store.batch(key), batch.state == .pending else {
             return .backlogChanged(try store.backlog())
         }
         let request = UploadRequest(key: key, body: format.body(for: batch.fixes, gaps: batch.gaps), token: await credentials.token)
-        return .sendFinished(key: key, response: await transport.send(request))
+        return .sendFinished(key: key, response: await transport.send(request, at: now))
     }
 }

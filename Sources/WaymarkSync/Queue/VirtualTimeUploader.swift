@@ -91,7 +91,7 @@ public struct VirtualTimeUploader {
                     result = .sendFinished(key: key, response: .connectionFailed("offline"))
                 } else {
                     requests += 1
-                    result = try await executor.send(key: key)
+                    result = try await executor.send(key: key, at: now)
                     if killAfterSend?() == true { return false }
                 }
                 if case .sendFinished(_, let response) = result {
