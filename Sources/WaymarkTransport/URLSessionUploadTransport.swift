@@ -7,9 +7,11 @@ import FoundationNetworking
 /// process runs. It works on every platform (FoundationNetworking on Linux) and needs nothing
 /// but Foundation, so an iOS app can use it with the 17.4 SDK.
 ///
-/// Headers and body are those of ``IngestEndpoint``. `timeout` bounds the whole attempt (the
-/// session's resource timeout) and the wait for each packet (the request's timeout); a late reply
-/// is ``UploadResponse/timedOut``, and the queue sends the batch again under the same key.
+/// Headers and body are those of ``IngestEndpoint``. `timeout` bounds the whole attempt, measured on
+/// the transport's clock (``UploadResponse/attempt(within:on:_:)``; the continuous clock unless you give
+/// another), and the session also applies it as its resource timeout and the wait for each packet (the
+/// request's timeout); a late reply is ``UploadResponse/timedOut``, and the queue sends the batch again
+/// under the same key.
 /// Nothing is retried here. Cancelling the calling task cancels the request. On Linux,
 /// FoundationNetworking counts the request timeout in whole seconds (a fraction is dropped, and
 /// 0 s times out at once) and ignores the resource timeout, so there `timeout` is rounded up to
@@ -30,6 +32,8 @@ public struct URLSessionUploadTransport: UploadTransport {
     public let endpoint: IngestEndpoint
     /// Time allowed for one attempt, connection included.
     public let timeout: Duration
+    /// The clock the timeout is measured on.
+    public let clock: any Clock<Duration>
     let session: URLSession
 
     /// Makes a transport for `server` (scheme, host, port) and the ingest `path`.
@@ -39,13 +43,17 @@ public struct URLSessionUploadTransport: UploadTransport {
     /// - parameter path: the ingest route on that server; a leading `/` is added when missing.
     /// - parameter timeout: the time allowed for one attempt, connection included; it becomes the
     ///   session's resource timeout and each request's timeout (on Linux, whole seconds, at least one).
+    /// - parameter clock: measures the whole attempt's timeout; a test passes a clock it drives. The
+    ///   session's own timeouts stay in real time, as a backstop.
     /// - parameter configuration: the session's configuration, copied; `.ephemeral` by default
     ///   (no cookies or cache on disk). Its timeouts are set from `timeout`.
     /// - throws: ``TransportError`` `.configuration` when the server URL has no http(s) scheme or host.
     public init(server: URL, path: String = "/api/ingest", timeout: Duration = .seconds(30),
+                clock: any Clock<Duration> = ContinuousClock(),
                 configuration: URLSessionConfiguration = .ephemeral) throws {
         endpoint = try IngestEndpoint(server: server, path: path)
         self.timeout = timeout
+        self.clock = clock
         let config = (configuration.copy() as? URLSessionConfiguration) ?? configuration
         config.timeoutIntervalForRequest = Self.requestTimeout(timeout)
         config.timeoutIntervalForResource = Self.seconds(timeout)
@@ -56,12 +64,15 @@ public struct URLSessionUploadTransport: UploadTransport {
     public func send(_ request: UploadRequest) async -> UploadResponse {
         if Task.isCancelled { return .cancelled }
         let http = endpoint.urlRequest(for: request, timeout: Self.requestTimeout(timeout))
-        do {
-            let (body, response) = try await session.upload(for: http, from: Data(request.body))
-            return UploadResponse(urlResponse: response, body: body, error: nil)
-        } catch {
-            if Task.isCancelled { return .cancelled }
-            return UploadResponse(transferError: error)
+        let session = session
+        return await UploadResponse.attempt(within: timeout, on: clock) {
+            do {
+                let (body, response) = try await session.upload(for: http, from: Data(request.body))
+                return UploadResponse(urlResponse: response, body: body, error: nil)
+            } catch {
+                if Task.isCancelled { return .cancelled }
+                return UploadResponse(transferError: error)
+            }
         }
     }
 

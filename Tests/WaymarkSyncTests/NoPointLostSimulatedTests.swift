@@ -18,9 +18,9 @@ struct NoPointLostSimulatedTests {
     @Test("200 seeded schedules per force-quit setting and backend: the server ends with exactly the points and gap markers the tracker recorded",
           arguments: [true, false], LocationBackend.allCases)
     func trackerPointsReachTheServer(relaunchAfterForceQuit: Bool, backend: LocationBackend) async throws {
+        guard #available(macOS 15, iOS 18, *) else { return }
         let server = try await IngestTestServer.start()
         defer { server.stop() }
-        let transport = try HTTPUploadTransport(server: server.baseURL, timeout: .milliseconds(200))
         let configuration = UploadQueue.Configuration(maxBatchPoints: 60, maxBatchBytes: 32 * 1024, maxBatchAge: 60,
                                                       backoffBase: 2, backoffCap: 120)
         var totals = (recorded: 0, gaps: 0, launches: 0, requests: 0, fewest: Int.max, suspended: 0, dead: 0)
@@ -28,7 +28,7 @@ struct NoPointLostSimulatedTests {
             var seeds = (1...UInt64(Self.schedules)).makeIterator()
             func add(_ seed: UInt64) {
                 group.addTask {
-                    let run = SimulatedRideRun(seed: seed, server: server, transport: transport, configuration: configuration,
+                    let run = SimulatedRideRun(seed: seed, server: server, configuration: configuration,
                                                relaunchAfterForceQuit: relaunchAfterForceQuit, backend: backend)
                     let result = try await run.run()
                     let check = await Check(device: run.device, recorded: result.recorded, ledger: server.state)

@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import Testing
+import WaymarkSimulator
 import WaymarkGeo
 @testable import WaymarkSync
 
@@ -73,17 +74,17 @@ struct URLSessionUploadTransportTests {
     func timeout() async throws {
         let server = try await server()
         defer { server.stop() }
-        // The server commits, then holds its reply until the next request arrives: the first
-        // attempt times out however slow the machine, and no assertion depends on timing.
+        guard #available(macOS 15, iOS 18, *) else { return }
+        // The server commits, then holds its reply until the next request arrives, and moves the
+        // transport's own clock past the timeout as it holds it: the attempt times out then, with no
+        // real time passing (the session's own 30 s timeouts are only a backstop).
         await server.state.inject([.holdAfterCommitUntilNextRequest], token: "tok")
-        // 300 ms (a second on Linux, where FoundationNetworking counts whole seconds).
-        let transport = try URLSessionUploadTransport(server: server.baseURL, timeout: .milliseconds(300))
+        let clock = SimulatedClock(startingAt: 0)
+        await server.state.whenHeld(device: "phone-1") { clock.advance(by: .seconds(30)) }
+        let transport = try URLSessionUploadTransport(server: server.baseURL, timeout: .seconds(30), clock: clock)
         let sent = request(points: 6)
         #expect(await transport.send(sent) == .timedOut)
-        // The retry waits longer: on a loaded machine (the whole suite on 2 cores) the replay can
-        // take more than the short timeout, and this test is about the replay, not the clock.
-        let patient = try URLSessionUploadTransport(server: server.baseURL, timeout: .seconds(30))
-        #expect(await patient.send(sent).isAcknowledgement)
+        #expect(await transport.send(sent).isAcknowledgement)
         let stats = await server.state.stats(device: "phone-1")
         #expect(stats.requests == 2 && stats.replays == 1 && stats.crossBatchDuplicates == 0)
         #expect(await server.state.points(device: "phone-1").count == 6)
@@ -103,9 +104,11 @@ struct URLSessionUploadTransportTests {
         let server = try await server()
         defer { server.stop() }
         await server.state.inject([.holdAfterCommitUntilNextRequest], token: "tok")
+        let (held, signal) = AsyncStream<Void>.makeStream()
+        await server.state.whenHeld(device: "phone-1") { signal.yield() }
         let transport = try URLSessionUploadTransport(server: server.baseURL, timeout: .seconds(60))
         let send = Task { await transport.send(request(points: 1)) }
-        while await server.state.stats(device: "phone-1").requests == 0 { await Task.yield() }
+        for await _ in held { break }   // the server has the request and holds its reply
         send.cancel()
         #expect(await send.value == .cancelled)
     }

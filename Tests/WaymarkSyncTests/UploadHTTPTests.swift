@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WaymarkSimulator
 import WaymarkGeo
 @testable import WaymarkSync
 import WaymarkEngine
@@ -18,14 +19,14 @@ struct UploadHTTPTests {
     }
 
     func setUp(points: Int, token: String = "tok", registered: Bool = true, timeout: Duration = .seconds(10),
-               refresh: @escaping @Sendable (String) async throws -> String = { $0 }) async throws -> Setup {
+               clock: any Clock<Duration> = ContinuousClock(), refresh: @escaping @Sendable (String) async throws -> String = { $0 }) async throws -> Setup {
         let server = try await IngestTestServer.start()
         if registered { await server.state.register(token: token, device: "phone-1") }
         let store = try RideStore.inMemory()
         let ride = try store.startRide(at: TestFixes.start)
         let fixes = TestFixes.ride(count: points)
         try store.append(fixes, to: ride.id)
-        let transport = try HTTPUploadTransport(server: server.baseURL, timeout: timeout)
+        let transport = try HTTPUploadTransport(server: server.baseURL, timeout: timeout, clock: clock)
         let uploader = try VirtualTimeUploader(store: store, transport: transport,
                                            credentials: DeviceCredentials(token: token, refresh: refresh),
                                            configuration: config, now: TestFixes.start.addingTimeInterval(Double(points)))
@@ -78,11 +79,15 @@ struct UploadHTTPTests {
 
     @Test("a reply slower than the client's timeout: the client retries under the same key")
     func timeoutAfterCommit() async throws {
-        var s = try await setUp(points: 120, timeout: .milliseconds(300))
+        guard #available(macOS 15, iOS 18, *) else { return }
+        // The transport's timeout runs on a clock of the test's own, which the server moves past it as
+        // it holds the reply: the attempt times out then, with no real time passing.
+        let clock = SimulatedClock(startingAt: 0)
+        var s = try await setUp(points: 120, timeout: .seconds(30), clock: clock)
         defer { s.server.stop() }
-        // The server commits, then answers only once the client's retry has arrived: the first
-        // attempt times out whatever the machine's load, and no assertion depends on timing.
+        // The server commits, then answers only once the client's retry has arrived.
         await s.server.state.inject([.holdAfterCommitUntilNextRequest], token: "tok")
+        await s.server.state.whenHeld(device: "phone-1") { clock.advance(by: .seconds(30)) }
         try await s.uploader.drain(until: s.uploader.now.addingTimeInterval(3600))
         await expectServerHas(s.fixes, s)
         #expect(s.uploader.sends.first?.response == .timedOut)

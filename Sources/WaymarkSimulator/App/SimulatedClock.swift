@@ -1,7 +1,8 @@
 import Synchronization
 
 /// A `Clock` on a ``SimulatedDevice``'s virtual time: its `now` is the simulation's current second,
-/// and a sleeper wakes when the device is advanced to its deadline, never by real time.
+/// and a sleeper wakes when the device is advanced to its deadline, never by real time. A clock of its
+/// own (``init(startingAt:)``) moves only when you call ``advance(by:)``.
 ///
 /// Hand it to WaymarkEngine's `Engine` (or anything that takes a `Clock`) so its timeouts
 /// fire at the right virtual moment while a test drives the device:
@@ -88,10 +89,32 @@ public final class SimulatedClock: Clock, Sendable {
         }
     }
 
+    /// A clock of its own, not tied to a device, at `seconds` of virtual time. Only ``advance(by:)``
+    /// moves it: hand it to anything that takes a `Clock` (a transport's timeout, a queue's deadlines)
+    /// in a test that drives time itself.
+    ///
+    /// ```swift
+    /// let clock = SimulatedClock(startingAt: 0)
+    /// let transport = try HTTPUploadTransport(server: url, timeout: .seconds(30), clock: clock)
+    /// clock.advance(by: .seconds(30))   // an unanswered request times out now
+    /// ```
+    public convenience init(startingAt seconds: Double = 0) {
+        self.init(seconds: seconds)
+    }
+
+    /// Moves virtual time forward by `duration` (a negative one is ignored) and wakes every sleeper
+    /// whose deadline came. A device's clock moves with its device; advance only a clock of your own.
+    public func advance(by duration: Duration) {
+        move(to: state.withLock { $0.now }.advanced(by: max(.zero, duration)))
+    }
+
     /// Moves to virtual second `seconds` (never back) and wakes every sleeper whose deadline came.
     func move(to seconds: Double) {
+        move(to: Instant(offset: .seconds(seconds)))
+    }
+
+    private func move(to target: Instant) {
         let due = state.withLock { s -> [Sleeper] in
-            let target = Instant(offset: .seconds(seconds))
             if s.now < target { s.now = target }
             let now = s.now
             let due = s.sleepers.filter { $0.deadline <= now }

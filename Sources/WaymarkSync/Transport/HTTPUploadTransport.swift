@@ -6,7 +6,8 @@ import NIOHTTP1
 /// The HTTP transport over AsyncHTTPClient: `POST {server}{path}` with the native batch body.
 ///
 /// Headers: `Authorization: Bearer <token>`, `Content-Type: application/json`,
-/// `Idempotency-Key: <batch key>`. Each attempt has its own timeout; nothing is retried here.
+/// `Idempotency-Key: <batch key>`. Each attempt has its own timeout, measured on the transport's clock
+/// (the continuous clock unless you give another, such as a test's virtual clock); nothing is retried here.
 ///
 /// ```swift
 /// let transport = try HTTPUploadTransport(server: URL(string: "https://track.example.com")!)
@@ -19,6 +20,8 @@ public struct HTTPUploadTransport: UploadTransport {
     public let url: String
     /// Time allowed for one attempt, connection included.
     public let timeout: Duration
+    /// The clock the timeout is measured on.
+    public let clock: any Clock<Duration>
     let client: HTTPClient
 
     /// Makes a transport for `server` (scheme, host, port) and the ingest `path`.
@@ -27,10 +30,12 @@ public struct HTTPUploadTransport: UploadTransport {
     ///   Trailing slashes are dropped before `path` is appended.
     /// - parameter path: the ingest route on that server; a leading `/` is added when missing.
     /// - parameter timeout: the time allowed for one attempt, connection included (the request's deadline).
+    /// - parameter clock: measures the timeout; a test passes a clock it drives (WaymarkSimulator's
+    ///   `SimulatedClock`), so a reply that never comes times out when the test says, not after real time.
     /// - parameter client: the HTTP client; the process-wide shared client by default.
     /// - throws: ``SyncError`` `.configuration` when the server URL has no http(s) scheme or host.
     public init(server: URL, path: String = "/api/ingest", timeout: Duration = .seconds(30),
-                client: HTTPClient = .shared) throws {
+                clock: any Clock<Duration> = ContinuousClock(), client: HTTPClient = .shared) throws {
         guard let scheme = server.scheme, ["http", "https"].contains(scheme), server.host != nil else {
             throw SyncError(.configuration, "server URL '\(server)' needs an http or https scheme and a host")
         }
@@ -38,6 +43,7 @@ public struct HTTPUploadTransport: UploadTransport {
         while base.hasSuffix("/") { base.removeLast() }
         url = base + (path.hasPrefix("/") ? path : "/" + path)
         self.timeout = timeout
+        self.clock = clock
         self.client = client
     }
 
@@ -49,10 +55,14 @@ public struct HTTPUploadTransport: UploadTransport {
         http.headers.add(name: "Content-Type", value: "application/json")
         http.headers.add(name: "Idempotency-Key", value: request.key)
         http.body = .bytes(ByteBuffer(bytes: request.body))
-        let deadline = NIODeadline.now() + TimeAmount.nanoseconds(Int64(timeout.components.seconds) * 1_000_000_000
-            + Int64(timeout.components.attoseconds / 1_000_000_000))
+        let prepared = http
+        return await UploadResponse.attempt(within: timeout, on: clock) { await execute(prepared) }
+    }
+
+    /// Runs the request without a deadline of its own (the caller's timer ends it by cancellation).
+    private func execute(_ http: HTTPClientRequest) async -> UploadResponse {
         do {
-            let response = try await client.execute(http, deadline: deadline)
+            let response = try await client.execute(http, deadline: .distantFuture)
             let body = try await response.body.collect(upTo: 1 << 20)
             return .status(Int(response.status.code), body: Array(body.readableBytesView))
         } catch is CancellationError {

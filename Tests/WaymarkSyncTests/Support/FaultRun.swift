@@ -1,6 +1,7 @@
 import Foundation
 import WaymarkEngine
 import WaymarkGeo
+import WaymarkSimulator
 @testable import WaymarkSync
 
 /// Plays one ``FaultSchedule`` against a real server: the app records fixes into a store file,
@@ -18,17 +19,23 @@ struct FaultRun {
 
     let schedule: FaultSchedule
     let server: IngestTestServer
-    let transport: any UploadTransport
     let configuration: UploadQueue.Configuration
+    /// The transport's timeout, on a clock of the run's own: a held reply moves that clock past it, so
+    /// the client gives up at once and no real time passes.
+    static let timeout: Duration = .seconds(30)
 
     var device: String { "dev-\(schedule.seed)" }
 
+    @available(macOS 15, iOS 18, *)
     func run() async throws -> Result {
         let path = TestFixes.temporaryStorePath()
         defer { TestFixes.removeStore(at: path) }
         let ledger = server.state, device = device
         let token = "tok-\(schedule.seed)"
         await ledger.register(token: token, device: device)
+        let clock = SimulatedClock(startingAt: 0)
+        let transport = try HTTPUploadTransport(server: server.baseURL, timeout: Self.timeout, clock: clock)
+        await ledger.whenHeld(device: device) { clock.advance(by: Self.timeout) }
         let (seed, p5, pd, pt) = (schedule.seed, schedule.p5xx, schedule.pDrop, schedule.pTimeout)
         await ledger.decideFaults(device: device) { n in
             FaultSchedule.serverFault(seed: seed, request: n, p5xx: p5, pDrop: pd, pTimeout: pt)

@@ -70,7 +70,7 @@ struct FaultSchedule {
         let x = Double.random(in: 0..<1, using: &rng)
         if x < p5xx { return .status([500, 502, 503, 504].randomElement(using: &rng)!) }
         if x < p5xx + pDrop { return .dropAfterCommit }
-        if x < p5xx + pDrop + pTimeout { return .delayAfterCommit(.milliseconds(400)) }
+        if x < p5xx + pDrop + pTimeout { return .holdAfterCommitUntilNextRequest }
         return nil
     }
 

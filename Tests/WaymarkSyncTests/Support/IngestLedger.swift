@@ -62,6 +62,20 @@ actor IngestLedger {
 
     func requestSizes(device: String) -> [(bytes: Int, points: Int)] { requestLog[device] ?? [] }
 
+    /// What to do when a reply of the device is held (`holdAfterCommitUntilNextRequest`).
+    private var whenHeld: [String: @Sendable () -> Void] = [:]
+
+    /// Sets what happens as a reply of `device` is held: typically moving the client's clock past its
+    /// timeout, so the client gives up at once without real time passing.
+    func whenHeld(device: String, _ action: @escaping @Sendable () -> Void) {
+        whenHeld[device] = action
+    }
+
+    /// A reply of `device` is now held.
+    func held(device: String) {
+        whenHeld[device]?()
+    }
+
     /// A stream that ends when the device's next request arrives.
     func holdSignal(device: String) -> AsyncStream<Void> {
         let (stream, continuation) = AsyncStream<Void>.makeStream()
@@ -130,8 +144,6 @@ actor IngestLedger {
         switch fault {
         case .status(let code): "\(code)"
         case .dropAfterCommit: "dropAfterCommit"
-        case .delayAfterCommit: "timeoutAfterCommit"
-        case .delayBeforeCommit: "delayBeforeCommit"
         case .holdAfterCommitUntilNextRequest: "holdAfterCommit"
         }
     }

@@ -15,12 +15,10 @@ final class IngestTestServer: Sendable {
         case status(Int)
         /// Commit, then break the connection before the reply (the client cannot know it landed).
         case dropAfterCommit
-        /// Commit, then wait this long before replying (the client times out first).
-        case delayAfterCommit(Duration)
-        /// Wait this long, then process normally.
-        case delayBeforeCommit(Duration)
         /// Commit, then hold the reply until the device's next request arrives: the client must
-        /// have given up (timed out) on this one before the hold ends, however slow the machine.
+        /// have given up (timed out) on this one before the hold ends, however slow the machine. The
+        /// device's `whenHeld` action runs as the hold starts (a test moves its transport's clock past
+        /// the timeout there, so the client times out at once, in virtual time).
         case holdAfterCommitUntilNextRequest
     }
 
@@ -64,7 +62,6 @@ final class IngestTestServer: Sendable {
         let body = try await request.body.collect(upTo: 50_000_000)
         await ledger.saw(contentType: request.headers[.contentType], key: key)
         let fault = await ledger.nextFault(for: token)
-        if case .delayBeforeCommit(let d) = fault { try await Task.sleep(for: d) }
         if case .status(let code) = fault { return reply(code, #"{"error":{"message":"injected fault"}}"#) }
         guard let device = await ledger.device(for: token) else {
             return reply(401, #"{"error":{"message":"unknown or expired token"}}"#)
@@ -106,10 +103,10 @@ final class IngestTestServer: Sendable {
             var headers = HTTPFields()
             headers[.contentLength] = "64"
             return Response(status: .ok, headers: headers, body: ResponseBody { _ in throw CancellationError() })
-        case .delayAfterCommit(let d):
-            try await Task.sleep(for: d)
         case .holdAfterCommitUntilNextRequest:
-            for await _ in await ledger.holdSignal(device: device) { break }
+            let released = await ledger.holdSignal(device: device)
+            await ledger.held(device: device)
+            for await _ in released { break }
         default:
             break
         }

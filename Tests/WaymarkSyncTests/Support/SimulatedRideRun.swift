@@ -28,7 +28,6 @@ struct SimulatedRideRun {
 
     let seed: UInt64
     let server: IngestTestServer
-    let transport: any UploadTransport
     let configuration: UploadQueue.Configuration
     var scenario: Scenario
     let offline: [TimeWindow]
@@ -42,12 +41,11 @@ struct SimulatedRideRun {
 
     /// - parameter relaunchAfterForceQuit: whether location events relaunch the app after a
     ///   force-quit (current iOS: yes, from field reports; PLATFORM.md §4); nil keeps the profile's default.
-    init(seed: UInt64, server: IngestTestServer, transport: any UploadTransport, configuration: UploadQueue.Configuration,
+    init(seed: UInt64, server: IngestTestServer, configuration: UploadQueue.Configuration,
          relaunchAfterForceQuit: Bool? = nil, backend: LocationBackend = .locationManager) {
         self.seed = seed
         self.backend = backend
         self.server = server
-        self.transport = transport
         self.configuration = configuration
         var rng = SplitMix64(seed: seed &* 0x9E37_79B9_7F4A_7C15 &+ 5)
         (scenario, offline) = Self.commute(seed: seed, rng: &rng)
@@ -116,11 +114,16 @@ struct SimulatedRideRun {
         return (scenario, offline)
     }
 
+    @available(macOS 15, iOS 18, *)
     func run() async throws -> Result {
         let path = TestFixes.temporaryStorePath()
         defer { TestFixes.removeStore(at: path) }
         let ledger = server.state, device = device, token = "tok-\(device)"
         await ledger.register(token: token, device: device)
+        // A held reply moves the transport's own clock past its timeout: the client gives up at once.
+        let clock = SimulatedClock(startingAt: 0)
+        let transport = try HTTPUploadTransport(server: server.baseURL, timeout: FaultRun.timeout, clock: clock)
+        await ledger.whenHeld(device: device) { clock.advance(by: FaultRun.timeout) }
         let (s, p5, pd, ph) = (seed, p5xx, pDrop, pHold)
         await ledger.decideFaults(device: device) { n in
             var rng = SplitMix64(seed: s &* 131 &+ UInt64(n) &* 0x2545_F491_4F6C_DD1D)
