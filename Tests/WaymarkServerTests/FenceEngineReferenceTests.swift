@@ -4,7 +4,7 @@ import WaymarkGeo
 @testable import WaymarkServer
 
 /// The engine against a plain reference: every fence tested on every segment with `ServerFence.contains`
-/// and `FenceGeometry.crossing`, no index, no boxes, no precomputed cosines. The engine's fast paths
+/// and `SegmentCrossing.crossing`, no index, no boxes, no precomputed cosines. The engine's fast paths
 /// (grid cells, box rejection, the merged inside list) must never change an event.
 @Suite("Fence engine against a brute-force reference")
 struct FenceEngineReferenceTests {
@@ -28,7 +28,7 @@ struct FenceEngineReferenceTests {
                     state.inside[fence.id] = nil
                     state.dwelled.remove(fence.id)
                 } else if !isInside, let from = state.lastCoordinate, let then = state.lastTimestamp,
-                          let crossing = FenceGeometry.crossing(fence, from: from, to: here) {
+                          let crossing = SegmentCrossing.crossing(fence, from: from, to: here) {
                     for (kind, t) in [(ServerFenceEvent.Kind.enter, crossing.enter), (.exit, crossing.exit)] {
                         let lat = from.latitude + (here.latitude - from.latitude) * t
                         let lon = Coordinate.normalizedLongitude(from.longitude + remainder(here.longitude - from.longitude, 360) * t)

@@ -14,7 +14,7 @@ extension FenceEngine {
             dwellSeconds = fence.dwellSeconds
             if case .circle(let center, let radius) = fence.shape {
                 let cosLatitude = cos(center.latitude * .pi / 180)
-                circle = (center, radius, cosLatitude * FenceGeometry.metersPerDegree, cosLatitude)
+                circle = (center, radius, cosLatitude * SegmentCrossing.metersPerDegree, cosLatitude)
             }
         }
     }
@@ -67,7 +67,7 @@ extension FenceEngine {
             minLatitude = min(a.latitude, b.latitude)
             maxLatitude = max(a.latitude, b.latitude)
             fromLongitude = a.longitude
-            longitudeChange = FenceGeometry.longitudeDifference(b.longitude, a.longitude)
+            longitudeChange = SegmentCrossing.longitudeDifference(b.longitude, a.longitude)
         }
     }
 

@@ -67,7 +67,7 @@ public struct DeviceFenceState: Hashable, Sendable {
 public struct FenceEngine: Sendable {
     /// The fences, in the order given.
     public let fences: [ServerFence]
-    let index: FenceIndex
+    let index: ServerFenceGrid
     private let positionsByID: [String: Int32]
     /// What the evaluation loop reads per fence, parallel to ``fences``.
     private let entries: [Entry]
@@ -75,7 +75,7 @@ public struct FenceEngine: Sendable {
     /// Builds the engine and its spatial index.
     public init(fences: [ServerFence]) {
         self.fences = fences
-        self.index = FenceIndex(fences: fences)
+        self.index = ServerFenceGrid(fences: fences)
         var byID: [String: Int32] = [:]
         for (i, fence) in fences.enumerated() { byID[fence.id] = Int32(i) }
         self.positionsByID = byID
@@ -195,12 +195,12 @@ public struct FenceEngine: Sendable {
         }
     }
 
-    /// ``FenceGeometry/crossing(_:from:to:)`` for fence `i`.
+    /// ``SegmentCrossing/crossing(_:from:to:)`` for fence `i`.
     @inline(__always)
     private func crossing(_ i: Int, segment: Segment, from: Coordinate, to: Coordinate) -> (enter: Double, exit: Double)? {
         if let (center, radius, scale, _) = entries[i].circle {
-            return FenceGeometry.circleCrossing(center: center, radius: radius, scale: scale, from: from, to: to)
+            return SegmentCrossing.circleCrossing(center: center, radius: radius, scale: scale, from: from, to: to)
         }
-        return FenceGeometry.crossing(fences[i], from: from, to: to)
+        return SegmentCrossing.crossing(fences[i], from: from, to: to)
     }
 }

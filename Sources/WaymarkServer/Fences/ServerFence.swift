@@ -70,14 +70,14 @@ public struct ServerFence: Hashable, Sendable {
     /// A box enclosing the fence, in degrees (longitudes may exceed ±180 near the antimeridian).
     ///
     /// For a circle the box holds both the haversine circle ``contains(_:)`` tests and the
-    /// projected disk ``FenceGeometry/crossing(_:from:to:)`` intersects, with a relative margin of
+    /// projected disk ``SegmentCrossing/crossing(_:from:to:)`` intersects, with a relative margin of
     /// 1e-9, so a box test never rejects a point or a segment either of them accepts. A circle
     /// reaching a pole spans every longitude.
     var bounds: (minLat: Double, minLon: Double, maxLat: Double, maxLon: Double) {
         switch shape {
         case .circle(let c, let r):
             let margin = 1 + 1e-9
-            let dLat = r / FenceGeometry.metersPerDegree * margin + 1e-12
+            let dLat = r / SegmentCrossing.metersPerDegree * margin + 1e-12
             let angle = r / Geodesy.meanEarthRadius
             let cosLat = cos(c.latitude * .pi / 180)
             guard angle < .pi / 2, sin(angle) < cosLat * (1 - 1e-9) else {
@@ -85,7 +85,7 @@ public struct ServerFence: Hashable, Sendable {
             }
             // The haversine circle's widest longitude (asin form) is at least the projected disk's.
             let haversine = asin(sin(angle) / cosLat) * 180 / .pi
-            let projected = r / (FenceGeometry.metersPerDegree * cosLat)
+            let projected = r / (SegmentCrossing.metersPerDegree * cosLat)
             let dLon = min(180, max(haversine, projected) * margin + 1e-12)
             return (c.latitude - dLat, c.longitude - dLon, c.latitude + dLat, c.longitude + dLon)
         case .polygon(let p):
@@ -100,7 +100,7 @@ public struct ServerFence: Hashable, Sendable {
 }
 
 /// Planar helpers for short segments: an equirectangular projection around a reference point.
-enum FenceGeometry {
+enum SegmentCrossing {
     /// Metres per degree of latitude on a sphere of radius 6 371 008.8 m.
     static let metersPerDegree = 6_371_008.8 * .pi / 180
 

@@ -9,7 +9,7 @@ import WaymarkGeo
 /// dictionary probe per cell and copies no array. The cell size follows the fences: about the
 /// median fence's size (0.002°–0.05°), so a cell holds a few fences whether they are 100 m or
 /// 5 km across. Immutable and `Sendable`.
-struct FenceIndex: Sendable {
+struct ServerFenceGrid: Sendable {
     /// Cell size in degrees (0.05° ≈ 5.5 km of latitude).
     let cellDegrees: Double
     static let maxCellsPerFence = 4096
@@ -72,7 +72,7 @@ struct FenceIndex: Sendable {
     /// `b`, ascending, each once; allocates nothing when `result`'s capacity suffices.
     func candidates(_ a: Coordinate, _ b: Coordinate, into result: inout [Int32]) {
         result.removeAll(keepingCapacity: true)
-        let bLon = a.longitude + FenceGeometry.longitudeDifference(b.longitude, a.longitude)
+        let bLon = a.longitude + SegmentCrossing.longitudeDifference(b.longitude, a.longitude)
         let rows = row(min(a.latitude, b.latitude))...row(max(a.latitude, b.latitude))
         let columns = column(min(a.longitude, bLon))...column(max(a.longitude, bLon))
         let cellCount = rows.count * columns.count
