@@ -158,7 +158,7 @@ let package = Package(
             resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "WaymarkEngineTests", dependencies: ["WaymarkGeo", "WaymarkEngine"], swiftSettings: swiftSettings),
+        .testTarget(name: "WaymarkEngineTests", dependencies: ["WaymarkGeo", "WaymarkEngine", "WaymarkSimulator"], swiftSettings: swiftSettings),
         .testTarget(name: "WaymarkSimulatorTests", dependencies: ["WaymarkGeo", "WaymarkEngine", "WaymarkSimulator", "WaymarkTransport"],
                     swiftSettings: swiftSettings),
         .testTarget(
