@@ -2,8 +2,8 @@ import Foundation
 
 extension UploadResponse {
     /// Runs one upload attempt against a timeout measured on `clock`: the attempt's own answer, or
-    /// ``timedOut`` once `timeout` has passed on `clock` (the attempt is then cancelled, and this
-    /// returns when it has stopped). The deadline is taken before the attempt starts, so a clock that
+    /// ``timedOut`` once `timeout` has passed on `clock` (the attempt is then cancelled in the
+    /// background; this returns at once). The deadline is taken before the attempt starts, so a clock that
     /// is moved past it early (a test's virtual clock) still times the attempt out.
     ///
     /// Both shipped foreground transports measure their timeout this way, so a test that passes a clock
@@ -18,15 +18,28 @@ extension UploadResponse {
     public static func attempt(within timeout: Duration, on clock: any Clock<Duration>,
                                _ attempt: @escaping @Sendable () async -> UploadResponse) async -> UploadResponse {
         let timer = sleeper(on: clock, for: timeout)
-        return await withTaskGroup(of: UploadResponse?.self) { group in
-            group.addTask { await attempt() }
-            // nil: the timer was cancelled (the attempt answered, or the whole send was cancelled).
-            group.addTask { (try? await timer()) == nil ? nil : .timedOut }
-            defer { group.cancelAll() }
-            while let first = await group.next() {
-                if let first { return first }
+        // The first answer wins. The loser is cancelled but not waited for: an HTTP stack that is slow
+        // to honour cancellation (FoundationNetworking on Linux) must not hold the caller past its timeout.
+        let (answers, answer) = AsyncStream.makeStream(of: UploadResponse.self, bufferingPolicy: .bufferingOldest(1))
+        let request = Task { _ = answer.yield(await attempt()) }
+        let deadline = Task {
+            // Cancelled: the attempt answered, or the whole send was cancelled (then the attempt answers).
+            if (try? await timer()) != nil { _ = answer.yield(.timedOut) }
+        }
+        return await withTaskCancellationHandler {
+            var first = UploadResponse.cancelled
+            for await response in answers {
+                first = response
+                break
             }
-            return .cancelled
+            request.cancel()
+            deadline.cancel()
+            answer.finish()
+            return first
+        } onCancel: {
+            answer.yield(.cancelled)
+            request.cancel()
+            deadline.cancel()
         }
     }
 

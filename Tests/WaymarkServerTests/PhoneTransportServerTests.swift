@@ -26,7 +26,7 @@ struct PhoneTransportServerTests {
     func uploads() async throws {
         try await LiveStreamTests.live(.sqlite) { server, port in
             let url = try #require(URL(string: "http://127.0.0.1:\(port)"))
-            let transport = try URLSessionUploadTransport(server: url, timeout: .seconds(20))
+            let transport = try URLSessionUploadTransport(server: url, timeout: .seconds(60))
             let body = NativeBatchFormat().body(for: Self.fixes(5))
             let request = UploadRequest(key: UUID().uuidString, body: body, token: server.deviceToken)
 

@@ -24,7 +24,7 @@ struct URLSessionUploadTransportTests {
     func acknowledged() async throws {
         let server = try await server()
         defer { server.stop() }
-        let transport = try URLSessionUploadTransport(server: server.baseURL, timeout: .seconds(10))
+        let transport = try URLSessionUploadTransport(server: server.baseURL, timeout: .seconds(60))
         let sent = request(points: 5)
         let response = await transport.send(sent)
         #expect(response.isAcknowledgement)
@@ -37,7 +37,7 @@ struct URLSessionUploadTransportTests {
     func unauthorized() async throws {
         let server = try await server(registering: nil)
         defer { server.stop() }
-        let transport = try URLSessionUploadTransport(server: server.baseURL, timeout: .seconds(10))
+        let transport = try URLSessionUploadTransport(server: server.baseURL, timeout: .seconds(60))
         let response = await transport.send(request(points: 2, token: "nobody"))
         guard case .status(401, _) = response else { Issue.record("expected 401, got \(response)"); return }
         #expect(response.serverMessage == "unknown or expired token")
@@ -49,7 +49,7 @@ struct URLSessionUploadTransportTests {
         let server = try await server()
         defer { server.stop() }
         await server.state.setMaxPoints(2)
-        let transport = try URLSessionUploadTransport(server: server.baseURL, timeout: .seconds(10))
+        let transport = try URLSessionUploadTransport(server: server.baseURL, timeout: .seconds(60))
         let response = await transport.send(request(points: 3))
         guard case .status(413, _) = response else { Issue.record("expected 413, got \(response)"); return }
         #expect(response.serverMessage == "at most 2 points per request")
@@ -61,7 +61,7 @@ struct URLSessionUploadTransportTests {
         let server = try await server()
         defer { server.stop() }
         await server.state.inject([.status(code)], token: "tok")
-        let transport = try URLSessionUploadTransport(server: server.baseURL, timeout: .seconds(10))
+        let transport = try URLSessionUploadTransport(server: server.baseURL, timeout: .seconds(60))
         let sent = request(points: 4)
         let first = await transport.send(sent)
         guard case .status(code, _) = first else { Issue.record("expected \(code), got \(first)"); return }
@@ -92,8 +92,10 @@ struct URLSessionUploadTransportTests {
 
     @Test("no server listening: .connectionFailed with the reason")
     func refused() async throws {
-        // Port 1 (tcpmux) is privileged and unused: the connection is refused at once.
-        let transport = try URLSessionUploadTransport(server: try #require(URL(string: "http://127.0.0.1:1")), timeout: .seconds(5))
+        // Port 1 (tcpmux) is privileged and unused: the connection is refused at once. The timeout is
+        // long because it runs on the Swift clock: with the whole suite on 2 cores the task that reports
+        // the refusal can wait tens of seconds for a thread (CI saw a 5 s timeout win that race).
+        let transport = try URLSessionUploadTransport(server: try #require(URL(string: "http://127.0.0.1:1")), timeout: .seconds(60))
         let response = await transport.send(request(points: 1))
         guard case .connectionFailed(let reason) = response else { Issue.record("expected connectionFailed, got \(response)"); return }
         #expect(reason.contains("URLError -1004"), "cannotConnectToHost: \(reason)")
@@ -138,7 +140,7 @@ struct URLSessionUploadTransportTests {
         let ride = try store.startRide(at: TestFixes.start)
         let fixes = TestFixes.ride(count: 150)
         try store.append(fixes, to: ride.id)
-        let transport = try URLSessionUploadTransport(server: server.baseURL, timeout: .seconds(10))
+        let transport = try URLSessionUploadTransport(server: server.baseURL, timeout: .seconds(60))
         var uploader = try VirtualTimeUploader(store: store, transport: transport, credentials: DeviceCredentials(token: "tok"),
                                            configuration: .init(maxBatchPoints: 100, maxBatchAge: 60, backoffBase: 2, backoffCap: 60),
                                            now: TestFixes.start.addingTimeInterval(150))

@@ -24,7 +24,7 @@ struct UploadHTTPPolicyTests {
         let ride = try store.startRide(at: TestFixes.start)
         let fixes = TestFixes.ride(count: points)
         try store.append(fixes, to: ride.id)
-        let transport = try HTTPUploadTransport(server: server.baseURL, timeout: .seconds(10))
+        let transport = try HTTPUploadTransport(server: server.baseURL, timeout: .seconds(60))
         let uploader = try VirtualTimeUploader(store: store, transport: transport, credentials: DeviceCredentials(token: "tok"),
                                            configuration: config,
                                            now: now ?? TestFixes.start.addingTimeInterval(Double(points)),

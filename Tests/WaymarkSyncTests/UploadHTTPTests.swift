@@ -18,7 +18,7 @@ struct UploadHTTPTests {
         var uploader: VirtualTimeUploader
     }
 
-    func setUp(points: Int, token: String = "tok", registered: Bool = true, timeout: Duration = .seconds(10),
+    func setUp(points: Int, token: String = "tok", registered: Bool = true, timeout: Duration = .seconds(60),
                clock: any Clock<Duration> = ContinuousClock(), refresh: @escaping @Sendable (String) async throws -> String = { $0 }) async throws -> Setup {
         let server = try await IngestTestServer.start()
         if registered { await server.state.register(token: token, device: "phone-1") }
