@@ -6,6 +6,8 @@ extension UploadResponse {
     /// background; this returns at once). The deadline is taken before the attempt starts, so a clock that
     /// is moved past it early (a test's virtual clock) still times the attempt out.
     ///
+    /// When the caller's task is cancelled, this returns ``cancelled`` at once and cancels the attempt.
+    ///
     /// Both shipped foreground transports measure their timeout this way, so a test that passes a clock
     /// it drives (WaymarkSimulator's `SimulatedClock`) decides when an unanswered request times out,
     /// without waiting in real time.
@@ -23,10 +25,11 @@ extension UploadResponse {
         let (answers, answer) = AsyncStream.makeStream(of: UploadResponse.self, bufferingPolicy: .bufferingOldest(1))
         let request = Task { _ = answer.yield(await attempt()) }
         let deadline = Task {
-            // Cancelled: the attempt answered, or the whole send was cancelled (then the attempt answers).
+            // Cancelled: the attempt answered, or the caller was cancelled (then this returns .cancelled).
             if (try? await timer()) != nil { _ = answer.yield(.timedOut) }
         }
         return await withTaskCancellationHandler {
+            // A cancelled caller's loop ends at once (its stream stops), so `first` stays .cancelled.
             var first = UploadResponse.cancelled
             for await response in answers {
                 first = response

@@ -121,6 +121,17 @@ struct NetworkTests {
         #expect(sim.received.last { if case .networkReachability = $0.event { true } else { false } }?.event == .networkReachability(online: true))
     }
 
+    @Test("the next time with connectivity: past back-to-back and overlapping windows; never after an open-ended one")
+    func nextOnline() {
+        let network = SimulatedNetwork(World.Network(offline: [TimeWindow(from: 10, to: 20), TimeWindow(from: 20, to: 30),
+                                                              TimeWindow(from: 25, to: 40), TimeWindow(from: 100)]))
+        #expect(network.nextOnline(atOrAfter: 5) == 5)
+        #expect(network.nextOnline(atOrAfter: 12) == 40)
+        #expect(network.nextOnline(atOrAfter: 40) == 40, "a window's end is outside it")
+        #expect(network.nextOnline(atOrAfter: 100) == nil)
+        #expect(SimulatedNetwork(nil).nextOnline(atOrAfter: 7) == 7)
+    }
+
     /// Keeps what reached the server behind the simulated network.
     actor Server: UploadTransport {
         var keys: [String] = []

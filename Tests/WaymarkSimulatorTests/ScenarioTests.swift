@@ -70,6 +70,7 @@ struct ScenarioTests {
         (#"{"version": 1, "world": {"network": {"server": {"rules": [{"window": {"from": 0}, "timeout": true, "replyLost": true}]}}}}"#,
          "world.network.server.rules[0]", "exactly one of"),
         (#"{"version": 1, "app": {"uploadEveryFixes": 60}}"#, "app.uploadEveryFixes", "unknown field"),
+        (#"{"version": 1, "platform": {"overrides": {"uploadTimeoutSeconds": 5}}}"#, "platform.overrides.uploadTimeoutSeconds", "unknown platform constant"),
     ])
     func badScenario(json: String, field: String, expected: String) throws {
         let error = #expect(throws: SimulatorError.self) { try Scenario.decode(from: Data(json.utf8)) }

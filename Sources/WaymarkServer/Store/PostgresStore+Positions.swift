@@ -103,13 +103,16 @@ extension PostgresStore {
     /// returns how many were new.
     func insertGaps(_ connection: PostgresConnection, _ gaps: [PositionGap], receivedMillis: Int64) async throws -> Int {
         guard !gaps.isEmpty else { return 0 }
+        // In key order, like the positions, so concurrent uploads of the same gaps cannot deadlock.
+        let gaps = gaps.sorted { ($0.deviceID, $0.start, $0.end) < ($1.deviceID, $1.start, $1.end) }
         let devices = gaps.map(\.deviceID), starts = gaps.map(\.start.millisecondsSince1970)
         let ends = gaps.map(\.end.millisecondsSince1970), reasons = gaps.map(\.reason), rides = gaps.map { $0.rideID ?? "" }
         return try await connection.query("""
             INSERT INTO gaps (device_id, start_ms, end_ms, reason, ride_id, received_ms)
             SELECT g.device_id, g.start_ms, g.end_ms, g.reason, nullif(g.ride_id, ''), \(receivedMillis)
             FROM unnest(\(devices)::text[], \(starts)::int8[], \(ends)::int8[], \(reasons)::text[], \(rides)::text[])
-                 AS g(device_id, start_ms, end_ms, reason, ride_id)
+                 WITH ORDINALITY AS g(device_id, start_ms, end_ms, reason, ride_id, n)
+            ORDER BY g.n
             ON CONFLICT (device_id, start_ms, end_ms) DO NOTHING
             RETURNING 1
             """, logger: logger).collect().count

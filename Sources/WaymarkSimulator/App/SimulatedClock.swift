@@ -105,7 +105,10 @@ public final class SimulatedClock: Clock, Sendable {
     /// Moves virtual time forward by `duration` (a negative one is ignored) and wakes every sleeper
     /// whose deadline came. A device's clock moves with its device; advance only a clock of your own.
     public func advance(by duration: Duration) {
-        move(to: state.withLock { $0.now }.advanced(by: max(.zero, duration)))
+        wake(state.withLock { s in
+            s.now = s.now.advanced(by: max(.zero, duration))
+            return Self.takeDue(&s)
+        })
     }
 
     /// Moves to virtual second `seconds` (never back) and wakes every sleeper whose deadline came.
@@ -114,13 +117,21 @@ public final class SimulatedClock: Clock, Sendable {
     }
 
     private func move(to target: Instant) {
-        let due = state.withLock { s -> [Sleeper] in
+        wake(state.withLock { s in
             if s.now < target { s.now = target }
-            let now = s.now
-            let due = s.sleepers.filter { $0.deadline <= now }
-            s.sleepers.removeAll { $0.deadline <= now }
-            return due
-        }
-        for sleeper in due { sleeper.continuation.resume() }
+            return Self.takeDue(&s)
+        })
+    }
+
+    /// Removes and returns the sleepers whose deadline has come.
+    private static func takeDue(_ s: inout State) -> [Sleeper] {
+        let now = s.now
+        let due = s.sleepers.filter { $0.deadline <= now }
+        s.sleepers.removeAll { $0.deadline <= now }
+        return due
+    }
+
+    private func wake(_ sleepers: [Sleeper]) {
+        for sleeper in sleepers { sleeper.continuation.resume() }
     }
 }

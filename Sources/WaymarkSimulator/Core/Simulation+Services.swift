@@ -79,7 +79,7 @@ extension Simulation {
         }
         let outcome = switch transmission.verdict {
         case .offline: "failed, offline"
-        case .delivered: "delivered"
+        case .delivered: "passed on to the server"
         case .refused(let status): "refused with HTTP \(status)"
         case .unanswered: "timed out, the server never answered"
         case .replyLost: "timed out, the server's reply was lost"
