@@ -29,7 +29,8 @@ extension UploadResponse {
             if (try? await timer()) != nil { _ = answer.yield(.timedOut) }
         }
         return await withTaskCancellationHandler {
-            // A cancelled caller's loop ends at once (its stream stops), so `first` stays .cancelled.
+            // A cancelled caller's loop ends at once (an AsyncStream's iteration stops on cancellation),
+            // so `first` stays .cancelled.
             var first = UploadResponse.cancelled
             for await response in answers {
                 first = response
@@ -40,7 +41,6 @@ extension UploadResponse {
             answer.finish()
             return first
         } onCancel: {
-            answer.yield(.cancelled)
             request.cancel()
             deadline.cancel()
         }

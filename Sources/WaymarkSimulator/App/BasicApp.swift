@@ -104,8 +104,6 @@ public struct BasicApp: SimulatedApp {
             guard pausedByTheSystem else { return [] }
             pausedByTheSystem = false
             return [.startUpdatingLocation(locationConfiguration)]
-        case .backgroundTaskExpired(let id):
-            return [.endBackgroundTask(id: id)]
         default:
             return []
         }
