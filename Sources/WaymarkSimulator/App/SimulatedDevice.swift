@@ -59,7 +59,7 @@ public actor SimulatedDevice: Device {
 
     /// The regions the simulated iOS monitors for the app (the host's included).
     public func monitoredRegionIdentifiers() async -> Set<String>? {
-        Set(simulation.regions.map(\.region.identifier))
+        Set(simulation.regions.identifiers)
     }
 
     /// Background App Refresh on and Low Power Mode off (``DeviceSetup/backgroundAppRefresh``,

@@ -19,7 +19,7 @@ struct ProcessState: Sendable {
     var motionUpdates = false
     /// A `CLBackgroundActivitySession` is held (iOS 17); it ends with the process.
     var backgroundActivitySession = false
-    /// The classifier update last delivered to this process (``Simulation/motionSerial``).
+    /// The classifier update last delivered to this process (``MotionClassifier/serial``).
     var deliveredMotionSerial = 0
     /// Permission requests that collided with a visible prompt, replayed in order once it is
     /// answered (``PromptCollisionOutcome/shownAfterFirst``; issue #14).

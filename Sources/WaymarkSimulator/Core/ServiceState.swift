@@ -38,39 +38,6 @@ struct OneShot: Sendable {
     var accurate = false
 }
 
-/// A monitored region and the system's view of the device relative to it.
-struct RegionMonitor: Sendable {
-    var region: MonitoredRegion
-    /// Added as a `CLMonitor` condition (iOS 17): reported as monitor events, not enter/exit.
-    var isCondition = false
-    var effectiveRadius: Double
-    var state: RegionState
-    var candidate: RegionState?
-    var candidateSince = 0.0
-    var serial: Int
-    /// Virtual time from which a state request is answered with the state rather than `unknown`.
-    var determinedAt: Double
-
-    // Region fidelity (issue #14; see `Simulation+Regions`, `Simulation+RegionDelivery`).
-    /// Registered before location authorization was granted: accepted, but nothing is decided until
-    /// it is; the state is determined then, as at a registration [S30].
-    var awaitingAuthorization = false
-    /// Whether `didDetermineState` has fired for the registration (persisted regions: already did) [S29].
-    var registrationStateReported = true
-    /// When the last event of this region comes (or came) due: events of one region arrive in order.
-    var lastEventDue = -Double.infinity
-    /// Crossings whose event came due but could not be delivered yet (no network, or an entry held
-    /// after a push launch), oldest first; they are late, not lost.
-    var held: [HeldRegionEvent] = []
-}
-
-/// A region event waiting for delivery (issue #14).
-struct HeldRegionEvent: Sendable {
-    var enter: Bool
-    /// Held until the app is next in the foreground (an entry after a push launch, and what queues behind it).
-    var untilForeground: Bool
-}
-
 /// Significant-change monitoring (persists across launches).
 struct SignificantChanges: Sendable {
     /// Where the last movement-triggered event fired (the serving cell); idle wakes keep it.

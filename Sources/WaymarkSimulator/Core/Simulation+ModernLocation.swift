@@ -101,7 +101,7 @@ extension Simulation {
 
     /// Opens the monitor: every condition's current state is delivered again.
     mutating func openMonitor() {
-        for m in regions where m.isCondition {
+        for m in regions.monitors where m.isCondition {
             let known = now >= m.determinedAt && !m.awaitingAuthorization && permissions.locationAuthorized
             emit(.monitorEvent(identifier: m.region.identifier, state: known ? Self.conditionState(m.state) : .unknown))
         }
@@ -109,7 +109,7 @@ extension Simulation {
 
     mutating func addMonitorCondition(_ region: MonitoredRegion) {
         startMonitoring(region)
-        if let i = regions.firstIndex(where: { $0.region.identifier == region.identifier }) { regions[i].isCondition = true }
+        regions.markCondition(region.identifier)
     }
 
     mutating func beginServiceSession(_ goal: ServiceSessionGoal) {

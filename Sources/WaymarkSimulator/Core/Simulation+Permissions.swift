@@ -197,7 +197,7 @@ extension Simulation {
     mutating func completeRemoteRegistration(generation: Int) {
         guard generation == process.generation else { return }
         let apns = scenario.world?.network?.apnsAvailable ?? true
-        if !online {
+        if !link.online {
             emit(.remoteRegistration(.failed(reason: "no network")))
         } else if !apns {
             emit(.remoteRegistration(.failed(reason: "APNs unavailable")))

@@ -33,18 +33,17 @@ import WaymarkGeo
 extension Simulation {
     /// Draws whether iOS never reports a crossing, and otherwise schedules its event after a drawn
     /// latency, no earlier than the region's previous event.
-    mutating func commitRegionCrossing(_ m: inout RegionMonitor, enter: Bool) {
+    mutating func commitRegionCrossing(_ identifier: String, enter: Bool) {
         let side = enter ? "inside" : "outside"
         if constants.regionMissProbability > 0, rng.chance(constants.regionMissProbability) {
             stats.regionEventsMissed += 1
-            note("region \(m.region.identifier) crossing committed (\(side)); iOS never reports it")
+            note("region \(identifier) crossing committed (\(side)); iOS never reports it")
             return
         }
         let latency = drawRegionLatency(appNotRunning: process.state == .notRunning)
-        let due = max(now + latency, m.lastEventDue)
-        m.lastEventDue = due
-        note("region \(m.region.identifier) crossing committed (\(side)); event due in \(Int((due - now).rounded())) s")
-        queue.schedule(.regionEvent(identifier: m.region.identifier, enter: enter, serial: m.serial), at: due)
+        guard let (due, serial) = regions.scheduleEvent(identifier, due: now + latency) else { return }
+        note("region \(identifier) crossing committed (\(side)); event due in \(Int((due - now).rounded())) s")
+        queue.schedule(.regionEvent(identifier: identifier, enter: enter, serial: serial), at: due)
     }
 
     /// A region event's latency: the fixed override, or a draw from the tail or the log-normal body.
@@ -63,16 +62,16 @@ extension Simulation {
     /// monitoring is unavailable; otherwise queued behind the region's held events and delivered if
     /// it may go now.
     mutating func fireRegionEvent(_ identifier: String, enter: Bool, serial: Int) {
-        guard let i = regions.firstIndex(where: { $0.region.identifier == identifier && $0.serial == serial }) else { return }
+        guard regions.monitor(identifier)?.serial == serial else { return }
         if regionMonitoringUnavailable {
             stats.regionEventsDroppedUnavailable += 1
             note("region \(identifier) event dropped: region monitoring unavailable (\(regionMonitoringUnavailableReason ?? ""))")
             return
         }
         let holdForPush = enter && constants.regionEnterHeldAfterPushLaunch && inPushLaunchedProcess
-        regions[i].held.append(HeldRegionEvent(enter: enter, untilForeground: holdForPush))
-        flushHeldRegionEvents(region: i)
-        if !regions[i].held.isEmpty {
+        _ = regions.hold(HeldRegionEvent(enter: enter, untilForeground: holdForPush), identifier: identifier, serial: serial)
+        flushHeldRegionEvents(identifier)
+        if regions.firstHeld(identifier) != nil {
             stats.regionEventsHeld += 1
             let why = holdForPush ? "an entry after a push launch, held until the app is in the foreground"
                 : isOnline(at: now) ? "queued behind an earlier held event" : "offline, held until the network returns"
@@ -82,24 +81,24 @@ extension Simulation {
 
     /// Delivers the held events of every region that may go now.
     mutating func flushHeldRegionEvents() {
-        for i in regions.indices where !regions[i].held.isEmpty { flushHeldRegionEvents(region: i) }
+        for identifier in regions.identifiersWithHeldEvents { flushHeldRegionEvents(identifier) }
     }
 
     /// Delivers the held events of one region, oldest first, until one must wait: for the network, or
     /// (an entry after a push launch) for the app to be in the foreground. Dropped while region
     /// monitoring is unavailable.
-    mutating func flushHeldRegionEvents(region i: Int) {
+    mutating func flushHeldRegionEvents(_ identifier: String) {
         if regionMonitoringUnavailable {
-            stats.regionEventsDroppedUnavailable += regions[i].held.count
-            if !regions[i].held.isEmpty { note("region \(regions[i].region.identifier) held events dropped: region monitoring unavailable") }
-            regions[i].held = []
+            let dropped = regions.dropHeld(identifier)
+            stats.regionEventsDroppedUnavailable += dropped
+            if dropped > 0 { note("region \(identifier) held events dropped: region monitoring unavailable") }
             return
         }
-        while let first = regions[i].held.first {
+        while let first = regions.firstHeld(identifier) {
             guard isOnline(at: now) else { return }
             if first.untilForeground && process.state != .foreground { return }
-            regions[i].held.removeFirst()
-            deliverRegionEvent(regions[i].region.identifier, enter: first.enter)
+            regions.removeFirstHeld(identifier)
+            deliverRegionEvent(identifier, enter: first.enter)
         }
     }
 
@@ -107,7 +106,7 @@ extension Simulation {
     /// state if the app runs to hear it (and behind the event if that waits for the user's
     /// provisional-Always confirmation).
     mutating func deliverRegionEvent(_ identifier: String, enter: Bool) {
-        if regions.contains(where: { $0.region.identifier == identifier && $0.isCondition }) {
+        if regions.monitor(identifier)?.isCondition == true {
             // A CLMonitor condition: one event carrying the new state.
             deliverSystemLocationEvent(.monitorEvent(identifier: identifier, state: enter ? .satisfied : .unsatisfied),
                                        reason: .location)

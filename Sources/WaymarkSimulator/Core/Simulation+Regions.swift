@@ -53,23 +53,11 @@ extension Simulation {
         return sourceClass(s.config.desiredAccuracy) == .gnss
     }
 
-    /// How far outside the boundary an exit counts now.
-    var regionExitDistance: Double {
-        gnssRunningForApp ? constants.regionCrossingDistanceWithGNSSMeters : constants.regionCrossingDistanceMeters
-    }
-
-    /// How far inside the boundary of a region of `radius` an entry counts now.
-    func regionEntryDepth(radius: Double) -> Double {
-        min(gnssRunningForApp ? constants.regionCrossingDistanceWithGNSSMeters : constants.regionEntryDistanceMeters,
-            radius / 2)
-    }
-
-    /// The side the system can commit to at `distance` from the centre of a region of `radius`, or nil
-    /// while the device is too near the boundary to tell.
-    func decidedRegionSide(distance d: Double, radius: Double) -> RegionState? {
-        if d < radius - regionEntryDepth(radius: radius) { return .inside }
-        if d > radius + regionExitDistance { return .outside }
-        return nil
+    /// How far beyond a boundary a crossing counts now.
+    var regionCrossingDistances: RegionCrossingDistances {
+        gnssRunningForApp
+            ? RegionCrossingDistances(entry: constants.regionCrossingDistanceWithGNSSMeters, exit: constants.regionCrossingDistanceWithGNSSMeters)
+            : RegionCrossingDistances(entry: constants.regionEntryDistanceMeters, exit: constants.regionCrossingDistanceMeters)
     }
 
     /// The state the system determines for a region now: `unknown` without a position (an outage) or
@@ -77,7 +65,7 @@ extension Simulation {
     func determinedRegionState(center: Coordinate, radius: Double) -> RegionState {
         let position = trajectory.position(at: now)
         guard !isOutage(at: now, position) else { return .unknown }
-        return decidedRegionSide(distance: Geodesy.haversineDistance(position, center), radius: radius) ?? .unknown
+        return regionCrossingDistances.side(distance: Geodesy.haversineDistance(position, center), radius: radius) ?? .unknown
     }
 
     /// Registers a region (no checks): used for persisted regions at start and by ``startMonitoring(_:)``.
@@ -85,18 +73,16 @@ extension Simulation {
     /// A new registration also needs ``PlatformConstants/regionStateDeterminationSeconds`` before a
     /// state request gets an answer other than `unknown`, and then reports its state once
     /// (`didDetermineState`); persisted regions are already determined and reported.
-    mutating func addRegion(_ region: MonitoredRegion, persisted: Bool = false) {
+    /// A region registered before authorization (`awaitingAuthorization`) decides nothing until it is
+    /// granted, and starts in `unknown`.
+    mutating func addRegion(_ region: MonitoredRegion, persisted: Bool = false, awaitingAuthorization: Bool = false) {
         var radius = region.radiusMeters
         if radius < constants.minRegionRadiusMeters {
             radius = max(radius, rng.uniform(constants.smallRegionEffectiveMinMeters, constants.smallRegionEffectiveMaxMeters))
         }
-        let state = determinedRegionState(center: region.center, radius: radius)
-        regionSerial += 1
-        regions.removeAll { $0.region.identifier == region.identifier }
-        var monitor = RegionMonitor(region: region, effectiveRadius: radius, state: state, serial: regionSerial,
-                                    determinedAt: persisted ? now : now + constants.regionStateDeterminationSeconds)
-        monitor.registrationStateReported = persisted
-        regions.append(monitor)
+        regions.register(region, effectiveRadius: radius, state: determinedRegionState(center: region.center, radius: radius),
+                         determinedAt: persisted ? now : now + constants.regionStateDeterminationSeconds,
+                         persisted: persisted, awaitingAuthorization: awaitingAuthorization)
     }
 
     /// `startMonitoring(for:)`: the checks iOS makes, in order, then the registration.
@@ -122,29 +108,27 @@ extension Simulation {
             emit(.regionMonitoringFailed(identifier: region.identifier, reason: .radiusTooLarge))
             return
         }
-        let replacing = regions.contains { $0.region.identifier == region.identifier }
+        let replacing = regions.monitor(region.identifier) != nil
         guard replacing || regions.count < constants.maxMonitoredRegions else {
             note("region \(region.identifier) rejected: \(constants.maxMonitoredRegions) regions already monitored")
             emit(.regionMonitoringFailed(identifier: region.identifier, reason: .tooManyRegions))
             return
         }
-        addRegion(region)
+        addRegion(region, awaitingAuthorization: !permissions.locationAuthorized)
         if !permissions.locationAuthorized {
             note("region \(region.identifier) accepted before authorization: it starts working once authorization is granted")
-            regions[regions.count - 1].awaitingAuthorization = true
-            regions[regions.count - 1].state = .unknown
         }
     }
 
     /// The effective radius the system uses for a region, if monitored.
     public func effectiveRadius(ofRegion identifier: String) -> Double? {
-        regions.first { $0.region.identifier == identifier }?.effectiveRadius
+        regions.monitor(identifier)?.effectiveRadius
     }
 
     /// `requestState(for:)`: `unknown` until the state is determined, before authorization, and
     /// while region monitoring is unavailable; an unmonitored identifier gets no answer.
     mutating func reportRegionState(_ identifier: String) {
-        guard let monitor = regions.first(where: { $0.region.identifier == identifier }) else { return }
+        guard let monitor = regions.monitor(identifier) else { return }
         let known = now >= monitor.determinedAt && !monitor.awaitingAuthorization
             && permissions.locationAuthorized && !regionMonitoringUnavailable
         let state = known ? monitor.state : .unknown
@@ -162,40 +146,24 @@ extension Simulation {
         guard permissions.locationAuthorized, !regionMonitoringUnavailable, !isOutage(at: now, truth.coordinate) else {
             // No authorization, no precise position, or no position at all: nothing is decided, and
             // pending crossings restart.
-            for i in regions.indices { regions[i].candidate = nil }
+            regions.restartPendingCrossings()
             return
         }
-        for i in regions.indices {
-            var m = regions[i]
-            let d = Geodesy.haversineDistance(truth.coordinate, m.region.center)
-            if m.awaitingAuthorization {
-                m.awaitingAuthorization = false
-                m.state = decidedRegionSide(distance: d, radius: m.effectiveRadius) ?? .unknown
-                m.determinedAt = now + constants.regionStateDeterminationSeconds
-                m.registrationStateReported = false
-                note("region \(m.region.identifier): authorization granted, monitoring starts")
-            }
-            if let beyond = decidedRegionSide(distance: d, radius: m.effectiveRadius), beyond != m.state {
-                if m.candidate != beyond { m.candidate = beyond; m.candidateSince = now }
-                if now - m.candidateSince >= constants.regionDwellSeconds {
-                    let previous = m.state
-                    m.state = beyond
-                    m.candidate = nil
-                    if previous != .unknown { commitRegionCrossing(&m, enter: beyond == .inside) }
-                }
-            } else {
-                m.candidate = nil
-            }
-            if !m.registrationStateReported, now >= m.determinedAt, m.state != .unknown {
+        let results = regions.step(at: now, position: truth.coordinate, distances: regionCrossingDistances, constants: constants)
+        for result in results {
+            switch result {
+            case .authorizationStarted(let identifier):
+                note("region \(identifier): authorization granted, monitoring starts")
+            case .crossed(let identifier, let enter):
+                commitRegionCrossing(identifier, enter: enter)
+            case .determined(let identifier, let state, let isCondition):
                 // didDetermineState after startMonitoring, once the state is known [S29]; only the
                 // registering process hears it.
-                m.registrationStateReported = true
                 if process.isRunning {
-                    emit(m.isCondition ? .monitorEvent(identifier: m.region.identifier, state: Self.conditionState(m.state))
-                         : .regionState(identifier: m.region.identifier, state: m.state))
+                    emit(isCondition ? .monitorEvent(identifier: identifier, state: Self.conditionState(state))
+                         : .regionState(identifier: identifier, state: state))
                 }
             }
-            regions[i] = m
         }
     }
 }

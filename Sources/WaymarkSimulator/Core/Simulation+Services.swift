@@ -19,39 +19,26 @@ extension Simulation {
     }
 
     mutating func deliverCurrentMotion() {
-        guard let reportedMotion, process.motionUpdates, permissions.motion == .granted else { return }
-        process.deliveredMotionSerial = motionSerial
-        emit(.motionActivity(reportedMotion))
+        guard let current = motion.current, process.motionUpdates, permissions.motion == .granted else { return }
+        process.deliveredMotionSerial = motion.serial
+        emit(.motionActivity(current))
     }
 
     /// Updates are not delivered while the app is suspended; when it runs again, an active handler
     /// gets the most recent classification it missed (CMMotionActivityManager behaviour).
     mutating func deliverMotionOnResume() {
-        guard motionSerial > process.deliveredMotionSerial else { return }
+        guard motion.serial > process.deliveredMotionSerial else { return }
         deliverCurrentMotion()
     }
 
-    /// The classifier reports the true activity after it has been stable for the lag
-    /// (longer for cycling, with lower confidence).
+    /// One tick of the classifier (``MotionClassifier``); a new classification goes to a running app.
     mutating func stepDerivedMotion(_ truth: Trajectory.State) {
-        if truth.activity != motionCandidate {
-            motionCandidate = truth.activity
-            motionCandidateSince = now
-        }
-        guard reportedMotion?.kind != motionCandidate else { return }
-        let cycling = motionCandidate == .cycling
-        let lag = cycling ? constants.motionCyclingLagSeconds : constants.motionLagSeconds
-        guard now - motionCandidateSince >= lag else { return }
-        let confidence: MotionActivity.Confidence = cycling
-            ? (rng.chance(constants.cyclingMediumConfidenceProbability) ? .medium : .low) : .high
-        reportedMotion = MotionActivity(motionCandidate, confidence: confidence)
-        motionSerial += 1
+        guard motion.observe(truth.activity, at: now, constants: constants, rng: &rng) != nil else { return }
         if process.isRunning { deliverCurrentMotion() }
     }
 
     mutating func applyScriptedMotion(_ item: MotionSetup.ScriptedActivity) {
-        reportedMotion = MotionActivity(item.activity, confidence: item.confidence ?? .high)
-        motionSerial += 1
+        _ = motion.script(item)
         if process.isRunning { deliverCurrentMotion() }
     }
 
@@ -61,9 +48,7 @@ extension Simulation {
     public func isOnline(at t: Double) -> Bool { network.isOnline(at: t) }
 
     mutating func updateReachability() {
-        let current = isOnline(at: now)
-        guard current != online else { return }
-        online = current
+        guard let current = link.observe(network, at: now) else { return }
         note("network \(current ? "online" : "offline")")
         if process.isRunning { emit(.networkReachability(online: current)) }
     }
@@ -75,7 +60,7 @@ extension Simulation {
         stats.uploads += 1
         let t = transmission.at.timeIntervalSince(epoch)
         if transmission.verdict != .offline {
-            energy.add(radio.energy(sending: transmission.bytes, at: t, constants: constants), to: .radio)
+            energy.add(link.energy(sending: transmission.bytes, at: t, constants: constants), to: .radio)
         }
         let outcome = switch transmission.verdict {
         case .offline: "failed, offline"

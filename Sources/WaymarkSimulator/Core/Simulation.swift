@@ -57,8 +57,8 @@ public struct Simulation: Sendable {
     var standard: StandardUpdates?
     var oneShots: [OneShot] = []
     var nextOneShotID = 0
-    var regions: [RegionMonitor] = []
-    var regionSerial = 0
+    /// The system's region monitor (registrations persist across launches).
+    var regions = RegionMonitoring()
     var significant: SignificantChanges?
     /// Issue #14: visit monitoring, and where the device was when the user force-quit the app
     /// (set on the next tick; see `Simulation+SignificantChanges`).
@@ -67,15 +67,12 @@ public struct Simulation: Sendable {
     var lastKnownFix: Fix?
     /// Fixes the system holds for an app that cannot take them (see `Simulation+HeldFixes`).
     var heldFixes: [Fix] = []
-    /// Counts classifier updates, so a resumed app can tell whether it missed one.
-    var motionSerial = 0
-    var motionCandidate: MotionActivity.Kind = .unknown
-    var motionCandidateSince = 0.0
-    var reportedMotion: MotionActivity?
-    var online = true
+    /// The motion coprocessor's classifier.
+    var motion = MotionClassifier()
     /// The network and the server (`world.network`); uploads meet it through ``SimulatedNetworkTransport``.
     public let network: SimulatedNetwork
-    var radio = Radio()
+    /// The phone's side of the network: observed reachability and the radio.
+    var link: NetworkLink
 
     /// Makes a simulation of `scenario` with `seed` (the scenario's seed, else 1, when nil).
     ///
@@ -94,6 +91,7 @@ public struct Simulation: Sendable {
         self.constants = try scenario.resolvedConstants()
         self.epoch = scenario.startTime ?? Scenario.defaultStartTime
         self.network = SimulatedNetwork(scenario.world?.network)
+        self.link = NetworkLink(network)
         if let trajectory {
             self.trajectory = trajectory
         } else {
@@ -110,7 +108,6 @@ public struct Simulation: Sendable {
         if scenario.motion?.mode == .scripted {
             for (i, item) in (scenario.motion?.script ?? []).enumerated() { queue.schedule(.motionScript(i), at: item.at) }
         }
-        online = isOnline(at: 0)
         queue.schedule(.tick, at: constants.updateIntervalSeconds)
     }
 
@@ -121,7 +118,7 @@ public struct Simulation: Sendable {
     public var locationAuthorization: LocationAuthorization { permissions.authorization }
 
     /// Identifiers of the regions the app monitors, in registration order.
-    public var monitoredRegionIdentifiers: [String] { regions.map(\.region.identifier) }
+    public var monitoredRegionIdentifiers: [String] { regions.identifiers }
 
     /// The virtual wall-clock time now.
     public var currentDate: Date { date(now) }
@@ -272,7 +269,7 @@ public struct Simulation: Sendable {
         case .startSignificantChanges: startSignificantChanges()
         case .stopSignificantChanges: significant = nil
         case .startMonitoring(let region): startMonitoring(region)
-        case .stopMonitoring(let identifier): regions.removeAll { $0.region.identifier == identifier }
+        case .stopMonitoring(let identifier): regions.stop(identifier)
         case .requestRegionState(let identifier): reportRegionState(identifier)
         case .startMotionActivityUpdates: startMotionUpdates()
         case .stopMotionActivityUpdates: process.motionUpdates = false
@@ -284,7 +281,7 @@ public struct Simulation: Sendable {
         case .endBackgroundActivitySession: process.backgroundActivitySession = false
         case .openMonitor: openMonitor()
         case .addMonitorCondition(let region): addMonitorCondition(region)
-        case .removeMonitorCondition(let identifier): regions.removeAll { $0.region.identifier == identifier && $0.isCondition }
+        case .removeMonitorCondition(let identifier): regions.removeCondition(identifier)
         case .requestMonitorState(let identifier): reportRegionState(identifier)
         case .beginServiceSession(let goal): beginServiceSession(goal)
         case .endServiceSession: note("service session ended")

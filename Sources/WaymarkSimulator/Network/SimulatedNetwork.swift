@@ -70,16 +70,3 @@ public struct SimulatedNetwork: Hashable, Sendable {
         return (200..<300).contains(status) ? .delivered : .refused(status: status)
     }
 }
-
-/// The radio's energy bookkeeping (PLATFORM.md §9): uploads closer together than the radio's tail share
-/// one wake; each kilobyte costs on top. Owned by the simulation.
-struct Radio: Hashable, Sendable {
-    private var lastUse = -Double.infinity
-
-    /// The energy of sending `bytes` bytes at `t`, which must not be before the previous use.
-    mutating func energy(sending bytes: Int, at t: Double, constants: PlatformConstants) -> Double {
-        let wake = t - lastUse > constants.radioTailSeconds ? constants.energy.radioWake : 0
-        lastUse = max(lastUse, t)
-        return wake + Double(bytes) / 1024 * constants.energy.radioPerKilobyte
-    }
-}
