@@ -31,19 +31,10 @@ extension Simulation {
     /// Called on every tick: a temporary grant (Allow Once, temporary full accuracy) lapses once the
     /// app has been out of use for ``PlatformConstants/temporaryAuthorizationLapseSeconds`` [S8].
     mutating func stepTemporaryAuthorization() {
-        guard permissions.allowOnce || permissions.temporaryFullAccuracy else {
-            permissions.outOfUseSince = nil
-            return
-        }
-        if appInUse {
-            permissions.outOfUseSince = nil
-            return
-        }
-        let since = permissions.outOfUseSince ?? now
-        permissions.outOfUseSince = since
-        guard now - since >= constants.temporaryAuthorizationLapseSeconds else { return }
+        guard let out = permissions.stepTemporaryGrants(inUse: appInUse, at: now,
+                                                        lapseSeconds: constants.temporaryAuthorizationLapseSeconds) else { return }
         let before = permissions.authorization
-        clearTemporaryGrants(because: "lapsed after \(Int(now - since)) s out of use")
+        clearTemporaryGrants(because: "lapsed after \(Int(out)) s out of use")
         reportAuthorizationChange(from: before)
     }
 
@@ -55,16 +46,9 @@ extension Simulation {
 
     /// Ends an Allow Once grant (back to notDetermined) and temporary full accuracy, noting why.
     private mutating func clearTemporaryGrants(because reason: String) {
-        if permissions.allowOnce {
-            permissions.allowOnce = false
-            permissions.location = .notDetermined
-            note("allow-once grant \(reason)")
-        }
-        if permissions.temporaryFullAccuracy {
-            permissions.temporaryFullAccuracy = false
-            note("temporary full accuracy \(reason)")
-        }
-        permissions.outOfUseSince = nil
+        let ended = permissions.clearTemporaryGrants()
+        if ended.allowOnce { note("allow-once grant \(reason)") }
+        if ended.fullAccuracy { note("temporary full accuracy \(reason)") }
     }
 
     /// Reports a status change the system made on its own: at once to a running app with a location
@@ -108,7 +92,7 @@ extension Simulation {
     mutating func answerTemporaryFullAccuracy(granted: Bool) {
         guard granted else { note("temporary full accuracy declined"); return }
         let before = permissions.authorization
-        permissions.temporaryFullAccuracy = true
+        permissions.grantTemporaryFullAccuracy()
         reportAuthorizationChange(from: before)
     }
 
@@ -127,12 +111,11 @@ extension Simulation {
     mutating func holdForAlwaysConfirmation(_ event: DeviceEvent) -> Bool {
         guard permissions.provisionalAlways, event.isLocationUse, !appInUse else { return false }
         if permissions.confirmingProvisionalAlways {
-            permissions.heldForAlwaysConfirmation.append(event)
+            permissions.holdForConfirmation(event)
             return true
         }
-        guard prompt == nil else { return false }   // another prompt is up: ask at the next event
-        permissions.confirmingProvisionalAlways = true
-        permissions.heldForAlwaysConfirmation.append(event)
+        guard permissions.prompt == nil else { return false }   // another prompt is up: ask at the next event
+        permissions.beginConfirmation(holding: event)
         note("provisional always: \(event.logName) while not in use; held until the user confirms")
         showPrompt(.locationAlways, requires: [], systemInitiated: true)
         return true
@@ -140,17 +123,13 @@ extension Simulation {
 
     /// The user's answer to the provisional-Always confirmation.
     mutating func confirmProvisionalAlways(keepAlways: Bool) {
-        permissions.confirmingProvisionalAlways = false
-        permissions.provisionalAlways = false
-        let held = permissions.heldForAlwaysConfirmation
-        permissions.heldForAlwaysConfirmation = []
+        let before = permissions.authorization
+        let held = permissions.endConfirmation(keepAlways: keepAlways)
         if keepAlways {
             note("provisional always confirmed; \(held.count) held event(s) delivered")
             for event in held { emit(event) }
         } else {
             note("always declined (keep only while using); \(held.count) held event(s) dropped")
-            let before = permissions.authorization
-            permissions.location = .authorizedWhenInUse
             reportAuthorizationChange(from: before)
         }
     }
@@ -164,20 +143,7 @@ extension Simulation {
     /// be in Settings with the app in the foreground; a scripted change then is delivered at once.)
     mutating func changeSettings(_ action: UserAction) {
         let before = permissions.authorization
-        if let location = action.location {
-            permissions.location = location
-            permissions.allowOnce = false
-            permissions.provisionalAlways = false
-        }
-        if let precise = action.preciseLocation {
-            permissions.precise = precise
-            permissions.temporaryFullAccuracy = false
-        }
-        if let enabled = action.locationServicesEnabled { permissions.servicesEnabled = enabled }
-        if let notifications = action.notifications {
-            permissions.notifications = notifications
-            permissions.notificationsProvisional = false
-        }
+        permissions.apply(settings: action)
         let after = permissions.authorization
         note("settings changed: location \(after.status.rawValue), accuracy \(after.accuracy.rawValue)")
         guard after != before else { return }
@@ -188,7 +154,7 @@ extension Simulation {
             if process.managerCreated { emit(.authorizationChanged(after)) }
             authorizationDidChange()
         case .background, .suspended:
-            let downgrade = Permissions.rank(after.status) < Permissions.rank(before.status)
+            let downgrade = PermissionCentre.rank(after.status) < PermissionCentre.rank(before.status)
             if constants.settingsChangeTermination == .anyChange || downgrade {
                 terminate(forceQuit: false, reason: downgrade ? "terminated by the system: location permission revoked"
                                                               : "terminated by the system: privacy settings changed")

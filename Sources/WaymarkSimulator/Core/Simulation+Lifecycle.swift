@@ -4,16 +4,11 @@ import WaymarkEngine
 extension Simulation {
     mutating func setUpDevice() {
         let device = scenario.device ?? DeviceSetup()
+        permissions = PermissionCentre(device: device)
         if device.install == .existing {
-            permissions.location = device.location ?? .notDetermined
-            permissions.precise = device.preciseLocation ?? true
-            permissions.notifications = device.notifications ?? .notDetermined
-            permissions.motion = device.motion ?? .notDetermined
-            permissions.alwaysUpgradeShown = device.alwaysUpgradeShown ?? false
             for region in device.monitoredRegions ?? [] { addRegion(region, persisted: true) }
             if device.significantChangesActive == true { significant = SignificantChanges() }
         }
-        permissions.servicesEnabled = device.locationServicesEnabled ?? true
     }
 
     var usageDescriptions: [DeviceSetup.UsageDescription] {

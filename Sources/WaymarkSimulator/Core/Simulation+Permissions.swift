@@ -41,7 +41,7 @@ extension Simulation {
             note("no prompt: \(kind.displayName) requested while the app is not in the foreground; request dropped")
             return false
         }
-        if let visible = prompt {
+        if let visible = permissions.prompt {
             stats.promptCollisions += 1
             let replay = request ?? kind.defaultRequest
             if constants.promptCollisionOutcome == .shownAfterFirst, let replay {
@@ -57,58 +57,33 @@ extension Simulation {
             note("no prompt: \(missing.rawValue) missing from Info.plist")
             return false
         }
-        promptSerial += 1
-        prompt = (kind, promptSerial)
+        let serial = permissions.show(kind)
         stats.promptsShown += 1
-        if kind == .locationAlways { permissions.alwaysUpgradeShown = true }
         note("prompt shown: \(permissions.confirmingProvisionalAlways ? "location always (confirming provisional always)" : kind.displayName)")
         let response = scenario.user?.prompts?[kind]
-        schedule(.promptAnswered(promptSerial), in: response?.thinkSeconds ?? constants.promptThinkSeconds)
+        schedule(.promptAnswered(serial), in: response?.thinkSeconds ?? constants.promptThinkSeconds)
         return true
     }
 
     mutating func answerPrompt(serial: Int) {
-        guard let shown = prompt, shown.serial == serial else { return }
-        prompt = nil
-        let response = scenario.user?.prompts?[shown.kind] ?? PromptResponse(.allow)
-        note("prompt answered: \(shown.kind.displayName), \(TimelineText.words(response.answer.rawValue))")
-        switch shown.kind {
-        case .notifications:
-            permissions.notifications = response.answer == .deny ? .denied : .granted
-            permissions.notificationsProvisional = false
-            emit(.notificationAuthorization(granted: response.answer != .deny))
-        case .motion:
-            permissions.motion = response.answer == .deny ? .denied : .granted
-            emit(.motionAuthorization(granted: response.answer != .deny))
-            if permissions.motion == .granted, process.motionUpdates { deliverCurrentMotion() }
-        case .locationWhenInUse:
-            let forAlways = permissions.whenInUsePromptForAlways
-            permissions.whenInUsePromptForAlways = false
-            switch response.answer {
-            case .deny: permissions.location = .denied
-            case .allow where forAlways:
-                // Provisional Always [S5][S6]: the app reads always until iOS asks the user to confirm.
-                permissions.location = .authorizedAlways
-                permissions.provisionalAlways = true
-                note("provisional always: the app reads authorizedAlways until the user confirms")
-            case .allow: permissions.location = .authorizedWhenInUse
-            case .allowOnce:
-                permissions.location = .authorizedWhenInUse
-                permissions.allowOnce = constants.allowOnceAvailable
-            }
-            if constants.reducedAccuracyAvailable, response.answer != .deny {
-                permissions.precise = response.preciseLocation ?? true
-            }
+        guard let kind = permissions.dismiss(serial: serial) else { return }
+        let response = scenario.user?.prompts?[kind] ?? PromptResponse(.allow)
+        note("prompt answered: \(kind.displayName), \(TimelineText.words(response.answer.rawValue))")
+        switch permissions.answer(kind, with: response, constants: constants) {
+        case .notifications(let granted):
+            emit(.notificationAuthorization(granted: granted))
+        case .motion(let granted):
+            emit(.motionAuthorization(granted: granted))
+            if granted, process.motionUpdates { deliverCurrentMotion() }
+        case .location(let provisionalAlways):
+            // Provisional Always [S5][S6]: the app reads always until iOS asks the user to confirm.
+            if provisionalAlways { note("provisional always: the app reads authorizedAlways until the user confirms") }
             emit(.authorizationChanged(permissions.authorization))
             authorizationDidChange()
-        case .locationAlways where permissions.confirmingProvisionalAlways:
-            confirmProvisionalAlways(keepAlways: response.answer != .deny)
-        case .locationAlways:
-            if response.answer != .deny { permissions.location = .authorizedAlways }
-            emit(.authorizationChanged(permissions.authorization))
-            authorizationDidChange()
-        case .temporaryFullAccuracy:
-            answerTemporaryFullAccuracy(granted: response.answer != .deny)
+        case .confirmation(let keepAlways):
+            confirmProvisionalAlways(keepAlways: keepAlways)
+        case .temporaryFullAccuracy(let granted):
+            answerTemporaryFullAccuracy(granted: granted)
         }
         showQueuedPrompt()
     }
@@ -116,7 +91,7 @@ extension Simulation {
     /// Replays the requests that collided with the prompt just answered
     /// (``PromptCollisionOutcome/shownAfterFirst``), until one shows a prompt.
     mutating func showQueuedPrompt() {
-        while prompt == nil, process.isRunning, !process.queuedPromptRequests.isEmpty {
+        while permissions.prompt == nil, process.isRunning, !process.queuedPromptRequests.isEmpty {
             let request = process.queuedPromptRequests.removeFirst()
             switch request {
             case .requestWhenInUseAuthorization: requestWhenInUse()
@@ -146,7 +121,7 @@ extension Simulation {
             let shown = showPrompt(.locationWhenInUse, requires: [.NSLocationWhenInUseUsageDescription,
                                                                  .NSLocationAlwaysAndWhenInUseUsageDescription],
                                    request: .requestAlwaysAuthorization)
-            if shown { permissions.whenInUsePromptForAlways = constants.provisionalAlwaysAvailable }
+            if shown { permissions.markWhenInUsePromptForAlways(constants.provisionalAlwaysAvailable) }
         case .authorizedWhenInUse where !permissions.alwaysUpgradeShown && !permissions.allowOnce:
             showPrompt(.locationAlways, requires: [.NSLocationAlwaysAndWhenInUseUsageDescription], request: .requestAlwaysAuthorization)
         default:
@@ -175,8 +150,7 @@ extension Simulation {
     mutating func requestNotifications(_ options: NotificationOptions = []) {
         switch permissions.notifications {
         case .notDetermined where options.contains(.provisional):
-            permissions.notifications = .granted
-            permissions.notificationsProvisional = true
+            permissions.grantNotificationsProvisionally()
             note("notifications authorized provisionally (no prompt; delivered quietly)")
             emit(.notificationAuthorization(granted: true))
         case .notDetermined:

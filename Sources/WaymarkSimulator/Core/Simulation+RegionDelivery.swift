@@ -117,7 +117,7 @@ extension Simulation {
         deliverSystemLocationEvent(event, reason: .location)
         guard process.isRunning else { return }
         if permissions.confirmingProvisionalAlways, permissions.heldForAlwaysConfirmation.last == event {
-            permissions.heldForAlwaysConfirmation.append(state)
+            permissions.holdForConfirmation(state)
         } else {
             emit(state)
         }

@@ -49,11 +49,10 @@ public struct Simulation: Sendable {
     var outbox: [DeviceEvent] = []
     var rng: SeededRandom
     var errorModel: PositionError
-    var permissions = Permissions()
+    /// The permission centre: settings, the prompt on screen, temporary and provisional grants.
+    var permissions = PermissionCentre(device: DeviceSetup())
     var process = ProcessState()
     var forceQuitBlocked = false
-    var prompt: (kind: PromptKind, serial: Int)?
-    var promptSerial = 0
     var standard: StandardUpdates?
     var oneShots: [OneShot] = []
     var nextOneShotID = 0
