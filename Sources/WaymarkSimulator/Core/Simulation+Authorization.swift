@@ -62,7 +62,7 @@ extension Simulation {
             if process.managerCreated { emit(.authorizationChanged(after)) }
             authorizationDidChange()
         case .suspended:
-            process.pendingAuthorizationCallback = process.managerCreated
+            process.deferAuthorizationCallback()
         case .notRunning:
             break
         }
@@ -159,7 +159,7 @@ extension Simulation {
                 terminate(forceQuit: false, reason: downgrade ? "terminated by the system: location permission revoked"
                                                               : "terminated by the system: privacy settings changed")
             } else {
-                process.pendingAuthorizationCallback = process.managerCreated
+                process.deferAuthorizationCallback()
             }
         }
     }

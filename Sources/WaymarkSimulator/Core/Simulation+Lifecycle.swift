@@ -31,19 +31,13 @@ extension Simulation {
     mutating func open() {
         switch process.state {
         case .notRunning:
-            forceQuitBlocked = false
+            process.openedByUser()
             launch(.user)
         case .background, .suspended:
-            let wasSuspended = process.state == .suspended
-            process.state = .foreground
-            process.backgroundSince = nil
-            process.backgroundGeneration += 1
-            process.wakeUntil = nil
-            process.locationWakeUntil = nil
+            let (wasSuspended, authorizationCallback) = process.comeToForeground()
             if wasSuspended { note("resumed") }
             emit(.willEnterForeground)
-            if process.pendingAuthorizationCallback {
-                process.pendingAuthorizationCallback = false
+            if authorizationCallback {
                 emit(.authorizationChanged(permissions.authorization))
             }
             if wasSuspended { deliverOnResume() }
@@ -75,9 +69,7 @@ extension Simulation {
     /// A new process. ``SimulationStats/launches`` counts the system's reason; the app's
     /// `.launched` event carries what it can see (``visibleLaunchReason(_:)``).
     mutating func launch(_ reason: LaunchReason) {
-        process = ProcessState()
-        process.generation = stats.launches.values.reduce(0, +) + 1
-        process.state = reason == .user ? .foreground : .background
+        process.launch(generation: stats.launches.values.reduce(0, +) + 1, inForeground: reason == .user)
         stats.launches[reason.rawValue, default: 0] += 1
         standard = nil
         oneShots = []
@@ -94,18 +86,13 @@ extension Simulation {
     /// in which only an Always app may.
     mutating func startBackgroundWindow(forLocation: Bool) {
         let seconds = forLocation ? constants.locationLaunchSeconds : constants.remoteNotificationSeconds
-        process.backgroundSince = now
-        process.backgroundGeneration += 1
-        process.wakeUntil = now + seconds
-        process.locationWakeUntil = forLocation ? now + seconds : nil
+        process.startBackgroundWindow(at: now, seconds: seconds, forLocation: forLocation)
         schedule(.suspendCheck(process.generation), in: seconds)
     }
 
     mutating func enterBackground() {
         guard process.state == .foreground else { return }
-        process.state = .background
-        process.backgroundSince = now
-        process.backgroundGeneration += 1
+        process.enterBackground(at: now)
         emit(.didEnterBackground)
         if !process.tasks.isEmpty {
             schedule(.taskExpiry(process.backgroundGeneration), in: constants.backgroundTaskSeconds)
@@ -123,9 +110,7 @@ extension Simulation {
 
     mutating func suspendIfIdle(generation: Int) {
         guard generation == process.generation, process.state == .background, !keepsRunningInBackground else { return }
-        process.state = .suspended
-        process.wakeUntil = nil
-        process.locationWakeUntil = nil
+        process.suspend()
         stats.suspensions += 1
         note("suspended")
         if let s = standard, !s.paused, !s.waitingForAuthorization {
@@ -135,7 +120,7 @@ extension Simulation {
 
     /// Wakes a suspended app in the background for a location event or (not `forLocation`) a silent push.
     mutating func wake(forLocation: Bool = true) {
-        process.state = .background
+        process.wake()
         note(forLocation ? "woken in the background" : "woken in the background by a silent push")
         startBackgroundWindow(forLocation: forLocation)
         deliverOnResume()
@@ -143,10 +128,10 @@ extension Simulation {
 
     /// Ends the process. Fixes the system held for it are lost (see `Simulation+HeldFixes`).
     mutating func terminate(forceQuit: Bool, reason: String) {
-        if forceQuit { forceQuitBlocked = true }
+        let wasRunning = process.state != .notRunning
+        process.terminate(forceQuit: forceQuit)
         loseHeldFixes()
-        guard process.state != .notRunning else { return }
-        process = ProcessState()
+        guard wasRunning else { return }
         standard = nil
         oneShots = []
         outbox = []
@@ -160,7 +145,7 @@ extension Simulation {
     /// may not (``mayStartStandardUpdatesInBackground``).
     mutating func silentPush() {
         switch process.state {
-        case .notRunning where forceQuitBlocked: note("silent push not delivered: app force-quit")
+        case .notRunning where process.forceQuitBlocked: note("silent push not delivered: app force-quit")
         case .notRunning: launch(.remoteNotification)
         case .suspended: wake(forLocation: false)
         default: break
@@ -168,8 +153,7 @@ extension Simulation {
     }
 
     mutating func beginBackgroundTask(_ id: Int) {
-        guard !process.tasks.contains(id) else { return }
-        process.tasks.append(id)
+        guard process.beginTask(id) else { return }
         if process.state == .background, process.tasks.count == 1 {
             let since = process.backgroundSince ?? now
             queue.schedule(.taskExpiry(process.backgroundGeneration), at: max(now, since + constants.backgroundTaskSeconds))
@@ -177,7 +161,7 @@ extension Simulation {
     }
 
     mutating func endBackgroundTask(_ id: Int) {
-        process.tasks.removeAll { $0 == id }
+        process.endTask(id)
         if process.state == .background, process.tasks.isEmpty {
             schedule(.suspendCheck(process.generation), in: 0)
         }
@@ -194,8 +178,7 @@ extension Simulation {
     mutating func enforceTaskExpiry(generation: Int) {
         guard generation == process.backgroundGeneration, process.state == .background else { return }
         if process.tasks.isEmpty {
-            process.wakeUntil = nil
-            process.locationWakeUntil = nil
+            process.endWakeWindows()
             suspendIfIdle(generation: process.generation)
         } else {
             terminate(forceQuit: false, reason: "terminated by the system: background task not ended in time")

@@ -95,7 +95,7 @@ extension Simulation {
             note("background activity session refused: it must be created while the app is in use")
             return
         }
-        process.backgroundActivitySession = true
+        process.setBackgroundActivitySession(true)
         note("background activity session begun")
     }
 

@@ -5,11 +5,9 @@ import WaymarkEngine
 /// Always and Settings changes are in `Simulation+Authorization.swift`.
 extension Simulation {
     mutating func createLocationManager() {
-        process.managerCreated = true
+        let pending = process.createLocationManager()
         emit(.authorizationChanged(permissions.authorization))
         deliverHeldFixes()
-        let pending = process.pendingManagerEvents
-        process.pendingManagerEvents = []
         for event in pending { emit(event) }
     }
 
@@ -45,7 +43,7 @@ extension Simulation {
             stats.promptCollisions += 1
             let replay = request ?? kind.defaultRequest
             if constants.promptCollisionOutcome == .shownAfterFirst, let replay {
-                process.queuedPromptRequests.append(replay)
+                process.queuePromptRequest(replay)
                 note("prompt collision: \(kind.displayName) requested while \(visible.kind.displayName) is on screen; shown after it")
             } else {
                 note("prompt collision: \(kind.displayName) requested while \(visible.kind.displayName) is on screen; request lost")
@@ -91,8 +89,7 @@ extension Simulation {
     /// Replays the requests that collided with the prompt just answered
     /// (``PromptCollisionOutcome/shownAfterFirst``), until one shows a prompt.
     mutating func showQueuedPrompt() {
-        while permissions.prompt == nil, process.isRunning, !process.queuedPromptRequests.isEmpty {
-            let request = process.queuedPromptRequests.removeFirst()
+        while permissions.prompt == nil, process.isRunning, let request = process.nextQueuedPromptRequest() {
             switch request {
             case .requestWhenInUseAuthorization: requestWhenInUse()
             case .requestAlwaysAuthorization: requestAlways()

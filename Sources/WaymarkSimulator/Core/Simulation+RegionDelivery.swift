@@ -138,10 +138,6 @@ extension Simulation {
     /// foreground (the window lasts ``PlatformConstants/remoteNotificationSeconds``, far longer than
     /// a tick); the foreground clears it.
     mutating func trackPushLaunch() {
-        if process.state == .foreground {
-            process.pushLaunchedNotForeground = false
-        } else if inPushWindow {
-            process.pushLaunchedNotForeground = true
-        }
+        process.trackPushLaunch(inPushWindow: inPushWindow)
     }
 }

@@ -8,19 +8,19 @@ extension Simulation {
     mutating func startMotionUpdates() {
         switch permissions.motion {
         case .notDetermined:
-            process.motionUpdates = true
+            process.setMotionUpdates(true)
             showPrompt(.motion, requires: [.NSMotionUsageDescription])
         case .denied:
             note("motion updates refused: permission denied")
         case .granted:
-            process.motionUpdates = true
+            process.setMotionUpdates(true)
             deliverCurrentMotion()
         }
     }
 
     mutating func deliverCurrentMotion() {
         guard let current = motion.current, process.motionUpdates, permissions.motion == .granted else { return }
-        process.deliveredMotionSerial = motion.serial
+        process.motionDelivered(serial: motion.serial)
         emit(.motionActivity(current))
     }
 

@@ -62,7 +62,7 @@ extension Simulation {
                 note("no relaunch: \(event.logName) \(refusal); dropped")
                 return
             }
-            if forceQuitBlocked, let refusal = forceQuitRelaunchRefusal(event) {
+            if process.forceQuitBlocked, let refusal = forceQuitRelaunchRefusal(event) {
                 note("no relaunch after force-quit: \(event.logName) dropped (\(refusal))")
                 return
             }
@@ -76,7 +76,7 @@ extension Simulation {
         if case .visit = event { return "visits never relaunch a force-quit app" }
         guard constants.relaunchAfterForceQuit else { return "relaunchAfterForceQuit is off" }
         let here = trajectory.position(at: now)
-        let moved = forceQuitPosition.map { Geodesy.haversineDistance($0, here) } ?? 0
+        let moved = process.forceQuitPosition.map { Geodesy.haversineDistance($0, here) } ?? 0
         guard moved >= constants.forceQuitRelaunchMinMeters else {
             return "the device moved \(Int(moved)) m since, under \(Int(constants.forceQuitRelaunchMinMeters)) m"
         }
@@ -86,11 +86,7 @@ extension Simulation {
     /// Remembers where the device was when the user force-quit the app (on the tick after it), for
     /// the movement a force-quit relaunch needs; forgets it once the user opens the app again.
     mutating func trackForceQuitPosition(_ truth: Trajectory.State) {
-        if !forceQuitBlocked {
-            forceQuitPosition = nil
-        } else if forceQuitPosition == nil {
-            forceQuitPosition = truth.coordinate
-        }
+        process.trackForceQuitPosition(truth.coordinate)
     }
 
     // MARK: significant changes

@@ -51,18 +51,16 @@ public struct Simulation: Sendable {
     var errorModel: PositionError
     /// The permission centre: settings, the prompt on screen, temporary and provisional grants.
     var permissions = PermissionCentre(device: DeviceSetup())
-    var process = ProcessState()
-    var forceQuitBlocked = false
+    /// The app's process (lifecycle, background windows and tasks, the force-quit record).
+    var process = AppProcess()
     var standard: StandardUpdates?
     var oneShots: [OneShot] = []
     var nextOneShotID = 0
     /// The system's region monitor (registrations persist across launches).
     var regions = RegionMonitoring()
     var significant: SignificantChanges?
-    /// Issue #14: visit monitoring, and where the device was when the user force-quit the app
-    /// (set on the next tick; see `Simulation+SignificantChanges`).
+    /// Visit monitoring (issue #14).
     var visits: VisitMonitoring?
-    var forceQuitPosition: Coordinate?
     var lastKnownFix: Fix?
     /// Fixes the system holds for an app that cannot take them (see `Simulation+HeldFixes`).
     var heldFixes: [Fix] = []
@@ -220,7 +218,7 @@ public struct Simulation: Sendable {
         }
         if holdForAlwaysConfirmation(event) { return }   // provisional Always: first use while not in use (issue #14)
         if event.needsLocationManager && !process.managerCreated {
-            process.pendingManagerEvents.append(event)
+            process.holdUntilManagerCreated(event)
             return
         }
         outbox.append(event)
@@ -271,13 +269,13 @@ public struct Simulation: Sendable {
         case .stopMonitoring(let identifier): regions.stop(identifier)
         case .requestRegionState(let identifier): reportRegionState(identifier)
         case .startMotionActivityUpdates: startMotionUpdates()
-        case .stopMotionActivityUpdates: process.motionUpdates = false
+        case .stopMotionActivityUpdates: process.setMotionUpdates(false)
         case .beginBackgroundTask(let id): beginBackgroundTask(id)
         case .endBackgroundTask(let id): endBackgroundTask(id)
         case .startLiveUpdates(let configuration): startLiveUpdates(configuration)
         case .stopLiveUpdates: if standard?.live == true { stopStandardUpdates() }
         case .beginBackgroundActivitySession: beginBackgroundActivitySession()
-        case .endBackgroundActivitySession: process.backgroundActivitySession = false
+        case .endBackgroundActivitySession: process.setBackgroundActivitySession(false)
         case .openMonitor: openMonitor()
         case .addMonitorCondition(let region): addMonitorCondition(region)
         case .removeMonitorCondition(let identifier): regions.removeCondition(identifier)
