@@ -32,9 +32,7 @@ extension Simulation {
             note("lost \(fixes.count) fix(es): app not running (nothing is held for a terminated app)")
             return
         }
-        heldFixes.append(contentsOf: fixes)
-        let excess = heldFixes.count - max(0, constants.heldFixLimit)
-        if excess > 0 { heldFixes.removeFirst(excess) }
+        locationService.hold(fixes, limit: constants.heldFixLimit)
         note("held \(fixes.count) fix(es) for the app (\(process.state.rawValue)); \(heldFixes.count) waiting")
     }
 
@@ -43,14 +41,13 @@ extension Simulation {
         guard !heldFixes.isEmpty else { return }
         stats.fixesLostWithProcess += heldFixes.count
         note("\(heldFixes.count) held fix(es) lost with the process")
-        heldFixes = []
+        _ = locationService.takeHeldFixes()
     }
 
     /// Delivers the held fixes as one late batch if the app runs and has its location manager.
     mutating func deliverHeldFixes() {
         guard process.isRunning, process.managerCreated, let oldest = heldFixes.first else { return }
-        let batch = heldFixes
-        heldFixes = []
+        let batch = locationService.takeHeldFixes()
         stats.fixesDeliveredLate += batch.count
         note("\(batch.count) held fix(es) delivered late, oldest measured \(Int(currentDate.timeIntervalSince(oldest.timestamp))) s ago")
         emit(.locations(batch))

@@ -7,7 +7,7 @@ extension Simulation {
         permissions = PermissionCentre(device: device)
         if device.install == .existing {
             for region in device.monitoredRegions ?? [] { addRegion(region, persisted: true) }
-            if device.significantChangesActive == true { significant = SignificantChanges() }
+            if device.significantChangesActive == true { locationService.resumeSignificantChanges() }
         }
     }
 
@@ -71,8 +71,7 @@ extension Simulation {
     mutating func launch(_ reason: LaunchReason) {
         process.launch(generation: stats.launches.values.reduce(0, +) + 1, inForeground: reason == .user)
         stats.launches[reason.rawValue, default: 0] += 1
-        standard = nil
-        oneShots = []
+        locationService.endProcess()
         lapseTemporaryGrantsAtLaunch()   // Allow Once, temporary full accuracy (Simulation+Authorization)
         note("launched (\(reason.rawValue))")
         if reason != .user { startBackgroundWindow(forLocation: reason == .location) }
@@ -132,8 +131,7 @@ extension Simulation {
         process.terminate(forceQuit: forceQuit)
         loseHeldFixes()
         guard wasRunning else { return }
-        standard = nil
-        oneShots = []
+        locationService.endProcess()
         outbox = []
         stats.terminations += 1
         note(reason)

@@ -66,9 +66,8 @@ extension Simulation {
             emit(.locationError(.denied))
             return
         }
-        if var s = standard, !s.paused {
-            s.config = config
-            standard = s
+        if let s = standard, !s.paused {
+            locationService.reconfigureStandard(config)
             return
         }
         if process.state == .background, !mayStartStandardUpdatesInBackground {
@@ -81,23 +80,19 @@ extension Simulation {
             }
             return
         }
-        if var s = standard {
+        if standard != nil {
             // The receiver starts again; the pause timer restarts.
-            s.config = config
-            s.paused = false
-            s.stillSince = nil
-            s.wasProducing = false
-            standard = s
+            locationService.restartStandardAfterPause(config)
             note("standard updates restarted after an automatic pause")
             emit(.locationUpdatesResumed)
             return
         }
-        standard = StandardUpdates(config: config, waitingForAuthorization: !permissions.locationAuthorized)
+        locationService.startStandard(config, waitingForAuthorization: !permissions.locationAuthorized)
         if permissions.locationAuthorized { deliverCachedFix() }
     }
 
     mutating func stopStandardUpdates() {
-        standard = nil
+        locationService.stopStandard()
         if process.state == .background { schedule(.suspendCheck(process.generation), in: constants.backgroundSuspendSeconds) }
     }
 
@@ -169,7 +164,7 @@ extension Simulation {
 
     mutating func stepStandardUpdates(_ truth: Trajectory.State) {
         guard var s = standard, !s.waitingForAuthorization else { return }
-        defer { if standard != nil { standard = s } }
+        defer { locationService.commitStandardStep(s) }
         // Paused updates stay paused, in the foreground as in the background, until the app starts
         // them again: "Core Location does not resume updates automatically after it pauses them" [S23].
         if s.live {
@@ -208,7 +203,7 @@ extension Simulation {
             }
         }
         guard let fix = nextStandardFix(&s, truth) else { return }
-        lastKnownFix = fix
+        locationService.record(fix)
         if s.live {
             emit(.liveUpdate(LiveUpdate(fix: fix)))
             return
@@ -300,32 +295,31 @@ extension Simulation {
             emit(.locationError(.denied))
             return
         }
-        nextOneShotID += 1
-        oneShots.append(OneShot(id: nextOneShotID, accuracy: accuracy, waitingForAuthorization: !permissions.locationAuthorized))
+        let id = locationService.addOneShot(accuracy, waitingForAuthorization: !permissions.locationAuthorized)
         if permissions.locationAuthorized {
-            scheduleOneShot(index: oneShots.count - 1)
+            scheduleOneShot(id)
         } else if constants.oneShotTimesOutBeforeAuthorization {
             // "May time out and produce an error if authorization has not yet been granted" (Apple,
             // `requestLocation()` [S37]): unless a grant comes first (which reschedules it under a
             // new id), the request fails at the timeout.
-            schedule(.oneShotDue(nextOneShotID), in: constants.oneShotTimeoutSeconds)
+            schedule(.oneShotDue(id), in: constants.oneShotTimeoutSeconds)
         }
     }
 
-    mutating func scheduleOneShot(index: Int) {
+    mutating func scheduleOneShot(_ id: Int) {
+        guard let request = locationService.oneShot(id) else { return }
         let timeout = constants.oneShotTimeoutSeconds
         var delay = 2.0
-        if sourceClass(oneShots[index].accuracy) == .gnss {
+        if sourceClass(request.accuracy) == .gnss {
             let timeToFix = rng.uniform(constants.gnssTimeToFirstFixMinSeconds, constants.gnssTimeToFirstFixMaxSeconds)
-            oneShots[index].accurate = timeToFix <= timeout
+            locationService.setOneShotAccurate(id, timeToFix <= timeout)
             delay = min(timeout, timeToFix)
         }
-        schedule(.oneShotDue(oneShots[index].id), in: delay)
+        schedule(.oneShotDue(id), in: delay)
     }
 
     mutating func completeOneShot(id: Int) {
-        guard let i = oneShots.firstIndex(where: { $0.id == id }) else { return }
-        let request = oneShots.remove(at: i)
+        guard let request = locationService.completeOneShot(id) else { return }
         if request.waitingForAuthorization {
             note("one-shot location request timed out: authorization not granted yet")
             emit(.locationError(.locationUnknown))
@@ -348,7 +342,7 @@ extension Simulation {
         case .reduced: measure(truth, source: .cell, range: (constants.reducedAccuracyMinMeters,
                                                              constants.reducedAccuracyMaxMeters), quality: quality)
         }
-        lastKnownFix = fix
+        locationService.record(fix)
         emit(.locations([fix]))
     }
 }

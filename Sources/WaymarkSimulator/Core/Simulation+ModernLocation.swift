@@ -49,12 +49,10 @@ extension Simulation {
         case .fitness: .fitness
         case .airborne: .airborne
         }
-        var updates = StandardUpdates(config: LocationConfiguration(desiredAccuracy: .best, activityType: activity,
-                                                                    pausesLocationUpdatesAutomatically: false,
-                                                                    allowsBackgroundLocationUpdates: true),
-                                      waitingForAuthorization: !permissions.locationAuthorized)
-        updates.live = true
-        standard = updates
+        locationService.startStandard(LocationConfiguration(desiredAccuracy: .best, activityType: activity,
+                                                            pausesLocationUpdatesAutomatically: false,
+                                                            allowsBackgroundLocationUpdates: true),
+                                      waitingForAuthorization: !permissions.locationAuthorized, live: true)
         if permissions.location == .notDetermined, process.state == .foreground {
             note("live updates iterated while notDetermined: iOS raises the when-in-use prompt (implicit session)")
             requestWhenInUse()

@@ -182,20 +182,11 @@ extension Simulation {
     /// Starts what was waiting for authorization; stops what lost it.
     mutating func authorizationDidChange() {
         if permissions.locationAuthorized {
-            if var s = standard, s.waitingForAuthorization {
-                s.waitingForAuthorization = false
-                standard = s
-                deliverCachedFix()
-            }
-            for i in oneShots.indices where oneShots[i].waitingForAuthorization {
-                oneShots[i].waitingForAuthorization = false
-                // A new id: the request's pending authorization timeout no longer finds it.
-                nextOneShotID += 1
-                oneShots[i].id = nextOneShotID
-                scheduleOneShot(index: i)
-            }
+            if locationService.authorizeStandard() { deliverCachedFix() }
+            // New ids: a request's pending authorization timeout no longer finds it.
+            for id in locationService.authorizeOneShots() { scheduleOneShot(id) }
         } else if permissions.location != .notDetermined || !permissions.servicesEnabled {
-            if standard != nil { standard = nil; emit(.locationError(.denied)) }
+            if locationService.stopStandard() { emit(.locationError(.denied)) }
         }
     }
 }

@@ -97,16 +97,12 @@ extension Simulation {
             return
         }
         let truth = trajectory.state(at: now)
-        var s = significant ?? SignificantChanges()
-        s.lastPosition = truth.coordinate
-        s.lastTime = now
-        s.threshold = significantThreshold(at: truth.coordinate)
-        significant = s
+        locationService.startSignificantChanges(at: truth.coordinate, time: now, threshold: significantThreshold(at: truth.coordinate))
         if rng.chance(constants.cachedFixProbability) {
             emit(.significantChange(lastKnownFix ?? cachedSignificantFix()))
         } else {
             let fix = significantFix(truth)
-            lastKnownFix = fix
+            locationService.record(fix)
             emit(.significantChange(fix))
         }
     }
@@ -158,7 +154,7 @@ extension Simulation {
         let idleWake = constants.significantChangeIdleWakeSeconds > 0 && now - s.lastTime >= constants.significantChangeIdleWakeSeconds
         guard moved >= threshold || idleWake else {
             s.threshold = threshold
-            significant = s
+            locationService.commitSignificantStep(s)
             return
         }
         if moved >= threshold {
@@ -169,9 +165,9 @@ extension Simulation {
             note("significant-change idle wake (\(Int(now - s.lastTime)) s without a cell change)")
         }
         s.lastTime = now
-        significant = s
+        locationService.commitSignificantStep(s)
         let fix = significantFix(truth)
-        lastKnownFix = fix
+        locationService.record(fix)
         deliverSystemLocationEvent(.significantChange(fix), reason: .location)
     }
 }

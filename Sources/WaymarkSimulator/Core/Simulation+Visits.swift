@@ -34,13 +34,12 @@ extension Simulation {
             emit(.locationError(.denied))
             return
         }
-        guard visits == nil else { return }
-        visits = VisitMonitoring(startedAt: now)
+        _ = locationService.startVisits(at: now)
     }
 
     mutating func stopVisits() {
-        if let pending = visits?.reports.count, pending > 0 { note("visit monitoring stopped: \(pending) visit(s) not delivered") }
-        visits = nil
+        let pending = locationService.stopVisits()
+        if pending > 0 { note("visit monitoring stopped: \(pending) visit(s) not delivered") }
     }
 
     /// Detects arrivals and departures from the true path, and delivers the reports that are due.
@@ -77,7 +76,7 @@ extension Simulation {
         }
         let due = v.reports.prefix { $0.due <= now }
         v.reports.removeFirst(due.count)
-        visits = v
+        locationService.commitVisitStep(v)
         for report in due { deliverSystemLocationEvent(.visit(report.visit), reason: .location) }
     }
 

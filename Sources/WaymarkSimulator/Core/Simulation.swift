@@ -19,6 +19,12 @@ import WaymarkGeo
 ///
 /// A `Sendable` value type: copy it to fork a run. Not thread-safe to mutate from several tasks
 /// (wrap it in ``SimulatedDevice`` for that).
+///
+/// Internally the simulation coordinates owned parts, each a struct with its own state and
+/// transitions (`Sources/WaymarkSimulator/Machines`, `Network`): the permission centre, the app
+/// process, the region monitor, the location service's sessions, the motion classifier and the
+/// network link. The `Simulation+…` extensions decide when things happen (the clock, the random
+/// draws, the order of events) and what the app hears.
 public struct Simulation: Sendable {
     /// The scenario being run.
     public let scenario: Scenario
@@ -53,17 +59,10 @@ public struct Simulation: Sendable {
     var permissions = PermissionCentre(device: DeviceSetup())
     /// The app's process (lifecycle, background windows and tasks, the force-quit record).
     var process = AppProcess()
-    var standard: StandardUpdates?
-    var oneShots: [OneShot] = []
-    var nextOneShotID = 0
     /// The system's region monitor (registrations persist across launches).
     var regions = RegionMonitoring()
-    var significant: SignificantChanges?
-    /// Visit monitoring (issue #14).
-    var visits: VisitMonitoring?
-    var lastKnownFix: Fix?
-    /// Fixes the system holds for an app that cannot take them (see `Simulation+HeldFixes`).
-    var heldFixes: [Fix] = []
+    /// The location service's sessions (standard, one-shot, significant-change, visits, held fixes).
+    var locationService = LocationService()
     /// The motion coprocessor's classifier.
     var motion = MotionClassifier()
     /// The network and the server (`world.network`); uploads meet it through ``SimulatedNetworkTransport``.
@@ -110,6 +109,13 @@ public struct Simulation: Sendable {
 
     /// The app's current lifecycle state (including suspension, which the app cannot observe).
     public var appState: AppState { process.state }
+
+    var standard: StandardUpdates? { locationService.standard }
+    var oneShots: [OneShot] { locationService.oneShots }
+    var significant: SignificantChanges? { locationService.significant }
+    var visits: VisitMonitoring? { locationService.visits }
+    var lastKnownFix: Fix? { locationService.lastKnownFix }
+    var heldFixes: [Fix] { locationService.heldFixes }
 
     /// The current location authorization as the app would read it.
     public var locationAuthorization: LocationAuthorization { permissions.authorization }
@@ -264,7 +270,7 @@ public struct Simulation: Sendable {
         case .stopUpdatingLocation: stopStandardUpdates()
         case .requestLocation(let accuracy): requestOneShot(accuracy)
         case .startSignificantChanges: startSignificantChanges()
-        case .stopSignificantChanges: significant = nil
+        case .stopSignificantChanges: locationService.stopSignificantChanges()
         case .startMonitoring(let region): startMonitoring(region)
         case .stopMonitoring(let identifier): regions.stop(identifier)
         case .requestRegionState(let identifier): reportRegionState(identifier)

@@ -1,0 +1,178 @@
+import Foundation
+import WaymarkEngine
+import WaymarkGeo
+
+/// The location service's sessions (PLATFORM.md §3–§9), owned by ``Simulation``: standard or live
+/// updates, one-shot requests, significant-change and visit monitoring, the last fix the system
+/// knows, and the fixes it holds for a suspended app.
+///
+/// It owns which sessions exist and their transitions; how fixes are measured and when events reach
+/// the app stays with the simulation (`Simulation+Location`, `+SignificantChanges`, `+Visits`,
+/// `+HeldFixes`). A per-tick step works on a copy of a session (it draws from the simulation's
+/// random stream as it goes) and hands it back with a `commit` method, which keeps it only while
+/// the session still runs. Standard updates and one-shots end with the process; significant
+/// changes and visits persist across launches.
+struct LocationService: Sendable {
+    /// Standard updates (or iOS 17 live updates) of the current process.
+    private(set) var standard: StandardUpdates?
+    /// Pending one-shot requests, in the order made.
+    private(set) var oneShots: [OneShot] = []
+    private var nextOneShotID = 0
+    /// Significant-change monitoring (persists across launches).
+    private(set) var significant: SignificantChanges?
+    /// Visit monitoring (persists across launches).
+    private(set) var visits: VisitMonitoring?
+    /// The most recent fix the system measured.
+    private(set) var lastKnownFix: Fix?
+    /// Fixes the system holds for a suspended app, oldest first (see `Simulation+HeldFixes`).
+    private(set) var heldFixes: [Fix] = []
+
+    // MARK: standard and live updates
+
+    /// Starts standard (or, `live`, iOS 17 live) updates.
+    mutating func startStandard(_ config: LocationConfiguration, waitingForAuthorization: Bool, live: Bool = false) {
+        var updates = StandardUpdates(config: config, waitingForAuthorization: waitingForAuthorization)
+        updates.live = live
+        standard = updates
+    }
+
+    /// A new configuration for running updates.
+    mutating func reconfigureStandard(_ config: LocationConfiguration) {
+        standard?.config = config
+    }
+
+    /// A new start after an automatic pause: the receiver starts again and the pause timer restarts.
+    mutating func restartStandardAfterPause(_ config: LocationConfiguration) {
+        guard var s = standard else { return }
+        s.config = config
+        s.paused = false
+        s.stillSince = nil
+        s.wasProducing = false
+        standard = s
+    }
+
+    /// Updates waiting for authorization start; returns false when none were waiting.
+    mutating func authorizeStandard() -> Bool {
+        guard standard?.waitingForAuthorization == true else { return false }
+        standard?.waitingForAuthorization = false
+        return true
+    }
+
+    /// `stopUpdatingLocation` (or authorization lost); returns whether updates were running.
+    @discardableResult
+    mutating func stopStandard() -> Bool {
+        defer { standard = nil }
+        return standard != nil
+    }
+
+    /// Keeps the result of a tick's step on standard updates, unless they were stopped meanwhile.
+    mutating func commitStandardStep(_ s: StandardUpdates) {
+        if standard != nil { standard = s }
+    }
+
+    // MARK: one-shot requests
+
+    /// `requestLocation`: a new request; returns its id.
+    mutating func addOneShot(_ accuracy: DesiredAccuracy, waitingForAuthorization: Bool) -> Int {
+        nextOneShotID += 1
+        oneShots.append(OneShot(id: nextOneShotID, accuracy: accuracy, waitingForAuthorization: waitingForAuthorization))
+        return nextOneShotID
+    }
+
+    /// Requests waiting for authorization start, each under a new id (so a pending authorization
+    /// timeout no longer finds it); returns the new ids in request order.
+    mutating func authorizeOneShots() -> [Int] {
+        var ids: [Int] = []
+        for i in oneShots.indices where oneShots[i].waitingForAuthorization {
+            oneShots[i].waitingForAuthorization = false
+            nextOneShotID += 1
+            oneShots[i].id = nextOneShotID
+            ids.append(nextOneShotID)
+        }
+        return ids
+    }
+
+    /// The request with `id`.
+    func oneShot(_ id: Int) -> OneShot? { oneShots.first { $0.id == id } }
+
+    /// Whether a GNSS request will get a GNSS fix before it times out.
+    mutating func setOneShotAccurate(_ id: Int, _ accurate: Bool) {
+        if let i = oneShots.firstIndex(where: { $0.id == id }) { oneShots[i].accurate = accurate }
+    }
+
+    /// Completes (removes) the request with `id`, if still pending.
+    mutating func completeOneShot(_ id: Int) -> OneShot? {
+        guard let i = oneShots.firstIndex(where: { $0.id == id }) else { return nil }
+        return oneShots.remove(at: i)
+    }
+
+    // MARK: significant changes and visits
+
+    /// Significant-change monitoring left running by an earlier launch (an existing install).
+    mutating func resumeSignificantChanges() {
+        significant = SignificantChanges()
+    }
+
+    /// `startMonitoringSignificantLocationChanges` at `position`: the next event needs `threshold`
+    /// metres of movement from there.
+    mutating func startSignificantChanges(at position: Coordinate, time: Double, threshold: Double) {
+        var s = significant ?? SignificantChanges()
+        s.lastPosition = position
+        s.lastTime = time
+        s.threshold = threshold
+        significant = s
+    }
+
+    mutating func stopSignificantChanges() {
+        significant = nil
+    }
+
+    /// Keeps the result of a tick's step on significant changes, unless they were stopped meanwhile.
+    mutating func commitSignificantStep(_ s: SignificantChanges) {
+        if significant != nil { significant = s }
+    }
+
+    /// `startMonitoringVisits`; false when visits were already monitored.
+    mutating func startVisits(at now: Double) -> Bool {
+        guard visits == nil else { return false }
+        visits = VisitMonitoring(startedAt: now)
+        return true
+    }
+
+    /// `stopMonitoringVisits`; returns how many reports were still waiting for delivery.
+    mutating func stopVisits() -> Int {
+        defer { visits = nil }
+        return visits?.reports.count ?? 0
+    }
+
+    /// Keeps the result of a tick's step on visit monitoring, unless it was stopped meanwhile.
+    mutating func commitVisitStep(_ v: VisitMonitoring) {
+        if visits != nil { visits = v }
+    }
+
+    // MARK: fixes
+
+    /// Records the most recent fix the system measured.
+    mutating func record(_ fix: Fix) {
+        lastKnownFix = fix
+    }
+
+    /// Holds fixes for a suspended app, keeping at most `limit` (the oldest are dropped).
+    mutating func hold(_ fixes: [Fix], limit: Int) {
+        heldFixes.append(contentsOf: fixes)
+        let excess = heldFixes.count - max(0, limit)
+        if excess > 0 { heldFixes.removeFirst(excess) }
+    }
+
+    /// Takes every held fix, oldest first.
+    mutating func takeHeldFixes() -> [Fix] {
+        defer { heldFixes = [] }
+        return heldFixes
+    }
+
+    /// The process ended: its standard updates and one-shot requests end with it.
+    mutating func endProcess() {
+        standard = nil
+        oneShots = []
+    }
+}
