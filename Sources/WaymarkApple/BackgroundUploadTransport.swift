@@ -94,10 +94,15 @@ public final class BackgroundUploadTransport: UploadTransport {
     ///   `isDiscretionary = true` to let iOS wait for Wi-Fi and power, or `allowsCellularAccess`).
     /// - throws: `TransportError` `.configuration` for a server URL without an http(s) scheme or
     ///   host, `.outcomeStore` when the store's folder cannot be created.
+    /// - precondition: `keepOutcomes` is zero or more (a negative one would remove every kept
+    ///   outcome and body, also of transfers still running), and both timeouts are positive.
     public init(server: URL, path: String = "/api/ingest", identifier: String = BackgroundUploadTransport.defaultIdentifier,
                 store: UploadOutcomeStore? = nil, keepOutcomes: TimeInterval = 7 * 86_400,
                 requestTimeout: TimeInterval = 60, resourceTimeout: TimeInterval = 86_400,
                 configure: (URLSessionConfiguration) -> Void = { _ in }) throws {
+        precondition(keepOutcomes >= 0, "BackgroundUploadTransport: keepOutcomes must be zero or more, not \(keepOutcomes)")
+        precondition(requestTimeout > 0 && resourceTimeout > 0,
+                     "BackgroundUploadTransport: timeouts must be positive, not \(requestTimeout) and \(resourceTimeout)")
         endpoint = try IngestEndpoint(server: server, path: path)
         let store = try store ?? UploadOutcomeStore.applicationSupport()
         store.prune(before: Date().addingTimeInterval(-keepOutcomes))

@@ -48,9 +48,11 @@ public struct URLSessionUploadTransport: UploadTransport {
     /// - parameter configuration: the session's configuration, copied; `.ephemeral` by default
     ///   (no cookies or cache on disk). Its timeouts are set from `timeout`.
     /// - throws: ``TransportError`` `.configuration` when the server URL has no http(s) scheme or host.
+    /// - precondition: `timeout` is positive.
     public init(server: URL, path: String = "/api/ingest", timeout: Duration = .seconds(30),
                 clock: any Clock<Duration> = ContinuousClock(),
                 configuration: URLSessionConfiguration = .ephemeral) throws {
+        precondition(timeout > .zero, "URLSessionUploadTransport: timeout must be positive, not \(timeout)")
         endpoint = try IngestEndpoint(server: server, path: path)
         self.timeout = timeout
         self.clock = clock

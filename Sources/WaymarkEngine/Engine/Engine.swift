@@ -24,6 +24,8 @@ public actor Engine {
     var timer: Task<Void, Never>?
     var timerDeadline: Date?
     var stopped = false
+    /// `run()` was called (it may be called once).
+    var started = false
     /// The effects (updates, commands) of the latest core step, performed after those of the steps before it.
     var effects: Task<Void, Never>?
     /// Device events fully handled (commands performed); lets tests wait until the engine is idle.
@@ -101,8 +103,13 @@ public actor Engine {
     public nonisolated var diagnostics: EngineDiagnostics { EngineDiagnostics(engine: self) }
 
     /// Consumes the device's events until the stream ends, then stops: pending requests throw
-    /// ``EngineError/Code/stopped`` and every state sequence ends. Call once.
+    /// ``EngineError/Code/stopped`` and every state sequence ends.
+    ///
+    /// - precondition: called once per engine (a second call, even after the first returned, stops
+    ///   the program: the device's event stream has one consumer).
     public func run() async {
+        precondition(!started, "Engine.run() was called twice; call it once per engine")
+        started = true
         await readDeclarations()
         await readBackgroundAppRefresh()
         for await timed in device.events {
@@ -159,7 +166,7 @@ public actor Engine {
     }
 
     func requestPermissions(_ requests: [PermissionRequest]) async throws -> [PermissionOutcome] {
-        guard !stopped else { throw EngineError(.stopped, "the engine is not running; call run() first") }
+        guard !stopped else { throw EngineError(.stopped, "the engine was stopped (stop() was called, or the device's events ended)") }
         await noteUse(Self.capabilities(for: requests))
         let batch = nextBatch
         nextBatch += 1

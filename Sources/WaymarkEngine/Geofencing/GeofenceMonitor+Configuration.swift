@@ -1,4 +1,5 @@
 import Foundation
+import WaymarkGeo
 
 extension GeofenceMonitor {
     /// Slots, margins and timings of a ``GeofenceMonitor``. Distances in metres, times in seconds.
@@ -150,5 +151,35 @@ extension GeofenceMonitor {
             let prefix = regionPrefix + "fence."
             return identifier.hasPrefix(prefix) ? String(identifier.dropFirst(prefix.count)) : nil
         }
+    }
+}
+
+extension GeofenceMonitor.Configuration {
+    /// What breaks ``GeofenceMonitor``'s contract (see `ContractCheck`); empty for a usable configuration.
+    var contractViolations: [String] {
+        var check = ContractCheck()
+        check.nonNegative("regionSlots", regionSlots)
+        check.nonNegative("hostRegionCount", hostRegionCount)
+        check.nonNegative("reservedRegionSlots", reservedRegionSlots)
+        for (name, value) in [("enterDepthMeters", enterDepthMeters), ("exitMarginMeters", exitMarginMeters),
+                              ("reentryDebounce", reentryDebounce), ("fixFreshness", fixFreshness), ("liveGap", liveGap),
+                              ("regionDelayEstimate", regionDelayEstimate), ("echoWindow", echoWindow),
+                              ("minimumInferenceRadiusMeters", minimumInferenceRadiusMeters)] {
+            check.nonNegative(name, value)
+        }
+        check.positive("maximumDecisionAccuracyMeters", maximumDecisionAccuracyMeters)
+        check.positive("maximumCoarseAccuracyMeters", maximumCoarseAccuracyMeters)
+        check.positive("coarseMarginFactor", coarseMarginFactor)
+        check.finitePositive("fixWaitTimeout", fixWaitTimeout)
+        check.finitePositive("indexCellDegrees", indexCellDegrees)
+        check.require(refreshRadiusRange.lowerBound > 0, "refreshRadiusRange must start above zero, not at \(refreshRadiusRange.lowerBound)")
+        if proximity.enabled {
+            check.finitePositive("proximity.nearMeters", proximity.nearMeters)
+            check.require(proximity.approachMeters >= proximity.nearMeters,
+                          "proximity.approachMeters (\(proximity.approachMeters)) must be at least nearMeters (\(proximity.nearMeters))")
+            check.require(proximity.restSeconds.lowerBound > 0, "proximity.restSeconds must start above zero, not at \(proximity.restSeconds.lowerBound)")
+            check.nonNegative("proximity.gnssReacquireSeconds", proximity.gnssReacquireSeconds)
+        }
+        return check.violations
     }
 }

@@ -7,19 +7,13 @@ extension GeofenceMonitor {
     ///
     /// A fence added while a fresh fix is known is decided at once, without an event unless
     /// ``Configuration/reportsInitialState``.
-    /// - throws: `GeoError` (`GeoError.Code.invalidValue`) naming the first invalid fence;
-    ///   nothing is added then.
+    /// - throws: `GeoError` (`GeoError.Code.invalidValue`) naming the first invalid fence (a bad
+    ///   shape, or a negative or NaN loitering delay); nothing is added then.
     public mutating func add(_ fences: [Fence], at now: Date) throws(GeoError) -> Output {
         self.now = now
         var prepared: [(Fence, FenceGeometry)] = []
         prepared.reserveCapacity(fences.count)
-        for fence in fences {
-            do {
-                prepared.append((fence, try FenceGeometry(fence.shape)))
-            } catch {
-                throw GeoError(error.code, "fence \"\(fence.id)\": \(error.message)")
-            }
-        }
+        for fence in fences { prepared.append((fence, try Self.checkedGeometry(fence))) }
         if stored.fences.isEmpty, prepared.count > 64 {
             index = FenceIndex(cellDegrees: FenceIndex.suggestedCellDegrees(for: prepared.map(\.1.center)))
         }
@@ -57,17 +51,27 @@ extension GeofenceMonitor {
     /// Replaces the whole set: fences not in `fences` are removed, the others added or updated.
     /// - throws: `GeoError` naming the first invalid fence; nothing changes then.
     public mutating func replaceAll(with fences: [Fence], at now: Date) throws(GeoError) -> Output {
-        for fence in fences {
-            do { _ = try FenceGeometry(fence.shape) } catch {
-                throw GeoError(error.code, "fence \"\(fence.id)\": \(error.message)")
-            }
-        }
+        for fence in fences { _ = try Self.checkedGeometry(fence) }
         let keep = Set(fences.map(\.id))
         var out = remove(stored.fences.keys.filter { !keep.contains($0) }.sorted(), at: now)
         let added = try add(fences, at: now)
         out.commands += added.commands
         out.updates += added.updates
         return finish(out)
+    }
+
+    /// The geometry of a fence from the app (perhaps decoded from a file or a server), checked: a
+    /// valid shape and a loitering delay that is zero or more (infinity: never dwell).
+    /// - throws: `GeoError` (`invalidValue` or `invalidCoordinate`) naming the fence.
+    static func checkedGeometry(_ fence: Fence) throws(GeoError) -> FenceGeometry {
+        guard fence.loiteringDelay >= 0 else {
+            throw GeoError(.invalidValue, "fence \"\(fence.id)\": loiteringDelay must be zero or more seconds, not \(fence.loiteringDelay)")
+        }
+        do {
+            return try FenceGeometry(fence.shape)
+        } catch {
+            throw GeoError(error.code, "fence \"\(fence.id)\": \(error.message)")
+        }
     }
 
     /// Records that the stored state changed.

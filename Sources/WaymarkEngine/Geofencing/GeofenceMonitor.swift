@@ -92,7 +92,13 @@ public struct GeofenceMonitor: Sendable {
     var proximityTier = ProximityTier.far
 
     /// Makes an empty monitor.
+    ///
+    /// - precondition: `configuration` is usable: no negative slot counts, distances or durations,
+    ///   positive accuracy limits, fix-wait timeout, index cell and refresh radius, and (when proximity
+    ///   tracking is on) its near distance within the approach distance (the message names every
+    ///   offending field).
     public init(configuration: Configuration = Configuration()) {
+        ContractCheck.require(configuration.contractViolations, in: "GeofenceMonitor.Configuration")
         self.configuration = configuration
         self.stored = PersistentState()
         self.index = FenceIndex(cellDegrees: configuration.indexCellDegrees)

@@ -59,7 +59,16 @@ public struct LaunchLocator: Sendable {
     private var bestFallback: Fix?
 
     /// Makes a locator for one process.
+    ///
+    /// - precondition: `configuration`'s timeout is positive and finite, and its age and accuracy
+    ///   limits are not negative (the message names every offending field).
     public init(configuration: Configuration = Configuration()) {
+        var check = ContractCheck()
+        check.finitePositive("timeout", configuration.timeout)
+        check.nonNegative("maxFixAge", configuration.maxFixAge)
+        check.nonNegative("maxAccuracyMeters", configuration.maxAccuracyMeters)
+        check.nonNegative("fallbackAccuracyMeters", configuration.fallbackAccuracyMeters)
+        ContractCheck.require(check.violations, in: "LaunchLocator.Configuration")
         self.configuration = configuration
     }
 

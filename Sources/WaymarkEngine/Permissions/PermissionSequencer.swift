@@ -1,4 +1,5 @@
 import Foundation
+import WaymarkGeo
 
 /// Shows permission prompts one at a time, in the order asked, so that they never collide.
 ///
@@ -85,7 +86,13 @@ public struct PermissionSequencer: Sendable {
     var whenInUsePromptedThisProcess = false
 
     /// Makes a sequencer with the app's stored memory.
+    ///
+    /// - precondition: both of `configuration`'s timeouts are positive and finite.
     public init(configuration: Configuration = Configuration(), memory: PermissionMemory = PermissionMemory()) {
+        var check = ContractCheck()
+        check.finitePositive("promptTimeout", configuration.promptTimeout)
+        check.finitePositive("remoteRegistrationTimeout", configuration.remoteRegistrationTimeout)
+        ContractCheck.require(check.violations, in: "PermissionSequencer.Configuration")
         self.configuration = configuration
         self.memory = memory
     }

@@ -1,4 +1,5 @@
 import Foundation
+import WaymarkGeo
 
 extension RideTracker {
     /// Everything the tracker can be tuned with; speeds in m/s, distances in metres, times in seconds.
@@ -149,5 +150,34 @@ extension RideTracker.Configuration {
         var configuration = RideTracker.Configuration(policy: .uniform(setting))
         configuration.dutyCycle.enabled = false
         return configuration
+    }
+}
+
+extension RideTracker.Configuration {
+    /// What breaks ``RideTracker``'s contract (see `ContractCheck`); empty for a usable configuration.
+    var contractViolations: [String] {
+        var check = ContractCheck()
+        check.positive("maximumAccuracyMeters", maximumAccuracyMeters)
+        check.positive("maximumSpeed", maximumSpeed)
+        check.nonNegative("maximumFixAge", maximumFixAge)
+        check.finitePositive("kalmanProcessNoise", kalmanProcessNoise)
+        for (name, value) in [("stopSpeed", stopSpeed), ("stopSeconds", stopSeconds), ("resumeSpeed", resumeSpeed),
+                              ("resumeDistanceMeters", resumeDistanceMeters), ("holdSeconds", holdSeconds),
+                              ("wakeFenceRadiusMeters", wakeFenceRadiusMeters), ("verifySeconds", verifySeconds),
+                              ("gapThresholdSeconds", gapThresholdSeconds), ("restartWaitSeconds", restartWaitSeconds)] {
+            check.nonNegative(name, value)
+        }
+        if let watchSeconds { check.nonNegative("watchSeconds", watchSeconds) }
+        let d = dutyCycle
+        for (name, value) in [("steadySeconds", d.steadySeconds), ("confirmSeconds", d.confirmSeconds),
+                              ("courseToleranceDegrees", d.courseToleranceDegrees), ("speedTolerance", d.speedTolerance),
+                              ("minimumSpeed", d.minimumSpeed), ("speedNoiseMetersPerSecond", d.speedNoiseMetersPerSecond),
+                              ("initialOffSeconds", d.initialOffSeconds), ("maximumOffSeconds", d.maximumOffSeconds),
+                              ("predictionToleranceMeters", d.predictionToleranceMeters)] {
+            check.nonNegative("dutyCycle." + name, value)
+        }
+        check.require(!(d.initialOffSeconds > d.maximumOffSeconds),
+                      "dutyCycle.initialOffSeconds (\(d.initialOffSeconds)) must not exceed maximumOffSeconds (\(d.maximumOffSeconds))")
+        return check.violations
     }
 }

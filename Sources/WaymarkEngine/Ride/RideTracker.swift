@@ -88,7 +88,12 @@ public struct RideTracker: Sendable {
     typealias Pipeline = FixFilterChain<FixFilterChain<FixFilterChain<TimestampOrderFilter, AccuracyGate>, SpeedOutlierFilter>, KalmanFilter>
 
     /// Makes a tracker for a new process, resuming from `snapshot` if the app stored one.
+    ///
+    /// - precondition: `configuration` is usable: no negative or NaN limits, durations or distances,
+    ///   a positive accuracy limit, speed limit and process noise, and the duty cycle's initial rest
+    ///   no longer than its longest (the message names every offending field).
     public init(configuration: Configuration = Configuration(), restoring snapshot: RideSnapshot? = nil) {
+        ContractCheck.require(configuration.contractViolations, in: "RideTracker.Configuration")
         self.configuration = configuration
         self.snapshot = snapshot
         self.pipeline = Self.makePipeline(configuration)

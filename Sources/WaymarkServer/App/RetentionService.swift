@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import ServiceLifecycle
+import WaymarkGeo
 
 /// The background service that keeps stored history bounded.
 ///
@@ -34,8 +35,17 @@ public struct RetentionService: Service {
     let logger: Logger
 
     /// Makes the service.
+    ///
+    /// - precondition: `interval` is positive and finite (zero would prune in a busy loop), and the
+    ///   retention and history periods, when given, are not negative (a negative one would delete
+    ///   everything, including what arrives meanwhile).
     public init(store: any Store, retentionSeconds: TimeInterval?, historySeconds: TimeInterval? = nil, interval: TimeInterval = 3600,
                 clock: @escaping @Sendable () -> Date = { Date() }, logger: Logger = Logger(label: "waymark.retention")) {
+        var check = ContractCheck()
+        check.finitePositive("interval", interval)
+        if let retentionSeconds { check.nonNegative("retentionSeconds", retentionSeconds) }
+        if let historySeconds { check.nonNegative("historySeconds", historySeconds) }
+        ContractCheck.require(check.violations, in: "RetentionService")
         self.store = store
         self.retentionSeconds = retentionSeconds
         self.historySeconds = historySeconds

@@ -1,5 +1,6 @@
 import Foundation
 import WaymarkEngine
+import WaymarkGeo
 
 extension UploadQueue {
     /// Batching, backoff and background-budget limits.
@@ -28,12 +29,13 @@ extension UploadQueue {
         public var backgroundTaskIDBase: Int
 
         /// Makes a configuration; the defaults suit a phone on a cellular network.
+        ///
+        /// - precondition: positive batch limits; a positive, finite backoff base no larger than a
+        ///   finite cap; no negative age or budget (the message names every offending field).
         public init(maxBatchPoints: Int = 500, maxBatchBytes: Int = 256 * 1024, maxBatchAge: TimeInterval = 120,
                     backoffBase: TimeInterval = 2, backoffCap: TimeInterval = 600,
                     backgroundBudget: TimeInterval = 25, minimumBudget: TimeInterval = 10,
                     isolateRejectedPoints: Bool = true, backgroundTaskIDBase: Int = 6_000) {
-            precondition(maxBatchPoints > 0 && maxBatchBytes > 0, "batch limits must be positive")
-            precondition(backoffBase > 0 && backoffCap >= backoffBase, "backoff needs 0 < base <= cap")
             self.maxBatchPoints = maxBatchPoints
             self.maxBatchBytes = maxBatchBytes
             self.maxBatchAge = maxBatchAge
@@ -43,6 +45,21 @@ extension UploadQueue {
             self.minimumBudget = minimumBudget
             self.isolateRejectedPoints = isolateRejectedPoints
             self.backgroundTaskIDBase = backgroundTaskIDBase
+            ContractCheck.require(contractViolations, in: "UploadQueue.Configuration")
+        }
+
+        /// What breaks ``UploadQueue``'s contract (see `ContractCheck`); empty for a usable configuration.
+        var contractViolations: [String] {
+            var check = ContractCheck()
+            check.require(maxBatchPoints > 0, "maxBatchPoints must be positive, not \(maxBatchPoints)")
+            check.require(maxBatchBytes > 0, "maxBatchBytes must be positive, not \(maxBatchBytes)")
+            check.nonNegative("maxBatchAge", maxBatchAge)
+            check.finitePositive("backoffBase", backoffBase)
+            check.require(backoffCap >= backoffBase && backoffCap.isFinite,
+                          "backoffCap (\(backoffCap)) must be finite and at least backoffBase (\(backoffBase))")
+            check.nonNegative("backgroundBudget", backgroundBudget)
+            check.nonNegative("minimumBudget", minimumBudget)
+            return check.violations
         }
     }
 

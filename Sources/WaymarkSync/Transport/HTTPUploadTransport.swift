@@ -34,8 +34,10 @@ public struct HTTPUploadTransport: UploadTransport {
     ///   `SimulatedClock`), so a reply that never comes times out when the test says, not after real time.
     /// - parameter client: the HTTP client; the process-wide shared client by default.
     /// - throws: ``SyncError`` `.configuration` when the server URL has no http(s) scheme or host.
+    /// - precondition: `timeout` is positive.
     public init(server: URL, path: String = "/api/ingest", timeout: Duration = .seconds(30),
                 clock: any Clock<Duration> = ContinuousClock(), client: HTTPClient = .shared) throws {
+        precondition(timeout > .zero, "HTTPUploadTransport: timeout must be positive, not \(timeout)")
         guard let scheme = server.scheme, ["http", "https"].contains(scheme), server.host != nil else {
             throw SyncError(.configuration, "server URL '\(server)' needs an http or https scheme and a host")
         }

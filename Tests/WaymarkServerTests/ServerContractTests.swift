@@ -1,0 +1,36 @@
+import Foundation
+import Testing
+@testable import WaymarkServer
+
+/// Programmer misuse of the retention service stops the server at start, naming the setting (#16);
+/// the CLI rejects bad values from an operator before they get here.
+@Suite("server contracts: an unusable retention setting stops the program")
+struct ServerContractTests {
+    /// A store in a fresh temporary file (SQLite's WAL mode needs a file).
+    static func scratchStore() throws -> SQLiteStore {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("contract-\(UUID().uuidString).sqlite").path
+        return try SQLiteStore(path: path)
+    }
+
+    @Test("a zero prune interval (a busy loop) stops the program, naming it")
+    func retentionInterval() async throws {
+        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let store = try ServerContractTests.scratchStore()
+            _ = RetentionService(store: store, retentionSeconds: 60, interval: 0)
+        }
+        let message = String(decoding: result.standardErrorContent, as: UTF8.self)
+        #expect(message.contains("RetentionService: interval must be positive and finite, not 0.0"), "\(message)")
+    }
+
+    @Test("a negative history period (which would delete everything) stops the program; none at all is fine")
+    func retentionHistory() async throws {
+        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let store = try ServerContractTests.scratchStore()
+            _ = RetentionService(store: store, retentionSeconds: nil, historySeconds: -1)
+        }
+        #expect(String(decoding: result.standardErrorContent, as: UTF8.self).contains("historySeconds must be zero or more, not -1"))
+        let store = try Self.scratchStore()
+        let service = RetentionService(store: store, retentionSeconds: nil, historySeconds: nil)
+        #expect(try await service.expireHistoryOnce() == 0)
+    }
+}
