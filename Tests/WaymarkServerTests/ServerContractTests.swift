@@ -33,4 +33,34 @@ struct ServerContractTests {
         let service = RetentionService(store: store, retentionSeconds: nil, historySeconds: nil)
         #expect(try await service.expireHistoryOnce() == 0)
     }
+
+    @Test("the default webhook policy is usable; a lease no longer than the timeout is named, and the deliverer stops")
+    func webhookPolicy() async throws {
+        #expect(WebhookPolicy().contractViolations.isEmpty)
+        var policy = WebhookPolicy()
+        policy.timeoutSeconds = 90   // the lease is 60 s: another worker would claim a slow delivery again
+        policy.batchSize = 0
+        #expect(policy.contractViolations.count == 2, "\(policy.contractViolations)")
+        #expect(policy.contractViolations.contains { $0.hasPrefix("leaseSeconds (60.0) must be finite and longer than timeoutSeconds (90.0)") })
+        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            var policy = WebhookPolicy()
+            policy.pollSeconds = 0
+            _ = WebhookDeliverer(store: try ServerContractTests.scratchStore(), policy: policy)
+        }
+        #expect(String(decoding: result.standardErrorContent, as: UTF8.self).contains("WebhookPolicy: pollSeconds must be positive and finite, not 0.0"))
+    }
+
+    @Test("an HTTP server with no connections allowed, or a NaN timeout, stops the program")
+    func httpServerSettings() async {
+        await #expect(processExitsWith: .failure) {
+            var configuration = ServerConfiguration(adminTokenDigest: "x")
+            configuration.maxConnections = 0
+            _ = TrackingServer.httpServer(configuration: configuration)
+        }
+        await #expect(processExitsWith: .failure) {
+            var configuration = ServerConfiguration(adminTokenDigest: "x")
+            configuration.bodyTimeoutSeconds = .nan
+            _ = TrackingServer.httpServer(configuration: configuration)
+        }
+    }
 }

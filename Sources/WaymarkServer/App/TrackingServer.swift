@@ -5,6 +5,7 @@ import HummingbirdCore
 import NIOCore
 import Logging
 import ServiceLifecycle
+import WaymarkGeo
 
 /// Builds the tracking server: a Hummingbird application over a ``Store``.
 ///
@@ -83,8 +84,18 @@ extension TrackingServer {
     /// HTTP/1.1 with the server's connection protections (see `ConnectionGuard`): at most
     /// ``ServerConfiguration/maxConnections`` open connections (503 past it), and the header and body
     /// timeouts. `limiter` is shared by every connection of one server.
+    ///
+    /// - precondition: at least one connection, and header and body timeouts that are finite and not
+    ///   negative (the message names every offending field).
     public static func httpServer(configuration: ServerConfiguration, metrics: ServerMetrics = ServerMetrics(),
                                   limiter: ConnectionLimiter? = nil) -> HTTPServerBuilder {
+        var check = ContractCheck()
+        check.require(configuration.maxConnections >= 1, "maxConnections must be at least 1, not \(configuration.maxConnections)")
+        for (name, value) in [("headerTimeoutSeconds", configuration.headerTimeoutSeconds),
+                              ("bodyTimeoutSeconds", configuration.bodyTimeoutSeconds)] {
+            check.require(value >= 0 && value.isFinite, "\(name) must be finite and zero or more, not \(value)")
+        }
+        ContractCheck.require(check.violations, in: "ServerConfiguration")
         let limiter = limiter ?? ConnectionLimiter(limit: configuration.maxConnections)
         let headerTimeout = TimeAmount.nanoseconds(Int64(configuration.headerTimeoutSeconds * 1e9))
         let bodyTimeout = TimeAmount.nanoseconds(Int64(configuration.bodyTimeoutSeconds * 1e9))

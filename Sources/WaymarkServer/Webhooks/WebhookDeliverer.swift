@@ -4,6 +4,7 @@ import Logging
 import NIOCore
 import NIOSSL
 import NIOHTTP1
+import WaymarkGeo
 
 /// Sends due outbox deliveries to their webhooks and settles them: delivered, retried later, or dead.
 ///
@@ -37,6 +38,10 @@ public struct WebhookDeliverer: Sendable {
     let resolve: Resolver
 
     /// Makes a deliverer.
+    ///
+    /// - precondition: `policy` is usable: at least one attempt and one delivery per round; positive,
+    ///   finite backoff, timeout and poll pause; a lease longer than the timeout (the message names
+    ///   every offending field).
     public init(store: any WebhookStore, policy: WebhookPolicy = WebhookPolicy(), metrics: ServerMetrics = ServerMetrics(),
                 logger: Logger = Logger(label: "waymark.webhooks")) {
         self.init(store: store, policy: policy, metrics: metrics, logger: logger, resolve: HostResolver.resolve)
@@ -45,6 +50,7 @@ public struct WebhookDeliverer: Sendable {
     /// Makes a deliverer that looks hosts up with `resolve` (tests stand in for DNS).
     init(store: any WebhookStore, policy: WebhookPolicy, metrics: ServerMetrics = ServerMetrics(),
          logger: Logger = Logger(label: "waymark.webhooks"), resolve: @escaping Resolver) {
+        ContractCheck.require(policy.contractViolations, in: "WebhookPolicy")
         self.store = store
         self.policy = policy
         self.metrics = metrics

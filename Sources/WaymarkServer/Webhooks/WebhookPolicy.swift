@@ -1,4 +1,5 @@
 import Foundation
+import WaymarkGeo
 
 /// How webhook deliveries are retried (attempts, exponential backoff, timeout, batching) and where
 /// they may go.
@@ -40,5 +41,22 @@ public struct WebhookPolicy: Hashable, Sendable {
     /// The wait after `attempts` failed attempts, in seconds.
     public func backoff(afterAttempts attempts: Int) -> Double {
         min(baseBackoffSeconds * pow(2, Double(max(0, attempts - 1))), maxBackoffSeconds)
+    }
+}
+
+extension WebhookPolicy {
+    /// What breaks ``WebhookDeliverer``'s contract (see `ContractCheck`); empty for a usable policy.
+    var contractViolations: [String] {
+        var check = ContractCheck()
+        check.require(maxAttempts >= 1, "maxAttempts must be at least 1, not \(maxAttempts)")
+        check.require(batchSize >= 1, "batchSize must be at least 1, not \(batchSize)")
+        check.finitePositive("baseBackoffSeconds", baseBackoffSeconds)
+        check.require(maxBackoffSeconds >= baseBackoffSeconds && maxBackoffSeconds.isFinite,
+                      "maxBackoffSeconds (\(maxBackoffSeconds)) must be finite and at least baseBackoffSeconds (\(baseBackoffSeconds))")
+        check.finitePositive("timeoutSeconds", timeoutSeconds)
+        check.require(leaseSeconds > timeoutSeconds && leaseSeconds.isFinite,
+                      "leaseSeconds (\(leaseSeconds)) must be finite and longer than timeoutSeconds (\(timeoutSeconds)), or a slow delivery is claimed twice")
+        check.finitePositive("pollSeconds", pollSeconds)
+        return check.violations
     }
 }
