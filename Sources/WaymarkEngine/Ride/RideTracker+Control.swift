@@ -108,10 +108,7 @@ extension RideTracker {
         slowStart = nil
         resumeStreak = 0
         farStreak = 0
-        recent = []
-        coastFrom = nil
-        coastVelocity = nil
-        confirmedVelocity = nil
+        dutyCycle.reset()
         signalLost = false
         lastFilteredAt = nil
     }

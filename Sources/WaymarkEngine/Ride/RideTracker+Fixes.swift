@@ -27,8 +27,8 @@ extension RideTracker {
         if let last = lastFilteredAt, fix.timestamp.timeIntervalSince(last) > configuration.gapThresholdSeconds {
             pipeline = Self.makePipeline(configuration)     // a long pause: start the filter afresh
         }
-        if state == .moving, coastFrom != nil, fix.horizontalAccuracy.map({ $0 <= configuration.maximumAccuracyMeters }) == true,
-           !checkPrediction(against: fix) {
+        if state == .moving, dutyCycle.isCoasting, fix.horizontalAccuracy.map({ $0 <= configuration.maximumAccuracyMeters }) == true,
+           !dutyCycle.checkPrediction(against: fix, cycle: configuration.dutyCycle) {
             pipeline = Self.makePipeline(configuration)     // turned while GNSS rested: follow the fix, not the old velocity
         }
         guard var filtered = pipeline.process(fix) else { return }

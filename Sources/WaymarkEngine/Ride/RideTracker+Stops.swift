@@ -37,8 +37,7 @@ extension RideTracker {
         slowStart = nil
         resumeStreak = 0
         farStreak = 0
-        recent = []
-        confirmedVelocity = nil
+        dutyCycle.forgetStretch()
         countsMovingTime = false
     }
 

@@ -60,7 +60,7 @@ public struct RideTracker: Sendable {
     /// The latest motion activity.
     public internal(set) var activity: MotionActivity?
     /// How many times GNSS was switched off by duty cycling.
-    public internal(set) var dutyCycleSpells = 0
+    public var dutyCycleSpells: Int { dutyCycle.spells }
     /// How far, in metres, the rider may travel while GNSS rests; nil for no limit.
     ///
     /// An engine with geofences sets it before each fix to the distance to the nearest fence
@@ -79,11 +79,8 @@ public struct RideTracker: Sendable {
     var pendingGap: (start: Date, reason: GapMarker.Reason)?
     var signalLost = false
     var countsMovingTime = true
-    var recent: [Fix] = []
-    var offSeconds: TimeInterval
-    var coastFrom: Fix?
-    var coastVelocity: Velocity?
-    var confirmedVelocity: Velocity?
+    /// GNSS rests on steady stretches.
+    var dutyCycle: GNSSDutyCycle
 
     typealias Pipeline = FixFilterChain<FixFilterChain<FixFilterChain<TimestampOrderFilter, AccuracyGate>, SpeedOutlierFilter>, KalmanFilter>
 
@@ -97,7 +94,7 @@ public struct RideTracker: Sendable {
         self.configuration = configuration
         self.snapshot = snapshot
         self.pipeline = Self.makePipeline(configuration)
-        self.offSeconds = configuration.dutyCycle.initialOffSeconds
+        self.dutyCycle = GNSSDutyCycle(configuration.dutyCycle)
     }
 
     static func makePipeline(_ c: Configuration) -> Pipeline {
