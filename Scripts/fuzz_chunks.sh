@@ -16,12 +16,12 @@ for file in Sources/WaymarkServer/Model/Position.swift Sources/WaymarkServer/Sto
 done
 # Seeds: valid chunks of 1 to 300 points, with and without optional values, written by Fuzz/ChunkSeeds.swift.
 echo "== writing seed chunks"
-swiftc -O -parse-as-library -module-name ChunkSeeds $(find Sources/WaymarkGeo -name '*.swift' | sort) \
+swiftc -O -parse-as-library -package-name waymark -module-name ChunkSeeds $(find Sources/WaymarkGeo -name '*.swift' | sort) \
     "$OUT/src/Position.swift" "$OUT/src/PositionChunkCodec.swift" Fuzz/ChunkSeeds.swift -o "$OUT/chunk-seeds"
 "$OUT/chunk-seeds" "$OUT/corpus"
 
 echo "== building the fuzzer"
-swiftc -O -g -sanitize=fuzzer,address -parse-as-library -module-name FuzzChunks \
+swiftc -O -g -sanitize=fuzzer,address -parse-as-library -package-name waymark -module-name FuzzChunks \
     $(find Sources/WaymarkGeo -name '*.swift' | sort) "$OUT/src/Position.swift" "$OUT/src/PositionChunkCodec.swift" \
     Fuzz/FuzzPositionChunk.swift -o "$OUT/fuzz-chunks"
 

@@ -14,7 +14,7 @@ cp Tests/WaymarkGeoTests/Fixtures/corpus/*/*.gpx "$OUT/corpus/" 2>/dev/null || t
 cp Tests/WaymarkGeoTests/Fixtures/fuzz-regressions/* "$OUT/corpus/" 2>/dev/null || true
 
 echo "== building the fuzzer"
-swiftc -O -g -sanitize=fuzzer,address -parse-as-library -module-name FuzzGPX \
+swiftc -O -g -sanitize=fuzzer,address -parse-as-library -package-name waymark -module-name FuzzGPX \
     $(find Sources/WaymarkGeo -name '*.swift' | sort) Fuzz/FuzzGPX.swift -o "$OUT/fuzz-gpx"
 
 echo "== fuzzing for $RUNS runs"

@@ -63,4 +63,20 @@ struct ServerContractTests {
             _ = TrackingServer.httpServer(configuration: configuration)
         }
     }
+
+    @Test("the server's defaults are usable; each offending limit is named, and the router stops")
+    func serverConfiguration() async throws {
+        var configuration = ServerConfiguration(adminTokenDigest: "x")
+        #expect(configuration.contractViolations.isEmpty)
+        configuration.maxQueuedDecodes = -1
+        configuration.streamTicketSeconds = .infinity
+        configuration.historyRetentionSeconds = -86_400
+        #expect(configuration.contractViolations.count == 3, "\(configuration.contractViolations)")
+        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            var configuration = ServerConfiguration(adminTokenDigest: "x")
+            configuration.maxPointsPerRequest = 0
+            _ = TrackingServer.makeRouter(configuration: configuration, store: try ServerContractTests.scratchStore())
+        }
+        #expect(String(decoding: result.standardErrorContent, as: UTF8.self).contains("ServerConfiguration: maxPointsPerRequest must be at least 1, not 0"))
+    }
 }

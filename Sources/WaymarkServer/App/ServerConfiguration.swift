@@ -85,3 +85,28 @@ public struct ServerConfiguration: Sendable {
         self.adminTokenDigest = adminTokenDigest
     }
 }
+
+extension ServerConfiguration {
+    /// What breaks the server's contract (see `ContractCheck`); empty for a usable configuration.
+    /// `waymark serve` rejects bad values from the command line with a usage error before they get here.
+    var contractViolations: [String] {
+        var check = ContractCheck()
+        for (name, value) in [("maxBodyBytes", maxBodyBytes), ("maxPointsPerRequest", maxPointsPerRequest),
+                              ("maxJSONValues", maxJSONValues), ("maxBodyBytesBeforeAuthentication", maxBodyBytesBeforeAuthentication),
+                              ("maxConcurrentDecodes", maxConcurrentDecodes), ("maxConnections", maxConnections),
+                              ("liveStreamMaxPendingPositions", liveStreamMaxPendingPositions)] {
+            check.require(value >= 1, "\(name) must be at least 1, not \(value)")
+        }
+        check.nonNegative("rejectionSampleLimit", rejectionSampleLimit)
+        check.nonNegative("heavyDecodeThresholdBytes", heavyDecodeThresholdBytes)
+        check.nonNegative("maxQueuedDecodes", maxQueuedDecodes)
+        check.positive("rideGapSeconds", rideGapSeconds)
+        check.finitePositive("streamTicketSeconds", streamTicketSeconds)
+        for (name, value) in [("headerTimeoutSeconds", headerTimeoutSeconds), ("bodyTimeoutSeconds", bodyTimeoutSeconds)] {
+            check.require(value >= 0 && value.isFinite, "\(name) must be finite and zero or more, not \(value)")
+        }
+        if let idempotencyRetentionSeconds { check.nonNegative("idempotencyRetentionSeconds", idempotencyRetentionSeconds) }
+        if let historyRetentionSeconds { check.nonNegative("historyRetentionSeconds", historyRetentionSeconds) }
+        return check.violations
+    }
+}

@@ -25,9 +25,15 @@ public enum TrackingServer {
     ///
     /// `metrics` collects what `/metrics` shows; `feed` carries committed positions and events to `/api/stream`;
     /// `webhooks` decides which internal addresses `POST /api/webhooks` accepts (``WebhookPolicy/allowedDestinations``).
+    ///
+    /// - precondition: `configuration` is usable: every size and count limit at least 1 (the rejection
+    ///   sample, heavy-decode threshold and decode queue at least 0), a positive ride gap, a positive and
+    ///   finite stream-ticket lifetime, finite timeouts and retention periods that are not negative
+    ///   (the message names every offending field).
     public static func makeRouter(configuration: ServerConfiguration, store: any Store,
                                   metrics: ServerMetrics = ServerMetrics(), feed: LiveFeed? = nil,
                                   webhooks: WebhookPolicy = WebhookPolicy()) -> Router<Context> {
+        ContractCheck.require(configuration.contractViolations, in: "ServerConfiguration")
         let feed = feed ?? LiveFeed(maxPendingPositions: configuration.liveStreamMaxPendingPositions)
         let router = Router(context: Context.self)
         router.add(middleware: MetricsMiddleware(metrics: metrics))
@@ -85,17 +91,10 @@ extension TrackingServer {
     /// ``ServerConfiguration/maxConnections`` open connections (503 past it), and the header and body
     /// timeouts. `limiter` is shared by every connection of one server.
     ///
-    /// - precondition: at least one connection, and header and body timeouts that are finite and not
-    ///   negative (the message names every offending field).
+    /// - precondition: `configuration` is usable (see ``makeRouter(configuration:store:metrics:feed:webhooks:)``).
     public static func httpServer(configuration: ServerConfiguration, metrics: ServerMetrics = ServerMetrics(),
                                   limiter: ConnectionLimiter? = nil) -> HTTPServerBuilder {
-        var check = ContractCheck()
-        check.require(configuration.maxConnections >= 1, "maxConnections must be at least 1, not \(configuration.maxConnections)")
-        for (name, value) in [("headerTimeoutSeconds", configuration.headerTimeoutSeconds),
-                              ("bodyTimeoutSeconds", configuration.bodyTimeoutSeconds)] {
-            check.require(value >= 0 && value.isFinite, "\(name) must be finite and zero or more, not \(value)")
-        }
-        ContractCheck.require(check.violations, in: "ServerConfiguration")
+        ContractCheck.require(configuration.contractViolations, in: "ServerConfiguration")
         let limiter = limiter ?? ConnectionLimiter(limit: configuration.maxConnections)
         let headerTimeout = TimeAmount.nanoseconds(Int64(configuration.headerTimeoutSeconds * 1e9))
         let bodyTimeout = TimeAmount.nanoseconds(Int64(configuration.bodyTimeoutSeconds * 1e9))

@@ -36,7 +36,10 @@ public struct RideMetrics: Hashable, Sendable {
     }
 
     /// Measures a finished simulation run by a ``RideSimApp``.
+    ///
+    /// - precondition: `sim` runs a ``RideSimApp`` (any other app has no ride to measure).
     public init(_ sim: Simulation) {
+        precondition(sim.rideApp != nil, "RideMetrics: the simulation runs no RideSimApp, so there is no ride to measure")
         let app = sim.rideApp
         let fixes = app?.storage.recorded ?? []
         energy = sim.energy.total

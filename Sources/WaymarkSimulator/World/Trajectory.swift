@@ -35,7 +35,17 @@ public struct Trajectory: Hashable, Sendable {
     }
 
     /// Builds the truth from a start and legs.
+    ///
+    /// - precondition: every travel leg has a positive speed, and every stop a duration of zero or
+    ///   more (a scenario file's legs are checked by ``Scenario/validate()`` first, with a thrown error).
     public init(start: Coordinate, legs: [RouteLeg]) {
+        for (i, leg) in legs.enumerated() {
+            if let stop = leg.stopSeconds {
+                precondition(stop >= 0, "Trajectory: leg \(i) stops for \(stop) s; a stop must last zero seconds or more")
+            } else if leg.waypoints != nil {
+                precondition((leg.speed ?? 0) > 0, "Trajectory: leg \(i) travels at \(leg.speed.map { "\($0)" } ?? "no") m/s; a travel leg needs a positive speed")
+            }
+        }
         self.init(stationaryAt: start)
         var t = 0.0
         var here = start
