@@ -91,8 +91,13 @@ struct ServeCommand: AsyncParsableCommand {
         guard retentionDays >= 0, retentionDays.isFinite else { throw ValidationError("--retention-days must be 0 or more") }
         guard maxPointsPerRequest > 0 else { throw ValidationError("--max-points-per-request must be positive") }
         guard (maxConnections ?? 1) > 0 else { throw ValidationError("--max-connections must be positive") }
-        guard headerTimeout > 0, headerTimeout.isFinite else { throw ValidationError("--header-timeout must be a positive number of seconds") }
-        guard bodyTimeout > 0, bodyTimeout.isFinite else { throw ValidationError("--body-timeout must be a positive number of seconds") }
+        let longest = ServerConfiguration.maximumTimeoutSeconds
+        guard headerTimeout > 0, headerTimeout <= longest else {
+            throw ValidationError("--header-timeout must be a positive number of seconds, at most \(Int(longest)) (a year)")
+        }
+        guard bodyTimeout > 0, bodyTimeout <= longest else {
+            throw ValidationError("--body-timeout must be a positive number of seconds, at most \(Int(longest)) (a year)")
+        }
         // A weak admin token is refused before any database is opened.
         if let token = ProcessInfo.processInfo.environment[AdminToken.environmentVariable], !token.isEmpty {
             do { try AdminToken.check(environmentToken: token) } catch let error as ServerError { throw ValidationError(error.message) }

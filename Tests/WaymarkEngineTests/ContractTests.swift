@@ -60,24 +60,30 @@ struct ContractTests {
     }
 
     @Test("a geofence monitor, launch locator or permission sequencer with an unusable configuration stops the program")
-    func componentsStop() async {
-        await #expect(processExitsWith: .failure) {
+    func componentsStop() async throws {
+        let monitor = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             var c = GeofenceMonitor.Configuration()
             c.fixWaitTimeout = 0
             _ = GeofenceMonitor(configuration: c)
         }
-        await #expect(processExitsWith: .failure) {
+        #expect(Self.text(monitor).contains("GeofenceMonitor.Configuration: fixWaitTimeout must be positive and finite, not 0.0"))
+        let locator = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             _ = LaunchLocator(configuration: .init(timeout: 0))
         }
-        await #expect(processExitsWith: .failure) {
+        #expect(Self.text(locator).contains("LaunchLocator.Configuration: timeout must be positive and finite, not 0.0"))
+        let sequencer = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             _ = PermissionSequencer(configuration: .init(promptTimeout: -1))
         }
+        #expect(Self.text(sequencer).contains("PermissionSequencer.Configuration: promptTimeout must be positive and finite, not -1.0"))
     }
 
+    /// What an exit test's process wrote to standard error.
+    static func text(_ result: ExitTest.Result) -> String { String(decoding: result.standardErrorContent, as: UTF8.self) }
+
     @Test("running an engine twice stops the program (its device's events have one reader)")
-    func engineRunsOnce() async {
+    func engineRunsOnce() async throws {
         guard #available(macOS 15, iOS 18, *) else { return }
-        await #expect(processExitsWith: .failure) {
+        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             let clock = ManualClock()
             let device = FakeDevice(clock: clock)
             let engine = Engine(device: device, clock: clock)
@@ -85,6 +91,7 @@ struct ContractTests {
             await engine.run()
             await engine.run()
         }
+        #expect(Self.text(result).contains("Engine.run() was called twice"))
     }
 
     @Test("a stopped engine's requests say it was stopped")
@@ -103,12 +110,12 @@ struct ContractTests {
         }
     }
 
-    @Test("a fence with a negative or NaN loitering delay is bad input: a thrown error naming the fence, nothing added")
+    @Test("a fence with a negative, infinite or NaN loitering delay is bad input: a thrown error naming the fence, nothing added")
     func loiteringDelayIsInput() throws {
         let centre = Coordinate(uncheckedLatitude: 46.05, longitude: 14.5)
         let good = Fence(id: "good", shape: .circle(center: centre, radiusMeters: 100))
         var monitor = GeofenceMonitor()
-        for delay in [-1, Double.nan] {
+        for delay in [-1, Double.nan, .infinity] {
             let bad = Fence(id: "bad", shape: .circle(center: centre, radiusMeters: 100), loiteringDelay: delay)
             #expect { _ = try monitor.add([good, bad], at: Date(timeIntervalSince1970: 0)) } throws: { error in
                 guard let error = error as? GeoError else { return false }
@@ -117,8 +124,8 @@ struct ContractTests {
             #expect { _ = try monitor.replaceAll(with: [bad], at: Date(timeIntervalSince1970: 0)) } throws: { _ in true }
             #expect(monitor.fences.isEmpty)
         }
-        _ = try monitor.add([Fence(id: "never", shape: .circle(center: centre, radiusMeters: 100), loiteringDelay: .infinity)],
-                            at: Date(timeIntervalSince1970: 0))
+        _ = try monitor.add([Fence(id: "at-once", shape: .circle(center: centre, radiusMeters: 100), triggers: [.dwell],
+                                   loiteringDelay: 0)], at: Date(timeIntervalSince1970: 0))
         #expect(monitor.fences.count == 1)
     }
 }

@@ -37,12 +37,23 @@ struct GNSSDutyCycleTests {
     }
 
     @Test("a missed prediction (a turn) starts the spell length over; a boundary close ahead forbids a rest")
-    func missAndBoundary() {
+    func missAndBoundary() throws {
         let cycle = RideTracker.DutyCycle()
         var duty = GNSSDutyCycle(cycle)
         var t = 0.0
         while duty.consider(after: Self.fix(t), allowed: true, cycle: cycle, restLimitMeters: nil) == nil, t < 30 { t += 1 }
-        var turned = Self.fix(t + cycle.initialOffSeconds)
+        // First a held prediction lengthens the spell…
+        t += cycle.initialOffSeconds
+        let held = duty.checkPrediction(against: Self.fix(t), cycle: cycle)
+        #expect(held && duty.offSeconds > cycle.initialOffSeconds)
+        // …then the next spell's prediction misses (a turn) and the length starts over.
+        var next: TimeInterval?
+        while next == nil, t < 90 {
+            t += 1
+            next = duty.consider(after: Self.fix(t), allowed: true, cycle: cycle, restLimitMeters: nil)
+        }
+        let spell = try #require(next)
+        var turned = Self.fix(t + spell)
         turned.coordinate = Geodesy.destination(from: turned.coordinate, bearing: 0, distance: 80)
         let missed = !duty.checkPrediction(against: turned, cycle: cycle)
         #expect(missed)

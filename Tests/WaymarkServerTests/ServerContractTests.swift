@@ -50,18 +50,25 @@ struct ServerContractTests {
         #expect(String(decoding: result.standardErrorContent, as: UTF8.self).contains("WebhookPolicy: pollSeconds must be positive and finite, not 0.0"))
     }
 
-    @Test("an HTTP server with no connections allowed, or a NaN timeout, stops the program")
-    func httpServerSettings() async {
-        await #expect(processExitsWith: .failure) {
+    @Test("an HTTP server with no connections allowed, or a NaN or overflowing timeout, stops the program")
+    func httpServerSettings() async throws {
+        let connections = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             var configuration = ServerConfiguration(adminTokenDigest: "x")
             configuration.maxConnections = 0
             _ = TrackingServer.httpServer(configuration: configuration)
         }
-        await #expect(processExitsWith: .failure) {
+        #expect(String(decoding: connections.standardErrorContent, as: UTF8.self).contains("maxConnections must be at least 1, not 0"))
+        for bad in [Double.nan, 1e10] {
             var configuration = ServerConfiguration(adminTokenDigest: "x")
-            configuration.bodyTimeoutSeconds = .nan
+            configuration.bodyTimeoutSeconds = bad
+            #expect(configuration.contractViolations.contains { $0.hasPrefix("bodyTimeoutSeconds must be from 0 to 31536000 seconds") })
+        }
+        let timeout = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            var configuration = ServerConfiguration(adminTokenDigest: "x")
+            configuration.headerTimeoutSeconds = 1e10   // would overflow NIO's nanosecond timer
             _ = TrackingServer.httpServer(configuration: configuration)
         }
+        #expect(String(decoding: timeout.standardErrorContent, as: UTF8.self).contains("headerTimeoutSeconds must be from 0 to 31536000 seconds"))
     }
 
     @Test("the server's defaults are usable; each offending limit is named, and the router stops")

@@ -29,13 +29,21 @@ struct SimulatorContractTests {
     }
 
     @Test("ride metrics of a simulation that runs no ride app stop the program")
-    func rideMetricsNeedARideApp() async {
-        await #expect(processExitsWith: .failure) {
+    func rideMetricsNeedARideApp() async throws {
+        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             let end = Geodesy.destination(from: SimulatorContractTests.start, bearing: 90, distance: 500)
             var sim = try Simulation(scenario: Scenario(route: ScenarioRoute(start: SimulatorContractTests.start,
                                                                               legs: [.travel([end], speed: 5)])))
             sim.runToEnd()
             _ = RideMetrics(sim)
         }
+        #expect(String(decoding: result.standardErrorContent, as: UTF8.self).contains("RideMetrics: the simulation runs no RideSimApp"))
+    }
+
+    @Test("a scenario built in code with a zero-speed leg and never validated still gets a thrown error from the simulation")
+    func unvalidatedScenarioThrows() {
+        let end = Geodesy.destination(from: Self.start, bearing: 90, distance: 500)
+        let scenario = Scenario(route: ScenarioRoute(start: Self.start, legs: [.travel([end], speed: 0)]))
+        #expect { try scenario.makeTrajectory() } throws: { ($0 as? SimulatorError)?.code == .invalidScenario }
     }
 }

@@ -34,9 +34,10 @@ struct SyncContractTests {
 
     @Test("a transport with no time for an attempt stops the program; a bad URL is still a thrown error")
     func transportTimeout() async throws {
-        await #expect(processExitsWith: .failure) {
+        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             _ = try HTTPUploadTransport(server: URL(string: "http://127.0.0.1:1")!, timeout: .zero)
         }
+        #expect(String(decoding: result.standardErrorContent, as: UTF8.self).contains("HTTPUploadTransport: timeout must be positive"))
         #expect { try HTTPUploadTransport(server: URL(string: "ftp://example.com")!) } throws: {
             ($0 as? SyncError)?.code == .configuration
         }

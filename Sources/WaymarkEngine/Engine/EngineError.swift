@@ -17,7 +17,8 @@ public struct EngineError: CodedError {
         public static func ~= (code: Code, error: any Error) -> Bool { code.matches(error) }
         /// The code's name.
         public let rawValue: String
-        /// The engine stopped (its device's event stream ended) before the operation finished.
+        /// The engine stopped (``Engine/stop()`` was called, or its device's event stream ended) before
+        /// the operation finished.
         public static let stopped = Code(rawValue: "stopped")
     }
 

@@ -177,7 +177,9 @@ extension GeofenceMonitor.Configuration {
             check.finitePositive("proximity.nearMeters", proximity.nearMeters)
             check.require(proximity.approachMeters >= proximity.nearMeters,
                           "proximity.approachMeters (\(proximity.approachMeters)) must be at least nearMeters (\(proximity.nearMeters))")
-            check.require(proximity.restSeconds.lowerBound > 0, "proximity.restSeconds must start above zero, not at \(proximity.restSeconds.lowerBound)")
+            if proximity.restsGNSS {
+                check.require(proximity.restSeconds.lowerBound > 0, "proximity.restSeconds must start above zero, not at \(proximity.restSeconds.lowerBound)")
+            }
             check.nonNegative("proximity.gnssReacquireSeconds", proximity.gnssReacquireSeconds)
         }
         return check.violations

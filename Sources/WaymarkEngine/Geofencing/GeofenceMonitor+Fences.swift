@@ -8,7 +8,7 @@ extension GeofenceMonitor {
     /// A fence added while a fresh fix is known is decided at once, without an event unless
     /// ``Configuration/reportsInitialState``.
     /// - throws: `GeoError` (`GeoError.Code.invalidValue`) naming the first invalid fence (a bad
-    ///   shape, or a negative or NaN loitering delay); nothing is added then.
+    ///   shape, or a loitering delay that is negative, infinite or NaN); nothing is added then.
     public mutating func add(_ fences: [Fence], at now: Date) throws(GeoError) -> Output {
         self.now = now
         var prepared: [(Fence, FenceGeometry)] = []
@@ -61,11 +61,12 @@ extension GeofenceMonitor {
     }
 
     /// The geometry of a fence from the app (perhaps decoded from a file or a server), checked: a
-    /// valid shape and a loitering delay that is zero or more (infinity: never dwell).
+    /// valid shape and a finite loitering delay of zero or more seconds (a fence that should never
+    /// dwell leaves `.dwell` out of its triggers).
     /// - throws: `GeoError` (`invalidValue` or `invalidCoordinate`) naming the fence.
     static func checkedGeometry(_ fence: Fence) throws(GeoError) -> FenceGeometry {
-        guard fence.loiteringDelay >= 0 else {
-            throw GeoError(.invalidValue, "fence \"\(fence.id)\": loiteringDelay must be zero or more seconds, not \(fence.loiteringDelay)")
+        guard fence.loiteringDelay >= 0, fence.loiteringDelay.isFinite else {
+            throw GeoError(.invalidValue, "fence \"\(fence.id)\": loiteringDelay must be a finite number of seconds, zero or more, not \(fence.loiteringDelay)")
         }
         do {
             return try FenceGeometry(fence.shape)

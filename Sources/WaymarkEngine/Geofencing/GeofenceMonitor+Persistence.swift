@@ -75,7 +75,7 @@ extension GeofenceMonitor {
     ///
     /// - parameter configuration: slots, margins and timings, as for a new monitor.
     /// - parameter state: the ``GeofenceMonitor/persistentState`` the previous process stored, or nil
-    ///   for an empty monitor. Fences whose shape is no longer valid are dropped.
+    ///   for an empty monitor. Fences whose shape or loitering delay is not valid are dropped.
     /// - parameter osMonitoredRegions: the identifiers the OS reports as monitored (iOS:
     ///   `CLLocationManager.monitoredRegions`), when known. Waymark regions the OS lost are
     ///   registered again at the next selection; regions of the monitor the state does not know are stopped.
@@ -90,7 +90,7 @@ extension GeofenceMonitor {
         stored = state
         stored.fences = [:]
         for fence in fences {
-            guard let shape = try? FenceGeometry(fence.shape) else { continue }
+            guard let shape = try? Self.checkedGeometry(fence) else { continue }
             insert(fence, geometry: shape, record: state.records[fence.id] ?? FenceRecord())
         }
         if let osMonitoredRegions { _ = reconcile(osMonitoredRegions: osMonitoredRegions) }

@@ -87,6 +87,9 @@ public struct ServerConfiguration: Sendable {
 }
 
 extension ServerConfiguration {
+    /// The longest header or body timeout, seconds: a year (longer ones overflow NIO's nanosecond timer).
+    public static let maximumTimeoutSeconds: Double = 365 * 86_400
+
     /// What breaks the server's contract (see `ContractCheck`); empty for a usable configuration.
     /// `waymark serve` rejects bad values from the command line with a usage error before they get here.
     var contractViolations: [String] {
@@ -103,7 +106,8 @@ extension ServerConfiguration {
         check.positive("rideGapSeconds", rideGapSeconds)
         check.finitePositive("streamTicketSeconds", streamTicketSeconds)
         for (name, value) in [("headerTimeoutSeconds", headerTimeoutSeconds), ("bodyTimeoutSeconds", bodyTimeoutSeconds)] {
-            check.require(value >= 0 && value.isFinite, "\(name) must be finite and zero or more, not \(value)")
+            check.require(value >= 0 && value <= Self.maximumTimeoutSeconds,
+                          "\(name) must be from 0 to \(Int(Self.maximumTimeoutSeconds)) seconds (a year), not \(value)")
         }
         if let idempotencyRetentionSeconds { check.nonNegative("idempotencyRetentionSeconds", idempotencyRetentionSeconds) }
         if let historyRetentionSeconds { check.nonNegative("historyRetentionSeconds", historyRetentionSeconds) }

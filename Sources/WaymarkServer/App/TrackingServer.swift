@@ -63,6 +63,7 @@ public enum TrackingServer {
                                        logger: Logger = Logger(label: "waymark.server"),
                                        onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in })
         -> some ApplicationProtocol {
+        ContractCheck.require(configuration.contractViolations, in: "ServerConfiguration")
         let metrics = ServerMetrics()
         var services: [any Service] = []
         if let webhooks {

@@ -107,7 +107,8 @@ extension Scenario {
     /// A GPX route replays the file's track points (its route points when it has no track) from
     /// virtual second 0, taking times relative to the first timed point.
     ///
-    /// - throws: ``SimulatorError`` naming `route.gpx` when the file cannot be read or has no timed points.
+    /// - throws: ``SimulatorError`` naming the field when the scenario is not valid (``validate()``), or
+    ///   `route.gpx` when the file cannot be read or has no timed points.
     public func makeTrajectory() throws(SimulatorError) -> Trajectory {
         guard let route else { return Trajectory(stationaryAt: Coordinate(uncheckedLatitude: 0, longitude: 0)) }
         if let gpx = route.gpx {
@@ -125,6 +126,9 @@ extension Scenario {
             }
             return Trajectory(timedWaypoints: points)
         }
+        // A scenario built in code may not have been validated: its legs get the thrown error here, not
+        // Trajectory's precondition.
+        try validate()
         return Trajectory(start: route.start!, legs: route.legs ?? [])
     }
 }
