@@ -26,13 +26,13 @@ struct RideTrackerSlowMovementTests {
 
     @Test("a runner's pace with Doppler speed noise still counts as steady; a changing pace does not")
     func steadyAtRunnersPace() {
-        let tracker = RideTracker()
+        let cycle = RideTracker.Configuration().dutyCycle
         func fixes(_ speeds: [Double]) -> [Fix] {
             speeds.enumerated().map { Ride.fix(Double($0.offset), east: 3.4 * Double($0.offset), speed: $0.element) }
         }
         // 3.4 m/s with ±0.3 m/s noise: a spread of 0.9 m/s is 30% of the slowest reading.
-        #expect(tracker.isSteady(fixes([3.4, 3.0, 3.7, 3.9, 3.2, 3.5, 3.1, 3.6, 3.3, 3.4, 3.5])))
+        #expect(GNSSDutyCycle.isSteady(fixes([3.4, 3.0, 3.7, 3.9, 3.2, 3.5, 3.1, 3.6, 3.3, 3.4, 3.5]), cycle))
         // Accelerating from 3 to 5 m/s is not steady.
-        #expect(!tracker.isSteady(fixes([3.0, 3.2, 3.4, 3.6, 3.8, 4.0, 4.2, 4.4, 4.6, 4.8, 5.0])))
+        #expect(!GNSSDutyCycle.isSteady(fixes([3.0, 3.2, 3.4, 3.6, 3.8, 4.0, 4.2, 4.4, 4.6, 4.8, 5.0]), cycle))
     }
 }

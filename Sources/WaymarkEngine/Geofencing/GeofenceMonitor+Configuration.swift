@@ -161,12 +161,10 @@ extension GeofenceMonitor.Configuration {
         check.nonNegative("regionSlots", regionSlots)
         check.nonNegative("hostRegionCount", hostRegionCount)
         check.nonNegative("reservedRegionSlots", reservedRegionSlots)
-        for (name, value) in [("enterDepthMeters", enterDepthMeters), ("exitMarginMeters", exitMarginMeters),
-                              ("reentryDebounce", reentryDebounce), ("fixFreshness", fixFreshness), ("liveGap", liveGap),
-                              ("regionDelayEstimate", regionDelayEstimate), ("echoWindow", echoWindow),
-                              ("minimumInferenceRadiusMeters", minimumInferenceRadiusMeters)] {
-            check.nonNegative(name, value)
-        }
+        check.nonNegative(["enterDepthMeters": enterDepthMeters, "exitMarginMeters": exitMarginMeters,
+                           "reentryDebounce": reentryDebounce, "fixFreshness": fixFreshness, "liveGap": liveGap,
+                           "regionDelayEstimate": regionDelayEstimate, "echoWindow": echoWindow,
+                           "minimumInferenceRadiusMeters": minimumInferenceRadiusMeters])
         check.positive("maximumDecisionAccuracyMeters", maximumDecisionAccuracyMeters)
         check.positive("maximumCoarseAccuracyMeters", maximumCoarseAccuracyMeters)
         check.positive("coarseMarginFactor", coarseMarginFactor)

@@ -161,21 +161,18 @@ extension RideTracker.Configuration {
         check.positive("maximumSpeed", maximumSpeed)
         check.nonNegative("maximumFixAge", maximumFixAge)
         check.finitePositive("kalmanProcessNoise", kalmanProcessNoise)
-        for (name, value) in [("stopSpeed", stopSpeed), ("stopSeconds", stopSeconds), ("resumeSpeed", resumeSpeed),
-                              ("resumeDistanceMeters", resumeDistanceMeters), ("holdSeconds", holdSeconds),
-                              ("wakeFenceRadiusMeters", wakeFenceRadiusMeters), ("verifySeconds", verifySeconds),
-                              ("gapThresholdSeconds", gapThresholdSeconds), ("restartWaitSeconds", restartWaitSeconds)] {
-            check.nonNegative(name, value)
-        }
+        check.nonNegative(["stopSpeed": stopSpeed, "stopSeconds": stopSeconds, "resumeSpeed": resumeSpeed,
+                           "resumeDistanceMeters": resumeDistanceMeters, "holdSeconds": holdSeconds,
+                           "wakeFenceRadiusMeters": wakeFenceRadiusMeters, "verifySeconds": verifySeconds,
+                           "gapThresholdSeconds": gapThresholdSeconds, "restartWaitSeconds": restartWaitSeconds])
         if let watchSeconds { check.nonNegative("watchSeconds", watchSeconds) }
         let d = dutyCycle
-        for (name, value) in [("steadySeconds", d.steadySeconds), ("confirmSeconds", d.confirmSeconds),
-                              ("courseToleranceDegrees", d.courseToleranceDegrees), ("speedTolerance", d.speedTolerance),
-                              ("minimumSpeed", d.minimumSpeed), ("speedNoiseMetersPerSecond", d.speedNoiseMetersPerSecond),
-                              ("initialOffSeconds", d.initialOffSeconds), ("maximumOffSeconds", d.maximumOffSeconds),
-                              ("predictionToleranceMeters", d.predictionToleranceMeters)] {
-            check.nonNegative("dutyCycle." + name, value)
-        }
+        check.nonNegative(["dutyCycle.steadySeconds": d.steadySeconds, "dutyCycle.confirmSeconds": d.confirmSeconds,
+                           "dutyCycle.courseToleranceDegrees": d.courseToleranceDegrees,
+                           "dutyCycle.speedTolerance": d.speedTolerance, "dutyCycle.minimumSpeed": d.minimumSpeed,
+                           "dutyCycle.speedNoiseMetersPerSecond": d.speedNoiseMetersPerSecond,
+                           "dutyCycle.initialOffSeconds": d.initialOffSeconds, "dutyCycle.maximumOffSeconds": d.maximumOffSeconds,
+                           "dutyCycle.predictionToleranceMeters": d.predictionToleranceMeters])
         check.require(!(d.initialOffSeconds > d.maximumOffSeconds),
                       "dutyCycle.initialOffSeconds (\(d.initialOffSeconds)) must not exceed maximumOffSeconds (\(d.maximumOffSeconds))")
         return check.violations

@@ -18,9 +18,6 @@ extension RideTracker {
         return cycle.maximumOffSeconds * max(0, fix.speed ?? configuration.maximumSpeed) + cycle.predictionToleranceMeters
     }
 
-    /// Whether fixes keep one course and speed (``GNSSDutyCycle``'s steadiness test).
-    func isSteady(_ fixes: [Fix]) -> Bool { GNSSDutyCycle.isSteady(fixes, configuration.dutyCycle) }
-
     /// A horizontal velocity, m/s east and north.
     struct Velocity: Hashable, Sendable {
         var east: Double

@@ -30,6 +30,11 @@ package struct ContractCheck: Sendable {
         if !(value >= 0) { violations.append("\(name) must be zero or more, not \(value)") }
     }
 
+    /// Every value must be zero or above (infinity is allowed; NaN is not), checked in order.
+    package mutating func nonNegative(_ fields: KeyValuePairs<String, Double>) {
+        for (name, value) in fields { nonNegative(name, value) }
+    }
+
     /// `value` must be zero or above.
     package mutating func nonNegative(_ name: String, _ value: Int) {
         if value < 0 { violations.append("\(name) must be zero or more, not \(value)") }

@@ -91,7 +91,7 @@ public struct Simulation: Sendable {
         if let trajectory {
             self.trajectory = trajectory
         } else {
-            self.trajectory = try scenario.makeTrajectory()
+            self.trajectory = try scenario.trajectoryOfValidScenario()
         }
         self.endTime = scenario.durationSeconds ?? self.trajectory.endTime + 60
         self.app = app

@@ -110,6 +110,14 @@ extension Scenario {
     /// - throws: ``SimulatorError`` naming the field when the scenario is not valid (``validate()``), or
     ///   `route.gpx` when the file cannot be read or has no timed points.
     public func makeTrajectory() throws(SimulatorError) -> Trajectory {
+        // A scenario built in code may not have been validated: its legs get the thrown error here, not
+        // Trajectory's precondition.
+        try validate()
+        return try trajectoryOfValidScenario()
+    }
+
+    /// ``makeTrajectory()`` for a scenario already validated (``Simulation`` validates first).
+    func trajectoryOfValidScenario() throws(SimulatorError) -> Trajectory {
         guard let route else { return Trajectory(stationaryAt: Coordinate(uncheckedLatitude: 0, longitude: 0)) }
         if let gpx = route.gpx {
             let document: GPXDocument
@@ -126,9 +134,6 @@ extension Scenario {
             }
             return Trajectory(timedWaypoints: points)
         }
-        // A scenario built in code may not have been validated: its legs get the thrown error here, not
-        // Trajectory's precondition.
-        try validate()
         return Trajectory(start: route.start!, legs: route.legs ?? [])
     }
 }

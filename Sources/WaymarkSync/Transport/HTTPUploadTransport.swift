@@ -64,9 +64,7 @@ public struct HTTPUploadTransport: UploadTransport {
     /// Runs the request; the caller's timer on ``clock`` ends it by cancellation. A real-time backstop
     /// (four times the timeout plus a minute) ends a request that a clock never moved would leave open.
     private func execute(_ http: HTTPClientRequest) async -> UploadResponse {
-        let backstop = timeout * 4 + .seconds(60)
-        let deadline = NIODeadline.now() + .nanoseconds(Int64(backstop.components.seconds) * 1_000_000_000
-            + Int64(backstop.components.attoseconds / 1_000_000_000))
+        let deadline = NIODeadline.now() + TimeAmount(timeout * 4 + .seconds(60))
         do {
             let response = try await client.execute(http, deadline: deadline)
             let body = try await response.body.collect(upTo: 1 << 20)
