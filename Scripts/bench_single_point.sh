@@ -6,7 +6,9 @@
 # Usage: [OT_RECORDER=/path/to/ot-recorder] Scripts/bench_single_point.sh [RUNS=3] [DURATION=10]
 #   RUNS, DURATION      rounds, and seconds measured per run (after a WARMUP=2 s wrk run); also from the environment
 #   STORAGE="tmpfs disk"  where the servers keep their data: a fresh tmpfs (`mount -t tmpfs`; /dev/shm when
-#                       mounting is not allowed), and/or a directory under DISK_DIR (default /var/tmp)
+#                       mounting is not allowed), and/or a directory under DISK_DIR (default /var/tmp), and/or
+#                       postgres: waymark on PostgreSQL at BENCH_POSTGRES_URL (a fresh schema per run, dropped after
+#                       it; the recorder, which has no database, on a directory under DISK_DIR)
 #   CONNS="16 64"       wrk connections
 #   KINDS="pub osmand traccar"  waymark's request kinds: OwnTracks POST /pub, OsmAnd GET /?id=…, Traccar
 #                       Client JSON POST /; the recorder runs only pub, with the same request bytes
@@ -22,7 +24,8 @@
 # Per run: msg/s (2xx / measured seconds), p50/p99 ms (closed loop: coordinated omission included), the server's
 # CPU (utime+stime of its pid) per message, machine busy/iowait/system % (/proc/stat), wrk's CPU, and the cores
 # busy outside both (other_cores: a build or kernel writeback running alongside; noted when > 0.3).
-# After the run the stored points are counted (SQLite `positions`; lines of the recorder's rec files).
+# After the run the stored points are counted (SQLite or PostgreSQL `positions`; lines of the recorder's rec
+# files). On postgres the server's CPU is waymark's alone: PostgreSQL's backends show in other_cores.
 # The script stops when a run had a non-2xx answer, a socket error, a point waymark rejected or did not store,
 # or fewer stored points than acknowledged. Prints each run as a JSON line, then medians (markdown).
 set -euo pipefail
@@ -41,6 +44,10 @@ REC="${OT_RECORDER:-}"
 read -r -a SERVE_ARGS <<< "${WAYMARK_SERVE_ARGS:-}"
 
 [ -x "$BIN" ] || { echo "no waymark binary at $BIN (swift build -c release --product waymark)" >&2; exit 1; }
+if [[ " $STORAGE " == *" postgres "* ]]; then
+    [ -n "${BENCH_POSTGRES_URL:-}" ] || { echo "STORAGE postgres needs BENCH_POSTGRES_URL=postgres://user:password@host:port/database" >&2; exit 1; }
+    command -v psql > /dev/null || { echo "needs psql (Debian: apt-get install postgresql-client)" >&2; exit 1; }
+fi
 for tool in wrk sqlite3 python3 findmnt; do
     command -v "$tool" > /dev/null || { echo "needs $tool (Debian: apt-get install wrk sqlite3 python3 util-linux)" >&2; exit 1; }
 done
@@ -75,6 +82,10 @@ for storage in $STORAGE; do
                 rmdir "${ROOT[tmpfs]}"; ROOT[tmpfs]="$(mktemp -d /dev/shm/waymark-bench.XXXXXX)"
                 echo "== tmpfs: mount failed (not root?); using ${ROOT[tmpfs]}" >&2
             fi ;;
+        postgres)
+            ROOT[postgres]="$(mktemp -d "${DISK_DIR:-/var/tmp}/waymark-bench.XXXXXX")"
+            echo "== postgres: $(psql "$BENCH_POSTGRES_URL" -qAtc 'select version()' | cut -d' ' -f1-2), synchronous_commit" \
+                "set by waymark's --durability; fsync=$(psql "$BENCH_POSTGRES_URL" -qAtc 'show fsync')" >&2 ;;
         disk)
             ROOT[disk]="$(mktemp -d "${DISK_DIR:-/var/tmp}/waymark-bench.XXXXXX")"
             read -r target fstype options <<< "$(findmnt -n -o TARGET,FSTYPE,OPTIONS -T "${ROOT[disk]}")"
@@ -83,7 +94,7 @@ for storage in $STORAGE; do
                 DISK_FS="$DISK_FS; mounted with discard: each freed block is trimmed synchronously, which slows the recorder's file replaces"
             fi
             echo "== disk: $DISK_FS" >&2 ;;
-        *) echo "STORAGE: unknown kind '$storage' (tmpfs, disk)" >&2; exit 1 ;;
+        *) echo "STORAGE: unknown kind '$storage' (tmpfs, disk, postgres)" >&2; exit 1 ;;
     esac
 done
 
@@ -100,7 +111,15 @@ wait_listening() {
     echo "server did not start" >&2; cat "$2" >&2; exit 1
 }
 
-# start_server SERVER DIR: a fresh recorder or waymark with its store in DIR; sets SERVER_PID, SERVER_URL, TOKEN.
+# database STORAGE DIR: waymark's --database for a run in DIR (on postgres: a fresh schema, named in DIR/schema).
+database() {
+    if [ "$1" != postgres ]; then echo "$2/waymark.sqlite"; return; fi
+    local schema
+    [ -f "$2/schema" ] || { schema="bench_$(date +%s%N)"; psql "$BENCH_POSTGRES_URL" -qc "create schema $schema" >&2; echo "$schema" > "$2/schema"; }
+    echo "$BENCH_POSTGRES_URL?search_path=$(cat "$2/schema")"
+}
+
+# start_server SERVER DIR STORAGE: a fresh recorder or waymark with its store in DIR; sets SERVER_PID, SERVER_URL, TOKEN.
 start_server() {
     local log="$2/server.log" port
     if [ "$1" = recorder ]; then
@@ -113,9 +132,11 @@ start_server() {
         wait_listening "$port" "$log"
         return 0
     fi
-    TOKEN="$("$BIN" device add bench --database "$2/waymark.sqlite" --json | python3 -c 'import json, sys; print(json.load(sys.stdin)["token"])')"
+    local db
+    db="$(database "$3" "$2")"
+    TOKEN="$("$BIN" device add bench --database "$db" --json | python3 -c 'import json, sys; print(json.load(sys.stdin)["token"])')"
     : > "$log"
-    "$BIN" serve --port 0 --database "$2/waymark.sqlite" "${SERVE_ARGS[@]}" > "$log" 2>&1 &
+    "$BIN" serve --port 0 --database "$db" "${SERVE_ARGS[@]}" > "$log" 2>&1 &
     SERVER_PID=$!
     for _ in $(seq 1 300); do
         SERVER_URL="$(grep -o 'http://127.0.0.1:[0-9]*' "$log" | head -1 || true)"
@@ -128,9 +149,12 @@ start_server() {
 
 stop_server() { kill "$SERVER_PID"; wait "$SERVER_PID" 2> /dev/null || true; SERVER_PID=""; }
 
-# stored SERVER DIR: points the stopped server stored.
+# stored SERVER DIR: points the stopped server stored (a PostgreSQL run's schema is dropped after the count).
 stored() {
     if [ "$1" = recorder ]; then { find "$2/store/rec" -name '*.rec' -exec cat {} + 2> /dev/null || true; } | wc -l
+    elif [ -f "$2/schema" ]; then
+        psql "$BENCH_POSTGRES_URL" -qAtc "select count(*) from $(cat "$2/schema").positions"
+        psql "$BENCH_POSTGRES_URL" -qc "drop schema $(cat "$2/schema") cascade" > /dev/null 2>&1
     else sqlite3 "$2/waymark.sqlite" 'SELECT count(*) FROM positions'; fi
 }
 
@@ -150,7 +174,7 @@ run() {
     local dir warm measured ticks0 ticks1 machine0 machine1 now
     dir="$(mktemp -d "${ROOT[$2]}/run.XXXXXX")"
     sync; sleep "$PAUSE"
-    start_server "$4" "$dir"
+    start_server "$4" "$dir" "$2"
     now="$(date +%s)"
     warm="$(load "$4" "$5" "$3" "$WARMUP" $((now - 30 * 86400)) "$7")"
     ticks0="$(cpu_ticks "$SERVER_PID")"; machine0="$(machine_ticks)"
@@ -178,7 +202,7 @@ row = dict(round=int(rnd), storage=storage, conns=int(n), server=server, kind=ki
 # CPU used neither by the server nor by wrk (other processes, kernel threads such as writeback and discard).
 row["other_cores"] = round(row["busy_pct"] * int(cores) / 100 - row["server_cores"] - row["wrk_cores"], 2)
 print(json.dumps(row), flush=True)
-if row["other_cores"] > 0.3:
+if row["other_cores"] > 0.3 and storage != "postgres":
     print(f"== note: {row['other_cores']} cores busy outside the server and wrk during this run", file=sys.stderr)
 problems = [f"{k}={row[k]}" for k in ("non2xx", "rejected", "socket_errors") if row[k]]
 if row["stored"] < acked: problems.append(f"stored {row['stored']} < acknowledged {acked}")
@@ -220,7 +244,7 @@ print("\n| storage | N | server | kind | msg/s (runs) | p50 ms | p99 ms | CPU ms
       "| busy % | iowait % | other cores | p99 ms at half rate (msg/s) |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 order = ["recorder pub", "waymark pub", "waymark osmand", "waymark traccar"]
 cells = sorted({(r["storage"], r["conns"], r["server"], r["kind"]) for r in rows},
-               key=lambda c: (c[0] != "tmpfs", c[1], order.index(f"{c[2]} {c[3]}")))
+               key=lambda c: (["tmpfs", "disk", "postgres"].index(c[0]), c[1], order.index(f"{c[2]} {c[3]}")))
 for storage, n, server, kind in cells:
     at = dict(storage=storage, conns=n, server=server, kind=kind)
     runs = ", ".join(f"{r['msgs_per_s']:.0f}" for r in rows if r["mode"] == "max" and all(r[k] == x for k, x in at.items()))
@@ -231,7 +255,7 @@ for storage, n, server, kind in cells:
           f"| {med('wrk_cores', mode='max', **at):.2f} | {med('busy_pct', mode='max', **at):.0f} "
           f"| {med('iowait_pct', mode='max', **at):.1f} | {med('other_cores', mode='max', **at):.2f} | {half} |")
 print()
-for storage, n in sorted({(c[0], c[1]) for c in cells}, key=lambda c: (c[0] != "tmpfs", c[1])):
+for storage, n in sorted({(c[0], c[1]) for c in cells}, key=lambda c: (["tmpfs", "disk", "postgres"].index(c[0]), c[1])):
     w = dict(storage=storage, conns=n, kind="pub", mode="max")
     if any(r["server"] == "recorder" for r in rows) and any(r["server"] == "waymark" and r["kind"] == "pub" for r in rows):
         print(f"waymark/recorder /pub, {storage}, N={n}: msg/s {med('msgs_per_s', server='waymark', **w) / med('msgs_per_s', server='recorder', **w):.2f}, "

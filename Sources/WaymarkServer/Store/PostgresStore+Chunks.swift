@@ -127,23 +127,49 @@ extension PostgresStore {
     /// `positions` without those already in the device's chunks; only points before `today` can be there.
     func withoutCompacted(_ connection: PostgresConnection, deviceID: String, _ positions: [Position],
                           before today: Int64) async throws -> [Position] {
-        let old = positions.map(\.timestampMillis).filter { $0 < today }
-        guard let earliest = old.min(), let latest = old.max() else { return positions }
-        try await lockChunks(connection, deviceID: deviceID, shared: true)
+        let compacted = try await compactedTimestamps(connection, of: [deviceID: positions], before: today)[deviceID] ?? []
+        return compacted.isEmpty ? positions : positions.filter { !compacted.contains($0.timestampMillis) }
+    }
+
+    /// For each device, which of its `positions` timestamps before `today` its chunks already hold (only
+    /// devices with such points are keys). Takes each such device's chunk lock shared, in id order, and reads
+    /// the chunks of all of them in one query: one round trip each, however many devices a group of
+    /// requests has.
+    func compactedTimestamps(_ connection: PostgresConnection, of positions: [String: [Position]],
+                             before today: Int64) async throws -> [String: Set<Int64>] {
+        var devices: [String] = [], earliest: [Int64] = [], latest: [Int64] = []
+        for (device, points) in positions.sorted(by: { $0.key < $1.key }) {
+            let old = points.lazy.map(\.timestampMillis).filter { $0 < today }
+            guard let first = old.min(), let last = old.max() else { continue }
+            devices.append(device)
+            earliest.append(first)
+            latest.append(last)
+        }
+        guard !devices.isEmpty else { return [:] }
+        if devices.count == 1 {
+            try await lockChunks(connection, deviceID: devices[0], shared: true)
+        } else {
+            // unnest yields the ids in array order, so the locks are taken in id order (no deadlock between groups).
+            try await connection.query("""
+                SELECT pg_advisory_xact_lock_shared(\(Self.compactionLock), hashtext(d)) FROM unnest(\(devices)::text[]) AS d
+                """, logger: logger)
+        }
         let rows = try await connection.query("""
-            SELECT first_ts, data FROM position_chunks WHERE device_id = \(deviceID)
-              AND first_ts > \(earliest - Self.dayMillis) AND first_ts <= \(latest) AND last_ts >= \(earliest)
+            SELECT c.device_id, c.first_ts, c.data
+            FROM unnest(\(devices)::text[], \(earliest)::int8[], \(latest)::int8[]) AS r(device_id, earliest, latest)
+            JOIN position_chunks c ON c.device_id = r.device_id AND c.first_ts > r.earliest - \(Self.dayMillis)
+                                  AND c.first_ts <= r.latest AND c.last_ts >= r.earliest
             """, logger: logger).collect()
-        var compacted = Set<Int64>()
+        var compacted: [String: Set<Int64>] = [:]
         for row in rows {
-            let (first, data) = try row.decode((Int64, ByteBuffer).self)
+            let (device, first, data) = try row.decode((String, Int64, ByteBuffer).self)
             do {
-                compacted.formUnion(try PositionChunkCodec.timestamps(Array(data.readableBytesView)))
+                compacted[device, default: []].formUnion(try PositionChunkCodec.timestamps(Array(data.readableBytesView)))
             } catch {
-                throw Self.unreadable(error, deviceID: deviceID, first: first)
+                throw Self.unreadable(error, deviceID: device, first: first)
             }
         }
-        return compacted.isEmpty ? positions : positions.filter { !compacted.contains($0.timestampMillis) }
+        return compacted
     }
 
     /// The first `limit` points from the device's chunks strictly between `lower` and `upper`, in time order

@@ -85,35 +85,70 @@ extension PostgresStore {
     func fenceEngine(_ connection: PostgresConnection) async throws -> FenceEngine {
         let generation = try await connection.query("SELECT generation FROM fence_generation", logger: logger)
             .collect().first?.decode(Int64.self) ?? 0
+        return try await fenceEngine(connection, generation: generation)
+    }
+
+    /// The fences of `generation`, read in `connection`'s transaction when the cache holds another generation.
+    func fenceEngine(_ connection: PostgresConnection, generation: Int64) async throws -> FenceEngine {
         // Single flight: the first transaction loads on its connection; concurrent ones wait for its result.
-        return try await fenceCache.engine(generation: generation) { [self] in try await loadFences(connection) }
+        try await fenceCache.engine(generation: generation) { [self] in try await loadFences(connection) }
     }
 
     /// Locks the device's fence-state row for this transaction (so one device's requests are evaluated one
     /// at a time, even across processes) and returns the state, seeded from the last stored position if new.
     func lockFenceState(_ connection: PostgresConnection, deviceID: String) async throws -> DeviceFenceState {
-        try await connection.query("""
-            INSERT INTO fence_states (device_id, inside, dwelled) VALUES (\(deviceID), '{}', '[]')
-            ON CONFLICT (device_id) DO NOTHING
-            """, logger: logger)
-        let row = try await connection.query("""
-            SELECT last_ts, last_lat, last_lon, inside, dwelled FROM fence_states WHERE device_id = \(deviceID) FOR UPDATE
-            """, logger: logger).collect().first
-        guard let row else { throw ServerError(.storage, "PostgreSQL: the fence state of \(deviceID) vanished") }
-        let (ts, lat, lon, inside, dwelled) = try row.decode((Int64?, Double?, Double?, String, String).self)
-        var state = DeviceFenceState(lastMillis: ts, lastLatitude: lat, lastLongitude: lon, insideText: inside, dwelledText: dwelled)
-        if state.lastTimestamp == nil {
-            state.seed(from: try await lastPosition(connection, deviceID: deviceID))
+        guard let state = try await lockFenceStates(connection, deviceIDs: [deviceID])[deviceID] else {
+            throw ServerError(.storage, "PostgreSQL: the fence state of \(deviceID) vanished")
         }
         return state
     }
 
-    func saveFenceState(_ connection: PostgresConnection, deviceID: String, state: DeviceFenceState) async throws {
+    /// ``lockFenceState(_:deviceID:)`` for several devices: the rows are created and locked in id order, so two
+    /// transactions locking overlapping sets cannot deadlock on them.
+    func lockFenceStates(_ connection: PostgresConnection, deviceIDs: [String]) async throws -> [String: DeviceFenceState] {
+        let ids = Array(Set(deviceIDs)).sorted()
+        guard !ids.isEmpty else { return [:] }
         try await connection.query("""
-            UPDATE fence_states SET last_ts = \(state.lastTimestamp?.millisecondsSince1970),
-                last_lat = \(state.lastCoordinate?.latitude), last_lon = \(state.lastCoordinate?.longitude),
-                inside = \(state.insideText), dwelled = \(state.dwelledText)
-            WHERE device_id = \(deviceID)
+            INSERT INTO fence_states (device_id, inside, dwelled)
+            SELECT d, '{}', '[]' FROM unnest(\(ids)::text[]) WITH ORDINALITY AS t(d, n) ORDER BY t.n
+            ON CONFLICT (device_id) DO NOTHING
+            """, logger: logger)
+        let rows = try await connection.query("""
+            SELECT device_id, last_ts, last_lat, last_lon, inside, dwelled FROM fence_states
+            WHERE device_id = ANY(\(ids)::text[]) ORDER BY device_id FOR UPDATE
+            """, logger: logger).collect()
+        var states: [String: DeviceFenceState] = [:]
+        for row in rows {
+            let (device, ts, lat, lon, inside, dwelled) = try row.decode((String, Int64?, Double?, Double?, String, String).self)
+            var state = DeviceFenceState(lastMillis: ts, lastLatitude: lat, lastLongitude: lon, insideText: inside, dwelledText: dwelled)
+            if state.lastTimestamp == nil {
+                state.seed(from: try await lastPosition(connection, deviceID: device))
+            }
+            states[device] = state
+        }
+        return states
+    }
+
+    func saveFenceState(_ connection: PostgresConnection, deviceID: String, state: DeviceFenceState) async throws {
+        try await saveFenceStates(connection, [deviceID: state])
+    }
+
+    /// Writes the states of several devices in one statement (their rows are locked by ``lockFenceStates(_:deviceIDs:)``).
+    func saveFenceStates(_ connection: PostgresConnection, _ states: [String: DeviceFenceState]) async throws {
+        guard !states.isEmpty else { return }
+        let sorted = states.sorted { $0.key < $1.key }
+        let ids = sorted.map(\.key), inside = sorted.map(\.value.insideText), dwelled = sorted.map(\.value.dwelledText)
+        // NULL stands as Int64.min and NaN in the arrays.
+        let times = sorted.map { $0.value.lastTimestamp?.millisecondsSince1970 ?? Int64.min }
+        let lats = sorted.map { $0.value.lastCoordinate?.latitude ?? .nan }
+        let lons = sorted.map { $0.value.lastCoordinate?.longitude ?? .nan }
+        try await connection.query("""
+            UPDATE fence_states f
+            SET last_ts = nullif(s.last_ts, \(Int64.min)), last_lat = nullif(s.last_lat, 'NaN'),
+                last_lon = nullif(s.last_lon, 'NaN'), inside = s.inside, dwelled = s.dwelled
+            FROM unnest(\(ids)::text[], \(times)::int8[], \(lats)::float8[], \(lons)::float8[], \(inside)::text[],
+                        \(dwelled)::text[]) AS s(device_id, last_ts, last_lat, last_lon, inside, dwelled)
+            WHERE f.device_id = s.device_id
             """, logger: logger)
     }
 

@@ -3,8 +3,9 @@ import PostgresNIO
 import WaymarkGeo
 
 extension PostgresStore {
-    /// Commits one request in one transaction; see ``PositionStore/ingest(_:)``.
-    public func ingest(_ write: IngestWrite) async throws -> IngestOutcome {
+    /// Commits one request in a transaction of its own: a request with an idempotency key, and each
+    /// request of a group whose transaction failed (`PostgresStore+GroupCommit.swift`).
+    func ingestAlone(_ write: IngestWrite) async throws -> IngestOutcome {
         let received = write.receivedAt.millisecondsSince1970
         return try await storageErrors { try await retryingConflicts {
             try await client.withTransaction(logger: logger) { connection in
@@ -47,29 +48,13 @@ extension PostgresStore {
                     // wins): concurrent uploads of the same points then take the unique index's locks in one
                     // order and cannot deadlock, whatever order each client sent them in.
                     candidates.sort { $0.timestampMillis < $1.timestampMillis }
-                    let columns = PositionColumns(candidates)
-                    let rows = try await connection.query("""
-                        INSERT INTO positions (device_id, ts, lat, lon, alt, h_acc, v_acc, speed, course,
-                                               battery, charging, activity, source, received_ms)
-                        SELECT \(write.deviceID), t.ts, t.lat, t.lon, nullif(t.alt, 'NaN'), nullif(t.h_acc, 'NaN'),
-                               nullif(t.v_acc, 'NaN'), nullif(t.speed, 'NaN'), nullif(t.course, 'NaN'),
-                               nullif(t.battery, 'NaN'),
-                               CASE t.charging WHEN 1 THEN true WHEN 0 THEN false END,
-                               nullif(t.activity, ''), t.source, \(received)
-                        FROM unnest(\(columns.ts)::int8[], \(columns.lat)::float8[], \(columns.lon)::float8[],
-                                    \(columns.alt)::float8[], \(columns.hAcc)::float8[], \(columns.vAcc)::float8[],
-                                    \(columns.speed)::float8[], \(columns.course)::float8[], \(columns.battery)::float8[],
-                                    \(columns.charging)::int2[], \(columns.activity)::text[], \(columns.source)::text[])
-                             WITH ORDINALITY
-                             AS t(ts, lat, lon, alt, h_acc, v_acc, speed, course, battery, charging, activity, source, n)
-                        ORDER BY t.n
-                        ON CONFLICT (device_id, ts) DO NOTHING
-                        RETURNING ts
-                        """, logger: logger).collect()
+                    let inserted = try await insertPositions(
+                        connection, devices: Array(repeating: write.deviceID, count: candidates.count), candidates,
+                        receivedMillis: Array(repeating: received, count: candidates.count))
                     var byMillis: [Int64: Position] = [:]
                     for p in candidates where byMillis[p.timestampMillis] == nil { byMillis[p.timestampMillis] = p }
-                    for row in rows {
-                        if let p = byMillis[try row.decode(Int64.self)] { newlyStored.append(p) }
+                    for key in inserted {
+                        if let p = byMillis[key.millis] { newlyStored.append(p) }
                     }
                 }
                 let stored = newlyStored.count
@@ -97,6 +82,37 @@ extension PostgresStore {
                 return outcome
             }
         } }
+    }
+
+    /// Inserts `positions` (of `devices`, received at `receivedMillis`, element by element) in one statement,
+    /// in the order given, absorbing each one whose device already has a point at that millisecond (an
+    /// earlier one of the same statement included); returns the keys of the rows inserted, in that order.
+    func insertPositions(_ connection: PostgresConnection, devices: [String], _ positions: [Position],
+                         receivedMillis: [Int64]) async throws -> [DeviceMillis] {
+        let columns = PositionColumns(positions)
+        return try await connection.query("""
+            INSERT INTO positions (device_id, ts, lat, lon, alt, h_acc, v_acc, speed, course,
+                                   battery, charging, activity, source, received_ms)
+            SELECT t.device_id, t.ts, t.lat, t.lon, nullif(t.alt, 'NaN'), nullif(t.h_acc, 'NaN'),
+                   nullif(t.v_acc, 'NaN'), nullif(t.speed, 'NaN'), nullif(t.course, 'NaN'),
+                   nullif(t.battery, 'NaN'),
+                   CASE t.charging WHEN 1 THEN true WHEN 0 THEN false END,
+                   nullif(t.activity, ''), t.source, t.received_ms
+            FROM unnest(\(devices)::text[], \(columns.ts)::int8[], \(columns.lat)::float8[], \(columns.lon)::float8[],
+                        \(columns.alt)::float8[], \(columns.hAcc)::float8[], \(columns.vAcc)::float8[],
+                        \(columns.speed)::float8[], \(columns.course)::float8[], \(columns.battery)::float8[],
+                        \(columns.charging)::int2[], \(columns.activity)::text[], \(columns.source)::text[],
+                        \(receivedMillis)::int8[])
+                 WITH ORDINALITY
+                 AS t(device_id, ts, lat, lon, alt, h_acc, v_acc, speed, course, battery, charging, activity, source,
+                      received_ms, n)
+            ORDER BY t.n
+            ON CONFLICT (device_id, ts) DO NOTHING
+            RETURNING device_id, ts
+            """, logger: logger).collect().map { row in
+                let (device, millis) = try row.decode((String, Int64).self)
+                return DeviceMillis(device: device, millis: millis)
+            }
     }
 
     /// Inserts gap markers in one statement, absorbing ones already stored (same device, start and end);
@@ -239,6 +255,12 @@ extension PostgresStore {
         return Position(deviceID: try r[0].decode(String.self), fix: fix, batteryLevel: try r[9].decode(Double?.self),
                         isCharging: try r[10].decode(Bool?.self), activity: try r[11].decode(String?.self))
     }
+}
+
+/// A stored point's key: its device and its millisecond.
+struct DeviceMillis: Hashable {
+    let device: String
+    let millis: Int64
 }
 
 /// A batch of positions as parallel arrays for `unnest`; NaN, -1 and "" stand for NULL.

@@ -8,9 +8,10 @@ import WaymarkGeo
 /// A ``Store`` on PostgreSQL through PostgresNIO, for several server processes sharing one database.
 ///
 /// The connection pool must be running: add the store to the application's services (it is a
-/// `Service`), or call ``run()`` in a task of your own. Each ingest request is one
-/// transaction; concurrent uploads of the same points from two processes are stored once
-/// (unique keys with `ON CONFLICT DO NOTHING`). `Sendable`.
+/// `Service`), or call ``run()`` in a task of your own. Concurrent ingest requests share
+/// transactions (group commit; a request with an idempotency key has one of its own); concurrent
+/// uploads of the same points from two processes are stored once (unique keys with
+/// `ON CONFLICT DO NOTHING`). `Sendable`.
 ///
 /// ```swift
 /// let store = try PostgresStore(url: "postgres://waymark:secret@127.0.0.1:5432/waymark")
@@ -25,6 +26,12 @@ public final class PostgresStore: Store, Service {
     /// read by the tests that check concurrent uploads do not deadlock in the first place.
     private let conflictRetries = NIOLockedValueBox(0)
     var conflictRetryCount: Int { conflictRetries.withLockedValue { $0 } }
+    /// Ingest requests waiting for a group commit (`PostgresStore+GroupCommit.swift`).
+    let groups = IngestGroups(maxRequests: 256, maxPositions: 20_000, maxCommitters: PostgresStore.groupCommitters)
+    /// Group commits so far: groups committed, the requests in them, and groups that failed and were committed
+    /// request by request; read by the tests.
+    let groupCommitCounts = NIOLockedValueBox((groups: 0, requests: 0, fallbacks: 0))
+    var groupCommitTotals: (groups: Int, requests: Int, fallbacks: Int) { groupCommitCounts.withLockedValue { $0 } }
 
     /// Makes a store for a `postgres://user:password@host:port/database` URL.
     ///

@@ -6,8 +6,9 @@ import Foundation
 /// and ``PostgresStore`` (several server processes may share one database).
 ///
 /// Guarantees every implementation keeps:
-/// - ``PositionStore/ingest(_:)`` is one transaction: all of a request's positions, gap markers, device events and its
-///   idempotency key commit together or not at all, and it returns only after the commit. A write for a
+/// - ``PositionStore/ingest(_:)`` is one transaction (concurrent requests may share one: group commit): all of a
+///   request's positions, gap markers, device events and its idempotency key commit together or not at all, and it
+///   returns only after the commit. A write for a
 ///   revoked device stores nothing and throws ``ServerError/Code/unauthorized``.
 /// - A position whose device and millisecond timestamp already exist is absorbed; so is a
 ///   ``DeviceEventRecord`` whose device, kind, time and detail are already stored.

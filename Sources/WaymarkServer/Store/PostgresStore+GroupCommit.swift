@@ -1,0 +1,180 @@
+import Foundation
+import NIOConcurrencyHelpers
+import PostgresNIO
+import WaymarkGeo
+
+/// Group commit on PostgreSQL: the requests without an idempotency key that arrive while earlier ones are
+/// being committed share one transaction, so a group of single-point requests (OwnTracks, OsmAnd, Traccar
+/// Client) costs a handful of statements and one `COMMIT`, with its WAL sync, instead of each request
+/// costing as many.
+///
+/// - Up to ``groupCommitters`` groups are in flight at a time, each on its own connection; a group is
+///   formed from the requests queued when a committer is free (``IngestGroups``).
+/// - Each request is answered only after its group's `COMMIT` returned, so it is as durable as a request
+///   committed alone (`synchronous_commit` per ``StoreDurability``).
+/// - The group is written as the requests would be one after another, in arrival order: of two requests
+///   with a point at the same millisecond, the first stores it; fence events follow each device's points
+///   request by request; event ids ascend in that order.
+/// - A request of a revoked or unknown device fails with 401 and writes nothing; the others commit.
+/// - When the group's transaction fails for any other reason (a deadlock or serialization failure is
+///   first run again, as for a single request), nothing of it is stored and every request of the group
+///   is committed alone, so one request that cannot be stored fails alone.
+/// - A request with an idempotency key is committed alone: claiming its key must see the commit of a
+///   concurrent request with the same key.
+extension PostgresStore {
+    /// Most groups committed at a time (each holds one connection of the pool's 20 while it runs).
+    static let groupCommitters = 4
+
+    /// Commits one request; see ``PositionStore/ingest(_:)``.
+    ///
+    /// Requests without an idempotency key are committed in groups; see `PostgresStore+GroupCommit.swift`.
+    public func ingest(_ write: IngestWrite) async throws -> IngestOutcome {
+        guard write.idempotencyKey == nil else { return try await ingestAlone(write) }
+        return try await withCheckedThrowingContinuation { continuation in
+            if groups.enqueue(IngestGroups.Job(write: write, continuation: continuation)) {
+                Task { await self.runCommitter() }
+            }
+        }
+    }
+
+    /// Commits groups until the queue is empty.
+    private func runCommitter() async {
+        while let jobs = groups.nextGroupOrStop() {
+            let results = await commitGroup(jobs.map(\.write))
+            for (job, result) in zip(jobs, results) { job.continuation.resume(with: result) }
+        }
+    }
+
+    /// Commits `writes` in one transaction, or, when that fails, each alone; one result per write, in order.
+    func commitGroup(_ writes: [IngestWrite]) async -> [Result<IngestOutcome, any Error>] {
+        do {
+            let results = try await storageErrors { try await retryingConflicts {
+                try await client.withTransaction(logger: logger) { connection in try await ingestGroup(connection, writes) }
+            } }
+            groupCommitCounts.withLockedValue { $0.groups += 1; $0.requests += writes.count }
+            return results
+        } catch {
+            guard writes.count > 1 else { return [.failure(error)] }
+            logger.notice("a group commit of \(writes.count) requests failed (\(error)); committing each request alone")
+            groupCommitCounts.withLockedValue { $0.fallbacks += 1 }
+            var results: [Result<IngestOutcome, any Error>] = []
+            for write in writes {
+                do { results.append(.success(try await ingestAlone(write))) } catch { results.append(.failure(error)) }
+            }
+            return results
+        }
+    }
+
+    /// Writes `writes` (none with an idempotency key) in the transaction of `connection`, one statement per
+    /// step for all of them; see the type's documentation for the order it keeps.
+    func ingestGroup(_ connection: PostgresConnection, _ writes: [IngestWrite]) async throws
+        -> [Result<IngestOutcome, any Error>] {
+        // One round trip: which devices are active (a token cached before a revocation, DeviceTokenCache, stores
+        // nothing), the fence generation, and, when there is no fence, the active devices' saved states dropped
+        // (as for one request: the first request after fences are added seeds anew). One statement sees one
+        // snapshot, so "no fence" here and in the generation agree.
+        let requested = Array(Set(writes.map(\.deviceID))).sorted()
+        let rows = try await connection.query("""
+            WITH active AS (SELECT id FROM devices WHERE id = ANY(\(requested)::text[]) AND revoked_ms IS NULL),
+                 dropped AS (DELETE FROM fence_states WHERE device_id IN (SELECT id FROM active)
+                             AND NOT EXISTS (SELECT 1 FROM fences))
+            SELECT id, (SELECT generation FROM fence_generation) FROM active
+            """, logger: logger).collect()
+        var active = Set<String>(), generation: Int64 = 0
+        for row in rows {
+            let (id, current) = try row.decode((String, Int64?).self)
+            active.insert(id)
+            generation = current ?? 0
+        }
+        let live = writes.indices.filter { active.contains(writes[$0].deviceID) }
+        let devices = requested.filter(active.contains)
+        let engine = live.isEmpty ? FenceEngine(fences: []) : try await fenceEngine(connection, generation: generation)
+        var states: [String: DeviceFenceState] = [:]
+        if !engine.fences.isEmpty {
+            states = try await lockFenceStates(connection, deviceIDs: devices)
+        }
+        let candidates = try await groupCandidates(connection, writes, live: live)
+        let newlyStored = try await insertGroupPositions(connection, writes, candidates, live: live)
+        var events = Array(repeating: [ServerFenceEvent](), count: writes.count)
+        if !engine.fences.isEmpty {
+            for index in live {
+                events[index] = engine.evaluate(newlyStored[index], state: &states[writes[index].deviceID, default: DeviceFenceState()])
+            }
+            for device in states.keys { states[device]?.prune(to: engine) }
+            try await saveFenceStates(connection, states)
+        }
+        var outcomes: [Int: IngestOutcome] = [:]
+        for index in live {
+            let write = writes[index], received = write.receivedAt.millisecondsSince1970
+            let stored = newlyStored[index].count
+            var outcome = IngestOutcome(stored: stored, duplicates: write.positions.count - stored, replayed: false,
+                                        gapsStored: try await insertGaps(connection, write.gaps, receivedMillis: received))
+            outcome.deviceEventsStored = try await insertDeviceEvents(connection, write.deviceEvents, deviceID: write.deviceID)
+            outcome.newPositions = newlyStored[index]
+            outcomes[index] = outcome
+        }
+        // Events last, request by request, so their ids ascend in arrival order and the lock inside is held
+        // only until the commit.
+        for index in live where !events[index].isEmpty {
+            let received = writes[index].receivedAt.millisecondsSince1970
+            let records = try await insertEventsInCommitOrder(connection, events[index], receivedMillis: received)
+            try await queueDeliveries(connection, records, nowMillis: received)
+            outcomes[index]?.events = records
+        }
+        return writes.indices.map { index in
+            outcomes[index].map { .success($0) }
+                ?? .failure(ServerError(.unauthorized, "the device token is unknown or revoked"))
+        }
+    }
+
+    /// Each live write's positions that its device's chunks do not hold already (only points of ended days can
+    /// be there), in timestamp order, equal timestamps in request order.
+    private func groupCandidates(_ connection: PostgresConnection, _ writes: [IngestWrite], live: [Int]) async throws
+        -> [[Position]] {
+        let today = Self.dayStart(Date().millisecondsSince1970)
+        var old: [String: [Position]] = [:]
+        for index in live where writes[index].positions.contains(where: { $0.timestampMillis < today }) {
+            old[writes[index].deviceID, default: []].append(contentsOf: writes[index].positions)
+        }
+        let compacted = try await compactedTimestamps(connection, of: old, before: today)
+        var candidates = Array(repeating: [Position](), count: writes.count)
+        for index in live {
+            var positions = writes[index].positions
+            if let done = compacted[writes[index].deviceID] { positions.removeAll { done.contains($0.timestampMillis) } }
+            candidates[index] = positions.enumerated()
+                .sorted { ($0.element.timestampMillis, $0.offset) < ($1.element.timestampMillis, $1.offset) }
+                .map(\.element)
+        }
+        return candidates
+    }
+
+    /// Inserts the candidates of every live write in one statement, ordered by device, timestamp and arrival
+    /// (one order for every transaction, so concurrent groups take the unique index's locks without deadlock),
+    /// and returns what each write newly stored: a point of a key inserted belongs to the first write, in
+    /// arrival order, that has it.
+    private func insertGroupPositions(_ connection: PostgresConnection, _ writes: [IngestWrite], _ candidates: [[Position]],
+                                      live: [Int]) async throws -> [[Position]] {
+        var rows: [(write: Int, rank: Int, position: Position)] = []
+        for index in live {
+            for (rank, position) in candidates[index].enumerated() { rows.append((index, rank, position)) }
+        }
+        rows.sort { a, b in
+            let (da, db) = (writes[a.write].deviceID, writes[b.write].deviceID)
+            if da != db { return da < db }
+            if a.position.timestampMillis != b.position.timestampMillis { return a.position.timestampMillis < b.position.timestampMillis }
+            return (a.write, a.rank) < (b.write, b.rank)
+        }
+        var newlyStored = Array(repeating: [Position](), count: writes.count)
+        guard !rows.isEmpty else { return newlyStored }
+        var inserted = Set(try await insertPositions(
+            connection, devices: rows.map { writes[$0.write].deviceID }, rows.map(\.position),
+            receivedMillis: rows.map { writes[$0.write].receivedAt.millisecondsSince1970 }))
+        for index in live {
+            for position in candidates[index]
+            where inserted.remove(DeviceMillis(device: writes[index].deviceID, millis: position.timestampMillis)) != nil {
+                newlyStored[index].append(position)
+            }
+        }
+        return newlyStored
+    }
+}

@@ -1,0 +1,165 @@
+import Foundation
+import PostgresNIO
+import Testing
+import WaymarkGeo
+@testable import WaymarkServer
+
+/// PostgreSQL group commit (`PostgresStore+GroupCommit.swift`): concurrent requests without an idempotency key
+/// share one transaction, written as if they had been committed one after another.
+@Suite("PostgreSQL: concurrent requests share a transaction and are written as one after another",
+       .enabled(if: StoreKind.postgresURL != nil, StoreKind.skipMessage))
+struct PostgresGroupCommitTests {
+    static let t0 = StoreTests.t0
+    static let home = ServerFence(id: "f_home", name: "Home",
+                                  shape: .circle(center: Coordinate(uncheckedLatitude: 46.05, longitude: 14.5), radiusMeters: 100))
+
+    /// A point `second`s after t0, inside the home fence or about 1 km north of it.
+    static func point(_ device: String, second: Double, inside: Bool, battery: Double = 0.5) -> Position {
+        var p = StoreTests.point(device, second: second, lat: inside ? 46.05 : 46.06)
+        p.batteryLevel = battery
+        return p
+    }
+
+    /// What a test compares: the counts, the events without their ids, and the points stored, in time order.
+    struct Summary: Equatable {
+        var stored: Int, duplicates: Int
+        var events: [String]
+        var newPositions: [Position]
+
+        init(_ outcome: IngestOutcome) {
+            stored = outcome.stored
+            duplicates = outcome.duplicates
+            events = outcome.events.map { "\($0.event.deviceID) \($0.event.fenceID) \($0.event.kind.rawValue) \($0.event.timestamp.timeIntervalSince1970)" }
+            newPositions = outcome.newPositions.sorted { $0.timestampMillis < $1.timestampMillis }
+        }
+    }
+
+    /// Registers `names` (and revokes `revoked`) in `store` with fixed ids, adds the home fence; returns the ids.
+    static func prepare(_ store: PostgresStore, revoked: String) async throws -> [String: String] {
+        var ids: [String: String] = [:]
+        for name in ["a", "b", revoked] {
+            let device = DeviceRecord(id: "d_\(name)", name: name, createdAt: t0)
+            try await store.insertDevice(device, tokenHash: "hash-\(name)")
+            ids[name] = device.id
+        }
+        _ = try await store.revokeDevice(id: "d_\(revoked)", at: t0)
+        try await store.upsertFences([home], at: t0)
+        return ids
+    }
+
+    @Test("a group's outcomes, stored points and fence events equal those of its requests committed one by one")
+    func groupEqualsSerial() async throws {
+        func writes(_ id: [String: String]) -> [IngestWrite] {
+            let (a, b, r) = (id["a"]!, id["b"]!, id["r"]!)
+            func write(_ device: String, _ points: [Position], second: Double) -> IngestWrite {
+                IngestWrite(deviceID: device, positions: points, receivedAt: Self.t0.addingTimeInterval(second))
+            }
+            return [
+                // a enters; the points arrive out of order.
+                write(a, [Self.point(a, second: 20, inside: true), Self.point(a, second: 10, inside: false)], second: 100),
+                // A revoked device: refused, nothing of it stored.
+                write(r, [Self.point(r, second: 10, inside: true)], second: 101),
+                write(b, [Self.point(b, second: 10, inside: true)], second: 102),
+                // a again: second 20 is a's duplicate (different values: the first request's stay); a leaves at 30.
+                write(a, [Self.point(a, second: 20, inside: false), Self.point(a, second: 30, inside: false)], second: 103),
+                // A duplicate inside one request, and of the previous request.
+                write(a, [Self.point(a, second: 30, inside: true), Self.point(a, second: 40, inside: true), Self.point(a, second: 40, inside: false)],
+                      second: 104),
+                write(b, [Self.point(b, second: 5, inside: false)], second: 105),
+            ]
+        }
+        // The same requests, one transaction each, on a store of their own.
+        let serial: ([Summary?], [Position]) = try await StoreKind.postgres.withStore { store in
+            let store = try #require(store as? PostgresStore)
+            let id = try await Self.prepare(store, revoked: "r")
+            var summaries: [Summary?] = []
+            for write in writes(id) {
+                do { summaries.append(Summary(try await store.ingestAlone(write))) } catch { summaries.append(nil) }
+            }
+            return (summaries, try await Self.everything(store, id))
+        }
+        try await StoreKind.postgres.withStore { store in
+            let store = try #require(store as? PostgresStore)
+            let id = try await Self.prepare(store, revoked: "r")
+            let results = await store.commitGroup(writes(id))
+            let summaries = results.map { try? Summary($0.get()) }
+            #expect(summaries == serial.0)
+            #expect(summaries.compactMap { $0 }.count == 5, "all but the revoked device's request are stored")
+            #expect(summaries[3]?.events.count == 1 && summaries[4]?.stored == 1)
+            if case .failure(let error as ServerError) = results[1] { #expect(error.code == .unauthorized) } else {
+                Issue.record("the revoked device's request must fail with 401: \(results[1])")
+            }
+            #expect(try await Self.everything(store, id) == serial.1)
+            let counts = store.groupCommitTotals
+            #expect(counts.groups == 1 && counts.requests == 6 && counts.fallbacks == 0)
+        }
+    }
+
+    @Test("a request that cannot be stored fails alone; the other requests of its group are committed")
+    func failingRequestFailsAlone() async throws {
+        try await StoreKind.postgres.withStore { store in
+            let store = try #require(store as? PostgresStore)
+            let id = try await Self.prepare(store, revoked: "r")
+            let (a, b) = (id["a"]!, id["b"]!)
+            // A battery above 100% breaks a table constraint, which aborts the group's transaction.
+            let writes = [
+                IngestWrite(deviceID: a, positions: [Self.point(a, second: 1, inside: true)], receivedAt: Self.t0),
+                IngestWrite(deviceID: b, positions: [Self.point(b, second: 1, inside: true),
+                                                     Self.point(b, second: 2, inside: true, battery: 2)], receivedAt: Self.t0),
+                IngestWrite(deviceID: a, positions: [Self.point(a, second: 2, inside: false)], receivedAt: Self.t0),
+            ]
+            let results = await store.commitGroup(writes)
+            #expect((try? results[0].get())?.stored == 1)
+            #expect((try? results[2].get())?.stored == 1)
+            #expect((try? results[2].get())?.events.map(\.event.kind) == [.exit])
+            if case .failure(let error as ServerError) = results[1] { #expect(error.code == .storage) } else {
+                Issue.record("the broken request must fail: \(results[1])")
+            }
+            #expect(try await store.positions(PositionQuery(deviceID: a)).count == 2)
+            #expect(try await store.positions(PositionQuery(deviceID: b)).isEmpty, "nothing of the failed request is stored")
+            let counts = store.groupCommitTotals
+            #expect(counts.groups == 0 && counts.fallbacks == 1)
+        }
+    }
+
+    @Test("requests queued behind busy committers are committed together, each answered with its own outcome")
+    func concurrentRequestsShareCommits() async throws {
+        try await StoreKind.postgres.withStore { store in
+            let store = try #require(store as? PostgresStore)
+            let id = try await Self.prepare(store, revoked: "r")
+            let a = id["a"]!
+            _ = try await store.ingest(IngestWrite(deviceID: a, positions: [Self.point(a, second: 0, inside: false)], receivedAt: Self.t0))
+            let requests = 40
+            // Hold device a's fence state row: every group of a's requests waits for it, so the requests arriving
+            // meanwhile queue behind the committers instead of each getting a transaction.
+            let tasks = try await store.client.withTransaction(logger: store.logger) { blocker in
+                try await blocker.query("SELECT 1 FROM fence_states WHERE device_id = \(a) FOR UPDATE", logger: store.logger)
+                let tasks = (1...requests).map { n in
+                    Task {
+                        try await store.ingest(IngestWrite(deviceID: a, positions: [Self.point(a, second: Double(n), inside: n > 20)],
+                                                           receivedAt: Self.t0))
+                    }
+                }
+                // Every request is in the store's hands before the lock goes (at the end of this transaction).
+                while store.groups.admitted < requests + 1 { await Task.yield() }
+                return tasks
+            }
+            var outcomes: [IngestOutcome] = []
+            for task in tasks { outcomes.append(try await task.value) }
+            #expect(outcomes.count == requests && outcomes.allSatisfy { $0.stored == 1 && $0.duplicates == 0 })
+            #expect(outcomes.flatMap(\.events).map(\.event.kind) == [.enter], "one entry, at second 21")
+            #expect(try await store.positions(PositionQuery(deviceID: a)).count == requests + 1)
+            let counts = store.groupCommitTotals
+            #expect(counts.requests == requests + 1)
+            // At most four groups were taken before the lock was released, the rest together after.
+            #expect(counts.groups <= 1 + 2 * PostgresStore.groupCommitters, "\(counts.groups) groups for \(requests) requests")
+        }
+    }
+
+    /// Every stored position of the devices in `id`, device by device in time order.
+    static func everything(_ store: PostgresStore, _ id: [String: String]) async throws -> [Position] {
+        var all: [Position] = []
+        for device in id.values.sorted() { all += try await store.positions(PositionQuery(deviceID: device)) }
+        return all
+    }
+}
