@@ -146,20 +146,26 @@ extension PostgresStore {
             latest.append(last)
         }
         guard !devices.isEmpty else { return [:] }
+        let rows: [PostgresRow]
         if devices.count == 1 {
+            // One device (every request committed alone): the plain index probe.
             try await lockChunks(connection, deviceID: devices[0], shared: true)
+            rows = try await connection.query("""
+                SELECT device_id, first_ts, data FROM position_chunks WHERE device_id = \(devices[0])
+                  AND first_ts > \(earliest[0] - Self.dayMillis) AND first_ts <= \(latest[0]) AND last_ts >= \(earliest[0])
+                """, logger: logger).collect()
         } else {
             // unnest yields the ids in array order, so the locks are taken in id order (no deadlock between groups).
             try await connection.query("""
                 SELECT pg_advisory_xact_lock_shared(\(Self.compactionLock), hashtext(d)) FROM unnest(\(devices)::text[]) AS d
                 """, logger: logger)
+            rows = try await connection.query("""
+                SELECT c.device_id, c.first_ts, c.data
+                FROM unnest(\(devices)::text[], \(earliest)::int8[], \(latest)::int8[]) AS r(device_id, earliest, latest)
+                JOIN position_chunks c ON c.device_id = r.device_id AND c.first_ts > r.earliest - \(Self.dayMillis)
+                                      AND c.first_ts <= r.latest AND c.last_ts >= r.earliest
+                """, logger: logger).collect()
         }
-        let rows = try await connection.query("""
-            SELECT c.device_id, c.first_ts, c.data
-            FROM unnest(\(devices)::text[], \(earliest)::int8[], \(latest)::int8[]) AS r(device_id, earliest, latest)
-            JOIN position_chunks c ON c.device_id = r.device_id AND c.first_ts > r.earliest - \(Self.dayMillis)
-                                  AND c.first_ts <= r.latest AND c.last_ts >= r.earliest
-            """, logger: logger).collect()
         var compacted: [String: Set<Int64>] = [:]
         for row in rows {
             let (device, first, data) = try row.decode((String, Int64, ByteBuffer).self)

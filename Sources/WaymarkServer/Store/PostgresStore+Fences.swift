@@ -97,14 +97,29 @@ extension PostgresStore {
     /// Locks the device's fence-state row for this transaction (so one device's requests are evaluated one
     /// at a time, even across processes) and returns the state, seeded from the last stored position if new.
     func lockFenceState(_ connection: PostgresConnection, deviceID: String) async throws -> DeviceFenceState {
-        guard let state = try await lockFenceStates(connection, deviceIDs: [deviceID])[deviceID] else {
-            throw ServerError(.storage, "PostgreSQL: the fence state of \(deviceID) vanished")
-        }
+        try await connection.query("""
+            INSERT INTO fence_states (device_id, inside, dwelled) VALUES (\(deviceID), '{}', '[]')
+            ON CONFLICT (device_id) DO NOTHING
+            """, logger: logger)
+        let row = try await connection.query("""
+            SELECT last_ts, last_lat, last_lon, inside, dwelled FROM fence_states WHERE device_id = \(deviceID) FOR UPDATE
+            """, logger: logger).collect().first
+        guard let row else { throw ServerError(.storage, "PostgreSQL: the fence state of \(deviceID) vanished") }
+        let (ts, lat, lon, inside, dwelled) = try row.decode((Int64?, Double?, Double?, String, String).self)
+        return try await seeded(connection, deviceID: deviceID,
+                                DeviceFenceState(lastMillis: ts, lastLatitude: lat, lastLongitude: lon, insideText: inside, dwelledText: dwelled))
+    }
+
+    /// `state`, seeded from the device's last stored position when it has no point yet.
+    private func seeded(_ connection: PostgresConnection, deviceID: String, _ state: DeviceFenceState) async throws -> DeviceFenceState {
+        guard state.lastTimestamp == nil else { return state }
+        var state = state
+        state.seed(from: try await lastPosition(connection, deviceID: deviceID))
         return state
     }
 
-    /// ``lockFenceState(_:deviceID:)`` for several devices: the rows are created and locked in id order, so two
-    /// transactions locking overlapping sets cannot deadlock on them.
+    /// ``lockFenceState(_:deviceID:)`` for several devices (a group commit): the rows are created and locked in id
+    /// order, so two transactions locking overlapping sets cannot deadlock on them.
     func lockFenceStates(_ connection: PostgresConnection, deviceIDs: [String]) async throws -> [String: DeviceFenceState] {
         let ids = Array(Set(deviceIDs)).sorted()
         guard !ids.isEmpty else { return [:] }
@@ -120,17 +135,19 @@ extension PostgresStore {
         var states: [String: DeviceFenceState] = [:]
         for row in rows {
             let (device, ts, lat, lon, inside, dwelled) = try row.decode((String, Int64?, Double?, Double?, String, String).self)
-            var state = DeviceFenceState(lastMillis: ts, lastLatitude: lat, lastLongitude: lon, insideText: inside, dwelledText: dwelled)
-            if state.lastTimestamp == nil {
-                state.seed(from: try await lastPosition(connection, deviceID: device))
-            }
-            states[device] = state
+            states[device] = try await seeded(connection, deviceID: device,
+                DeviceFenceState(lastMillis: ts, lastLatitude: lat, lastLongitude: lon, insideText: inside, dwelledText: dwelled))
         }
         return states
     }
 
     func saveFenceState(_ connection: PostgresConnection, deviceID: String, state: DeviceFenceState) async throws {
-        try await saveFenceStates(connection, [deviceID: state])
+        try await connection.query("""
+            UPDATE fence_states SET last_ts = \(state.lastTimestamp?.millisecondsSince1970),
+                last_lat = \(state.lastCoordinate?.latitude), last_lon = \(state.lastCoordinate?.longitude),
+                inside = \(state.insideText), dwelled = \(state.dwelledText)
+            WHERE device_id = \(deviceID)
+            """, logger: logger)
     }
 
     /// Writes the states of several devices in one statement (their rows are locked by ``lockFenceStates(_:deviceIDs:)``).

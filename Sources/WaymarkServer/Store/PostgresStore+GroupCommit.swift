@@ -23,7 +23,7 @@ import WaymarkGeo
 ///   concurrent request with the same key.
 extension PostgresStore {
     /// Most groups committed at a time (each holds one connection of the pool's 20 while it runs).
-    static let groupCommitters = 4
+    static let groupCommitters = 2
 
     /// Commits one request; see ``PositionStore/ingest(_:)``.
     ///

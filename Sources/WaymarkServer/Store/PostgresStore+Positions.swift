@@ -48,13 +48,23 @@ extension PostgresStore {
                     // wins): concurrent uploads of the same points then take the unique index's locks in one
                     // order and cannot deadlock, whatever order each client sent them in.
                     candidates.sort { $0.timestampMillis < $1.timestampMillis }
-                    let inserted = try await insertPositions(
-                        connection, devices: Array(repeating: write.deviceID, count: candidates.count), candidates,
-                        receivedMillis: Array(repeating: received, count: candidates.count))
+                    let columns = PositionColumns(candidates)
+                    let rows = try await connection.query("""
+                        INSERT INTO positions (device_id, \(unescaped: Self.insertedColumns), received_ms)
+                        SELECT \(write.deviceID), \(unescaped: Self.insertedValues), \(received)
+                        FROM unnest(\(columns.ts)::int8[], \(columns.lat)::float8[], \(columns.lon)::float8[],
+                                    \(columns.alt)::float8[], \(columns.hAcc)::float8[], \(columns.vAcc)::float8[],
+                                    \(columns.speed)::float8[], \(columns.course)::float8[], \(columns.battery)::float8[],
+                                    \(columns.charging)::int2[], \(columns.activity)::text[], \(columns.source)::text[])
+                             WITH ORDINALITY AS t(\(unescaped: Self.insertedColumns), n)
+                        ORDER BY t.n
+                        ON CONFLICT (device_id, ts) DO NOTHING
+                        RETURNING ts
+                        """, logger: logger).collect()
                     var byMillis: [Int64: Position] = [:]
                     for p in candidates where byMillis[p.timestampMillis] == nil { byMillis[p.timestampMillis] = p }
-                    for key in inserted {
-                        if let p = byMillis[key.millis] { newlyStored.append(p) }
+                    for row in rows {
+                        if let p = byMillis[try row.decode(Int64.self)] { newlyStored.append(p) }
                     }
                 }
                 let stored = newlyStored.count
@@ -84,28 +94,31 @@ extension PostgresStore {
         } }
     }
 
-    /// Inserts `positions` (of `devices`, received at `receivedMillis`, element by element) in one statement,
+    /// The columns an insert fills from `PositionColumns`, as named in `unnest(…) AS t(…)`, and the values it
+    /// stores from them (NaN, -1 and "" become NULL).
+    static let insertedColumns = "ts, lat, lon, alt, h_acc, v_acc, speed, course, battery, charging, activity, source"
+    static let insertedValues = """
+        t.ts, t.lat, t.lon, nullif(t.alt, 'NaN'), nullif(t.h_acc, 'NaN'), nullif(t.v_acc, 'NaN'), nullif(t.speed, 'NaN'),
+        nullif(t.course, 'NaN'), nullif(t.battery, 'NaN'), CASE t.charging WHEN 1 THEN true WHEN 0 THEN false END,
+        nullif(t.activity, ''), t.source
+        """
+
+    /// Inserts `positions` of several devices (`devices` and `receivedMillis` element by element) in one statement,
     /// in the order given, absorbing each one whose device already has a point at that millisecond (an
-    /// earlier one of the same statement included); returns the keys of the rows inserted, in that order.
+    /// earlier one of the same statement included); returns the keys of the rows inserted. (A request committed
+    /// alone inserts its points with its device id and time as single values instead.)
     func insertPositions(_ connection: PostgresConnection, devices: [String], _ positions: [Position],
                          receivedMillis: [Int64]) async throws -> [DeviceMillis] {
         let columns = PositionColumns(positions)
         return try await connection.query("""
-            INSERT INTO positions (device_id, ts, lat, lon, alt, h_acc, v_acc, speed, course,
-                                   battery, charging, activity, source, received_ms)
-            SELECT t.device_id, t.ts, t.lat, t.lon, nullif(t.alt, 'NaN'), nullif(t.h_acc, 'NaN'),
-                   nullif(t.v_acc, 'NaN'), nullif(t.speed, 'NaN'), nullif(t.course, 'NaN'),
-                   nullif(t.battery, 'NaN'),
-                   CASE t.charging WHEN 1 THEN true WHEN 0 THEN false END,
-                   nullif(t.activity, ''), t.source, t.received_ms
+            INSERT INTO positions (device_id, \(unescaped: Self.insertedColumns), received_ms)
+            SELECT t.device_id, \(unescaped: Self.insertedValues), t.received_ms
             FROM unnest(\(devices)::text[], \(columns.ts)::int8[], \(columns.lat)::float8[], \(columns.lon)::float8[],
                         \(columns.alt)::float8[], \(columns.hAcc)::float8[], \(columns.vAcc)::float8[],
                         \(columns.speed)::float8[], \(columns.course)::float8[], \(columns.battery)::float8[],
                         \(columns.charging)::int2[], \(columns.activity)::text[], \(columns.source)::text[],
                         \(receivedMillis)::int8[])
-                 WITH ORDINALITY
-                 AS t(device_id, ts, lat, lon, alt, h_acc, v_acc, speed, course, battery, charging, activity, source,
-                      received_ms, n)
+                 WITH ORDINALITY AS t(device_id, \(unescaped: Self.insertedColumns), received_ms, n)
             ORDER BY t.n
             ON CONFLICT (device_id, ts) DO NOTHING
             RETURNING device_id, ts
