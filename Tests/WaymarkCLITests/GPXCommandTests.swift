@@ -64,6 +64,7 @@ struct GPXCommandTests {
     @Test("an invalid file exits 1")
     func invalidInput() async throws {
         let path = temporaryFile("bad.gpx")
+        defer { try? FileManager.default.removeItem(atPath: path) }
         try Data(#"<gpx version="1.1"><trk><trkseg><trkpt lat="95" lon="0"/></trkseg></trk></gpx>"#.utf8)
             .write(to: URL(fileURLWithPath: path))
         #expect(await WaymarkCommand.run(["gpx", "stats", path]) == WaymarkExit.invalidInput)
@@ -103,6 +104,7 @@ struct GPXCommandTests {
     @Test("a file with waypoints after tracks converts to GPX 1.1 in schema order")
     func convertReordersOutOfOrderFile() async throws {
         let input = temporaryFile("order.gpx"), out = temporaryFile("order-out.gpx")
+        defer { for path in [input, out] { try? FileManager.default.removeItem(atPath: path) } }
         let gpx = """
         <gpx version="1.1" creator="t"><trk><trkseg><trkpt lat="1" lon="2"/></trkseg></trk>
         <wpt lat="3" lon="4"><name>late</name></wpt></gpx>

@@ -32,6 +32,7 @@ struct SendCommandTests {
         let server = try await DemoServer.start(port: 0)
         defer { server.stop() }
         let file = try Self.rideFile()
+        defer { try? FileManager.default.removeItem(atPath: file) }
         let command = try SendCommand.parse([file, "--server", server.baseURL.absoluteString, "--token", server.deviceToken,
                                              "--format", format.rawValue, "--speedup", "0", "--original-times", "--batch", "7"])
         let report = try await command.replay()
@@ -52,6 +53,7 @@ struct SendCommandTests {
         let server = try await DemoServer.start(port: 0)
         defer { server.stop() }
         let file = try Self.rideFile()
+        defer { try? FileManager.default.removeItem(atPath: file) }
         let command = try SendCommand.parse([file, "--server", server.baseURL.absoluteString, "--token", server.adminToken,
                                              "--devices", "4", "--speedup", "0", "--batch", "10"])
         let report = try await command.replay()
@@ -68,7 +70,9 @@ struct SendCommandTests {
     func wrongToken() async throws {
         let server = try await DemoServer.start(port: 0)
         defer { server.stop() }
-        let command = try SendCommand.parse([try Self.rideFile(), "--server", server.baseURL.absoluteString,
+        let file = try Self.rideFile()
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let command = try SendCommand.parse([file, "--server", server.baseURL.absoluteString,
                                              "--token", "wmd_nope", "--speedup", "0"])
         let report = try await command.replay()
         #expect(report.pointsAcknowledged == 0 && report.failures == 1)

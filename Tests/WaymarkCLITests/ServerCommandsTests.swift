@@ -5,10 +5,16 @@ import ArgumentParser
 
 @Suite("Server commands")
 struct ServerCommandsTests {
+    /// A database path in a new temporary directory; remove it with ``removeDatabase(_:)``.
     static func temporaryDatabase() throws -> String {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("waymark-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         return directory.appendingPathComponent("cli.sqlite").path
+    }
+
+    /// Removes the directory of a ``temporaryDatabase()`` path.
+    static func removeDatabase(_ path: String) {
+        try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent)
     }
 
     @Test("serve parses host, port, database and limits, and rejects a bad port")
@@ -26,6 +32,7 @@ struct ServerCommandsTests {
     @Test("device add prints a token once, list shows the device, revoke marks it revoked")
     func deviceLifecycle() async throws {
         let database = try Self.temporaryDatabase()
+        defer { Self.removeDatabase(database) }
         let added = try await DeviceCommand.Add.parse(["Ana's phone", "--database", database]).output()
         #expect(added.contains("wmd_"))
         let id = try #require(added.split(separator: " ").dropFirst(2).first.map(String.init))
@@ -43,6 +50,7 @@ struct ServerCommandsTests {
     @Test("device add and list --json give the id, name, status and (once) the token")
     func deviceJSON() async throws {
         let database = try Self.temporaryDatabase()
+        defer { Self.removeDatabase(database) }
         let added = try await DeviceCommand.Add.parse(["van-7", "--json", "--database", database]).output()
         let row = try JSONDecoder.iso.decode(DeviceCommand.Row.self, from: Data(added.utf8))
         #expect(row.name == "van-7" && row.active && row.token?.hasPrefix("wmd_") == true)
@@ -55,12 +63,15 @@ struct ServerCommandsTests {
     @Test("fence list --json is GeoJSON that fence import reads back unchanged")
     func fenceRoundTrip() async throws {
         let database = try Self.temporaryDatabase()
+        defer { Self.removeDatabase(database) }
         _ = try await FenceCommand.Add.parse(["Depot", "--latitude", "46.05", "--longitude", "14.5", "--radius", "150",
                                               "--dwell", "300", "--database", database]).output()
         let listed = try await FenceCommand.List.parse(["--json", "--database", database]).output()
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("fences-\(UUID().uuidString).geojson")
         try listed.write(to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: file) }
         let other = try Self.temporaryDatabase()
+        defer { Self.removeDatabase(other) }
         let imported = try await FenceCommand.Import.parse([file.path, "--database", other]).output()
         #expect(imported.hasPrefix("Imported 1 fence"))
         #expect(try await FenceCommand.List.parse(["--json", "--database", other]).output() == listed)
@@ -70,6 +81,7 @@ struct ServerCommandsTests {
     @Test("invalid input exits 1 and a bad flag value exits 2")
     func exitStatuses() async throws {
         let database = try Self.temporaryDatabase()
+        defer { Self.removeDatabase(database) }
         #expect(await WaymarkCommand.run(["fence", "import", "/no/such/file.geojson", "--database", database]) == WaymarkExit.invalidInput)
         #expect(await WaymarkCommand.run(["device", "revoke", "d_missing", "--database", database]) == WaymarkExit.invalidInput)
         #expect(await WaymarkCommand.run(["fence", "add", "X", "--latitude", "95", "--longitude", "0", "--radius", "10",

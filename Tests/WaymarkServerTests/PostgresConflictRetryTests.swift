@@ -85,9 +85,11 @@ struct PostgresConflictRetryTests {
         }
     }
 
+    /// Keyless uploads are committed in groups; uploads with distinct idempotency keys each in a transaction
+    /// of its own, so both ways of inserting are run concurrently.
     @Test("concurrent uploads of the same points, each in its own order, do not deadlock",
-          .enabled(if: StoreKind.postgresURL != nil, StoreKind.skipMessage))
-    func noDeadlockAcrossOrders() async throws {
+          .enabled(if: StoreKind.postgresURL != nil, StoreKind.skipMessage), arguments: [false, true])
+    func noDeadlockAcrossOrders(keyed: Bool) async throws {
         try await StoreKind.postgres.withStore { store in
             let postgres = try #require(store as? PostgresStore)
             let device = try await StoreTests.registered(store)
@@ -103,9 +105,9 @@ struct PostgresConflictRetryTests {
             for round in 0..<10 {
                 let points = (0..<300).map { StoreTests.point(device.id, second: Double(round * 1_000 + $0)) }
                 let stored = try await withThrowingTaskGroup(of: Int.self) { group in
-                    for _ in 0..<12 {
+                    for upload in 0..<12 {
                         group.addTask {
-                            try await store.ingest(IngestWrite(deviceID: device.id, idempotencyKey: nil,
+                            try await store.ingest(IngestWrite(deviceID: device.id, idempotencyKey: keyed ? "r\(round)-\(upload)" : nil,
                                                                positions: points.shuffled(), receivedAt: StoreTests.t0)).stored
                         }
                     }

@@ -22,13 +22,15 @@ struct PostgresGroupCommitTests {
 
     /// What a test compares: the counts, the events without their ids, and the points stored, in time order.
     struct Summary: Equatable {
-        var stored: Int, duplicates: Int
+        var stored: Int, duplicates: Int, gapsStored: Int, deviceEventsStored: Int
         var events: [String]
         var newPositions: [Position]
 
         init(_ outcome: IngestOutcome) {
             stored = outcome.stored
             duplicates = outcome.duplicates
+            gapsStored = outcome.gapsStored
+            deviceEventsStored = outcome.deviceEventsStored
             events = outcome.events.map { "\($0.event.deviceID) \($0.event.fenceID) \($0.event.kind.rawValue) \($0.event.timestamp.timeIntervalSince1970)" }
             newPositions = outcome.newPositions.sorted { $0.timestampMillis < $1.timestampMillis }
         }
@@ -47,36 +49,52 @@ struct PostgresGroupCommitTests {
         return ids
     }
 
-    @Test("a group's outcomes, stored points and fence events equal those of its requests committed one by one")
+    @Test("a group's outcomes, stored points, gaps, device events and fence states equal those of its requests committed one by one")
     func groupEqualsSerial() async throws {
+        func write(_ device: String, _ points: [Position], second: Double, gaps: [PositionGap] = [],
+                   events: [DeviceEventRecord] = []) -> IngestWrite {
+            IngestWrite(deviceID: device, positions: points, receivedAt: Self.t0.addingTimeInterval(second), gaps: gaps,
+                        deviceEvents: events)
+        }
         func writes(_ id: [String: String]) -> [IngestWrite] {
             let (a, b, r) = (id["a"]!, id["b"]!, id["r"]!)
-            func write(_ device: String, _ points: [Position], second: Double) -> IngestWrite {
-                IngestWrite(deviceID: device, positions: points, receivedAt: Self.t0.addingTimeInterval(second))
-            }
+            let gap = PositionGap(deviceID: a, start: Self.t0.addingTimeInterval(11), end: Self.t0.addingTimeInterval(19), reason: "tunnel")
+            let battery = DeviceEventRecord(deviceID: b, kind: "status", time: Self.t0.addingTimeInterval(9),
+                                            receivedAt: Self.t0.addingTimeInterval(102), detail: "battery low")
             return [
-                // a enters; the points arrive out of order.
-                write(a, [Self.point(a, second: 20, inside: true), Self.point(a, second: 10, inside: false)], second: 100),
+                // a enters; the points arrive out of order; a gap marker with them.
+                write(a, [Self.point(a, second: 20, inside: true), Self.point(a, second: 10, inside: false)], second: 100, gaps: [gap]),
                 // A revoked device: refused, nothing of it stored.
                 write(r, [Self.point(r, second: 10, inside: true)], second: 101),
-                write(b, [Self.point(b, second: 10, inside: true)], second: 102),
-                // a again: second 20 is a's duplicate (different values: the first request's stay); a leaves at 30.
-                write(a, [Self.point(a, second: 20, inside: false), Self.point(a, second: 30, inside: false)], second: 103),
-                // A duplicate inside one request, and of the previous request.
-                write(a, [Self.point(a, second: 30, inside: true), Self.point(a, second: 40, inside: true), Self.point(a, second: 40, inside: false)],
-                      second: 104),
-                write(b, [Self.point(b, second: 5, inside: false)], second: 105),
+                write(b, [Self.point(b, second: 10, inside: true)], second: 102, events: [battery]),
+                // a again: second 20 is a's duplicate (different values: the first request's stay); a leaves at 30;
+                // the gap again (absorbed).
+                write(a, [Self.point(a, second: 20, inside: false), Self.point(a, second: 30, inside: false)], second: 103, gaps: [gap]),
+                // A duplicate inside one request, and of the previous request; a enters again at 40.
+                write(a, [Self.point(a, second: 30, inside: true), Self.point(a, second: 40, inside: true),
+                          Self.point(a, second: 40, inside: false)], second: 104),
+                // b's device event again (absorbed), and a point older than b's last (stored, not evaluated).
+                write(b, [Self.point(b, second: 5, inside: false)], second: 105, events: [battery]),
             ]
         }
+        // After the group, one more request per device, each alone: its events show the fence states the
+        // group saved (a is inside since 40, b since 10; both leave).
+        func after(_ id: [String: String]) -> [IngestWrite] {
+            [write(id["a"]!, [Self.point(id["a"]!, second: 60, inside: false)], second: 200),
+             write(id["b"]!, [Self.point(id["b"]!, second: 70, inside: false)], second: 201)]
+        }
         // The same requests, one transaction each, on a store of their own.
-        let serial: ([Summary?], [Position]) = try await StoreKind.postgres.withStore { store in
+        let serial: ([Summary?], [Position], [String], [Summary]) = try await StoreKind.postgres.withStore { store in
             let store = try #require(store as? PostgresStore)
             let id = try await Self.prepare(store, revoked: "r")
             var summaries: [Summary?] = []
             for write in writes(id) {
                 do { summaries.append(Summary(try await store.ingestAlone(write))) } catch { summaries.append(nil) }
             }
-            return (summaries, try await Self.everything(store, id))
+            let stored = try await Self.everything(store, id), states = try await Self.fenceStates(store)
+            var later: [Summary] = []
+            for write in after(id) { later.append(Summary(try await store.ingestAlone(write))) }
+            return (summaries, stored, states, later)
         }
         try await StoreKind.postgres.withStore { store in
             let store = try #require(store as? PostgresStore)
@@ -85,13 +103,49 @@ struct PostgresGroupCommitTests {
             let summaries = results.map { try? Summary($0.get()) }
             #expect(summaries == serial.0)
             #expect(summaries.compactMap { $0 }.count == 5, "all but the revoked device's request are stored")
-            #expect(summaries[3]?.events.count == 1 && summaries[4]?.stored == 1)
+            #expect(summaries.map { $0?.events.count } == [1, nil, 1, 1, 1, 0])
+            #expect(summaries.map { $0?.gapsStored } == [1, nil, 0, 0, 0, 0])
+            #expect(summaries.map { $0?.deviceEventsStored } == [0, nil, 1, 0, 0, 0])
+            // Event ids ascend in arrival order.
+            let ids = results.flatMap { (try? $0.get())?.events.map(\.id) ?? [] }
+            #expect(ids.count == 4 && ids == ids.sorted())
             if case .failure(let error as ServerError) = results[1] { #expect(error.code == .unauthorized) } else {
                 Issue.record("the revoked device's request must fail with 401: \(results[1])")
             }
             #expect(try await Self.everything(store, id) == serial.1)
+            let states = try await Self.fenceStates(store)
+            #expect(states == serial.2 && states.count == 2, "the saved fence states are the same")
+            var later: [Summary] = []
+            for write in after(id) { later.append(Summary(try await store.ingestAlone(write))) }
+            #expect(later == serial.3 && later.map(\.events.count) == [1, 1])
             let counts = store.groupCommitTotals
             #expect(counts.groups == 1 && counts.requests == 6 && counts.fallbacks == 0)
+        }
+    }
+
+    @Test("points of ended days already in two devices' chunks are absorbed by one group, as by single requests")
+    func compactedPointsInGroup() async throws {
+        try await StoreKind.postgres.withStore { store in
+            let store = try #require(store as? PostgresStore)
+            let id = try await Self.prepare(store, revoked: "r")
+            let (a, b) = (id["a"]!, id["b"]!)
+            // t0 is in 2023: these days have ended, so compaction moves the points into chunks.
+            for device in [a, b] {
+                _ = try await store.ingestAlone(IngestWrite(deviceID: device, idempotencyKey: "first",
+                    positions: (1...3).map { Self.point(device, second: Double($0), inside: false) }, receivedAt: Self.t0))
+            }
+            #expect(try await store.compactHistory(before: Date()) == 6)
+            let results = await store.commitGroup([
+                IngestWrite(deviceID: a, positions: [Self.point(a, second: 2, inside: false), Self.point(a, second: 4, inside: false)],
+                            receivedAt: Self.t0),
+                IngestWrite(deviceID: b, positions: [Self.point(b, second: 3, inside: false)], receivedAt: Self.t0),
+                IngestWrite(deviceID: a, positions: [Self.point(a, second: 1, inside: false)], receivedAt: Self.t0),
+            ])
+            #expect(results.map { (try? $0.get()).map { [$0.stored, $0.duplicates] } } == [[1, 1], [0, 1], [0, 1]])
+            #expect(try await store.positions(PositionQuery(deviceID: a)).map(\.timestampMillis)
+                    == [1, 2, 3, 4].map { Self.t0.addingTimeInterval(Double($0)).millisecondsSince1970 })
+            #expect(try await store.positions(PositionQuery(deviceID: b)).count == 3)
+            #expect(store.groupCommitTotals.groups == 1)
         }
     }
 
@@ -147,13 +201,27 @@ struct PostgresGroupCommitTests {
             var outcomes: [IngestOutcome] = []
             for task in tasks { outcomes.append(try await task.value) }
             #expect(outcomes.count == requests && outcomes.allSatisfy { $0.stored == 1 && $0.duplicates == 0 })
-            #expect(outcomes.flatMap(\.events).map(\.event.kind) == [.enter], "one entry, at second 21")
+            // Each request is answered with its own outcome: the point it sent.
+            #expect(outcomes.enumerated().allSatisfy { n, outcome in
+                outcome.newPositions.map(\.timestampMillis) == [Self.t0.addingTimeInterval(Double(n + 1)).millisecondsSince1970]
+            })
+            #expect(outcomes.flatMap(\.events).map(\.event.kind) == [.enter], "one entry, whichever inside point came first")
             #expect(try await store.positions(PositionQuery(deviceID: a)).count == requests + 1)
             let counts = store.groupCommitTotals
             #expect(counts.requests == requests + 1)
-            // At most four groups were taken before the lock was released, the rest together after.
+            // At most `groupCommitters` groups were taken before the lock was released, and as many after.
             #expect(counts.groups <= 1 + 2 * PostgresStore.groupCommitters, "\(counts.groups) groups for \(requests) requests")
         }
+    }
+
+    /// Every device's saved fence state row, as text, by device.
+    static func fenceStates(_ store: PostgresStore) async throws -> [String] {
+        try await store.client.query("""
+            SELECT device_id, last_ts, last_lat, last_lon, inside, dwelled FROM fence_states ORDER BY device_id
+            """, logger: store.logger).collect().map { row in
+                let (device, ts, lat, lon, inside, dwelled) = try row.decode((String, Int64?, Double?, Double?, String, String).self)
+                return "\(device) \(ts.map(String.init) ?? "-") \(lat.map { "\($0)" } ?? "-") \(lon.map { "\($0)" } ?? "-") \(inside) \(dwelled)"
+            }
     }
 
     /// Every stored position of the devices in `id`, device by device in time order.

@@ -6,16 +6,26 @@ import Testing
 /// the CLI rejects bad values from an operator before they get here.
 @Suite("server contracts: an unusable retention setting stops the program")
 struct ServerContractTests {
-    /// A store in a fresh temporary file (SQLite's WAL mode needs a file).
-    static func scratchStore() throws -> SQLiteStore {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("contract-\(UUID().uuidString).sqlite").path
-        return try SQLiteStore(path: path)
+    /// A store in a temporary file named after the test (SQLite's WAL mode needs a file). The exit tests'
+    /// child processes stop before they could delete it, so the parent removes it with ``removeScratch(_:)``.
+    static func scratchStore(_ name: String) throws -> SQLiteStore {
+        try SQLiteStore(path: scratchPath(name))
+    }
+
+    static func scratchPath(_ name: String) -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("waymark-contract-\(name).sqlite").path
+    }
+
+    /// Removes a ``scratchStore(_:)`` file and its write-ahead log.
+    static func removeScratch(_ name: String) {
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: scratchPath(name) + suffix) }
     }
 
     @Test("a zero prune interval (a busy loop) stops the program, naming it")
     func retentionInterval() async throws {
+        defer { Self.removeScratch("retention-interval") }
         let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let store = try ServerContractTests.scratchStore()
+            let store = try ServerContractTests.scratchStore("retention-interval")
             _ = RetentionService(store: store, retentionSeconds: 60, interval: 0)
         }
         let message = String(decoding: result.standardErrorContent, as: UTF8.self)
@@ -24,18 +34,21 @@ struct ServerContractTests {
 
     @Test("a negative history period (which would delete everything) stops the program; none at all is fine")
     func retentionHistory() async throws {
+        defer { Self.removeScratch("retention-history") }
         let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let store = try ServerContractTests.scratchStore()
+            let store = try ServerContractTests.scratchStore("retention-history")
             _ = RetentionService(store: store, retentionSeconds: nil, historySeconds: -1)
         }
         #expect(String(decoding: result.standardErrorContent, as: UTF8.self).contains("historySeconds must be zero or more, not -1"))
-        let store = try Self.scratchStore()
+        defer { Self.removeScratch("retention-history-parent") }
+        let store = try Self.scratchStore("retention-history-parent")
         let service = RetentionService(store: store, retentionSeconds: nil, historySeconds: nil)
         #expect(try await service.expireHistoryOnce() == 0)
     }
 
     @Test("the default webhook policy is usable; a lease no longer than the timeout is named, and the deliverer stops")
     func webhookPolicy() async throws {
+        defer { Self.removeScratch("webhook-policy") }
         #expect(WebhookPolicy().contractViolations.isEmpty)
         var policy = WebhookPolicy()
         policy.timeoutSeconds = 90   // the lease is 60 s: another worker would claim a slow delivery again
@@ -45,7 +58,7 @@ struct ServerContractTests {
         let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             var policy = WebhookPolicy()
             policy.pollSeconds = 0
-            _ = WebhookDeliverer(store: try ServerContractTests.scratchStore(), policy: policy)
+            _ = WebhookDeliverer(store: try ServerContractTests.scratchStore("webhook-policy"), policy: policy)
         }
         #expect(String(decoding: result.standardErrorContent, as: UTF8.self).contains("WebhookPolicy: pollSeconds must be positive and finite, not 0.0"))
     }
@@ -73,6 +86,7 @@ struct ServerContractTests {
 
     @Test("the server's defaults are usable; each offending limit is named, and the router stops")
     func serverConfiguration() async throws {
+        defer { Self.removeScratch("server-configuration") }
         var configuration = ServerConfiguration(adminTokenDigest: "x")
         #expect(configuration.contractViolations.isEmpty)
         configuration.maxQueuedDecodes = -1
@@ -82,7 +96,7 @@ struct ServerContractTests {
         let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             var configuration = ServerConfiguration(adminTokenDigest: "x")
             configuration.maxPointsPerRequest = 0
-            _ = TrackingServer.makeRouter(configuration: configuration, store: try ServerContractTests.scratchStore())
+            _ = TrackingServer.makeRouter(configuration: configuration, store: try ServerContractTests.scratchStore("server-configuration"))
         }
         #expect(String(decoding: result.standardErrorContent, as: UTF8.self).contains("ServerConfiguration: maxPointsPerRequest must be at least 1, not 0"))
     }

@@ -155,10 +155,11 @@ extension PostgresStore {
                   AND first_ts > \(earliest[0] - Self.dayMillis) AND first_ts <= \(latest[0]) AND last_ts >= \(earliest[0])
                 """, logger: logger).collect()
         } else {
-            // unnest yields the ids in array order, so the locks are taken in id order (no deadlock between groups).
-            try await connection.query("""
+            // Shared locks, one per device (they wait only for a compaction of that device); every row read, so
+            // each lock has been taken when the next statement starts.
+            _ = try await connection.query("""
                 SELECT pg_advisory_xact_lock_shared(\(Self.compactionLock), hashtext(d)) FROM unnest(\(devices)::text[]) AS d
-                """, logger: logger)
+                """, logger: logger).collect()
             rows = try await connection.query("""
                 SELECT c.device_id, c.first_ts, c.data
                 FROM unnest(\(devices)::text[], \(earliest)::int8[], \(latest)::int8[]) AS r(device_id, earliest, latest)

@@ -132,6 +132,11 @@ extension PostgresStore {
             SELECT device_id, last_ts, last_lat, last_lon, inside, dwelled FROM fence_states
             WHERE device_id = ANY(\(ids)::text[]) ORDER BY device_id FOR UPDATE
             """, logger: logger).collect()
+        // A row deleted between the two statements (a concurrent request found no fence just then): fail, so
+        // the group's requests are committed alone, as one request would in ``lockFenceState(_:deviceID:)``.
+        guard rows.count == ids.count else {
+            throw ServerError(.storage, "PostgreSQL: the fence state of a device vanished")
+        }
         var states: [String: DeviceFenceState] = [:]
         for row in rows {
             let (device, ts, lat, lon, inside, dwelled) = try row.decode((String, Int64?, Double?, Double?, String, String).self)

@@ -16,9 +16,13 @@ import WaymarkGeo
 ///   with a point at the same millisecond, the first stores it; fence events follow each device's points
 ///   request by request; event ids ascend in that order.
 /// - A request of a revoked or unknown device fails with 401 and writes nothing; the others commit.
-/// - When the group's transaction fails for any other reason (a deadlock or serialization failure is
-///   first run again, as for a single request), nothing of it is stored and every request of the group
-///   is committed alone, so one request that cannot be stored fails alone.
+/// - When PostgreSQL refuses the group's transaction for any other reason (a deadlock or serialization
+///   failure is first run again, as for a single request), nothing of it is stored and every request of
+///   the group is committed alone, each answered as soon as it is done, so one request that cannot be
+///   stored fails alone. When the database cannot be reached, the whole group fails at once.
+/// - A group waits for every lock any of its requests needs (a device's fence state, its chunks while
+///   they are being compacted, partitions being created), so one request's wait holds up the others of
+///   its group.
 /// - A request with an idempotency key is committed alone: claiming its key must see the commit of a
 ///   concurrent request with the same key.
 extension PostgresStore {
@@ -40,28 +44,55 @@ extension PostgresStore {
     /// Commits groups until the queue is empty.
     private func runCommitter() async {
         while let jobs = groups.nextGroupOrStop() {
-            let results = await commitGroup(jobs.map(\.write))
-            for (job, result) in zip(jobs, results) { job.continuation.resume(with: result) }
+            _ = await commitGroup(jobs.map(\.write)) { index, result in jobs[index].continuation.resume(with: result) }
         }
     }
 
-    /// Commits `writes` in one transaction, or, when that fails, each alone; one result per write, in order.
-    func commitGroup(_ writes: [IngestWrite]) async -> [Result<IngestOutcome, any Error>] {
+    /// Commits `writes` in one transaction, or, when PostgreSQL refused it, each alone; `answer` gets each
+    /// write's result (by its index) as soon as it is known, and every result is returned too, in order.
+    ///
+    /// When the database could not be reached (the connection or the pool failed, not a statement), every
+    /// write fails at once: committing each alone would wait for the same connection again, once per write.
+    @discardableResult
+    func commitGroup(_ writes: [IngestWrite],
+                     answer: (Int, Result<IngestOutcome, any Error>) -> Void = { _, _ in }) async -> [Result<IngestOutcome, any Error>] {
+        var results: [Result<IngestOutcome, any Error>]
         do {
-            let results = try await storageErrors { try await retryingConflicts {
+            results = try await retryingConflicts {
                 try await client.withTransaction(logger: logger) { connection in try await ingestGroup(connection, writes) }
-            } }
-            groupCommitCounts.withLockedValue { $0.groups += 1; $0.requests += writes.count }
-            return results
-        } catch {
-            guard writes.count > 1 else { return [.failure(error)] }
-            logger.notice("a group commit of \(writes.count) requests failed (\(error)); committing each request alone")
-            groupCommitCounts.withLockedValue { $0.fallbacks += 1 }
-            var results: [Result<IngestOutcome, any Error>] = []
-            for write in writes {
-                do { results.append(.success(try await ingestAlone(write))) } catch { results.append(.failure(error)) }
             }
-            return results
+            groupCommitCounts.withLockedValue { $0.groups += 1; $0.requests += writes.count }
+        } catch {
+            let failure = Self.serverError(error)
+            if writes.count > 1, !Self.isUnreachable(error) {
+                logger.notice("a group commit of \(writes.count) requests failed (\(error)); committing each request alone")
+                groupCommitCounts.withLockedValue { $0.fallbacks += 1 }
+                results = []
+                for (index, write) in writes.enumerated() {
+                    let result: Result<IngestOutcome, any Error>
+                    do { result = .success(try await ingestAlone(write)) } catch { result = .failure(error) }
+                    answer(index, result)
+                    results.append(result)
+                }
+                return results
+            }
+            results = writes.map { _ in .failure(failure) }
+        }
+        for (index, result) in results.enumerated() { answer(index, result) }
+        return results
+    }
+
+    /// Whether `error` (also inside a transaction's error) says the database could not be reached, rather
+    /// than that it refused a statement.
+    static func isUnreachable(_ error: any Error) -> Bool {
+        switch error {
+        case let error as PostgresTransactionError:
+            return [error.closureError, error.beginError, error.commitError].contains { $0.map(isUnreachable) ?? false }
+        case let error as PSQLError:
+            return [.connectionError, .serverClosedConnection, .clientClosedConnection, .poolClosed, .uncleanShutdown]
+                .contains(error.code)
+        default:
+            return false
         }
     }
 
