@@ -51,8 +51,8 @@ extension PostgresStore {
     /// Commits `writes` in one transaction, or, when PostgreSQL refused it, each alone; `answer` gets each
     /// write's result (by its index) as soon as it is known, and every result is returned too, in order.
     ///
-    /// When the database could not be reached (the connection or the pool failed, not a statement), every
-    /// write fails at once: committing each alone would wait for the same connection again, once per write.
+    /// When the database could not be reached (no statement was refused: the connection or the pool failed),
+    /// every write fails at once: committing each alone would wait for a connection again, once per write.
     @discardableResult
     func commitGroup(_ writes: [IngestWrite],
                      answer: (Int, Result<IngestOutcome, any Error>) -> Void = { _, _ in }) async -> [Result<IngestOutcome, any Error>] {
@@ -64,7 +64,7 @@ extension PostgresStore {
             groupCommitCounts.withLockedValue { $0.groups += 1; $0.requests += writes.count }
         } catch {
             let failure = Self.serverError(error)
-            if writes.count > 1, !Self.isUnreachable(error) {
+            if writes.count > 1, Self.isRefusal(error) {
                 logger.notice("a group commit of \(writes.count) requests failed (\(error)); committing each request alone")
                 groupCommitCounts.withLockedValue { $0.fallbacks += 1 }
                 results = []
@@ -82,15 +82,17 @@ extension PostgresStore {
         return results
     }
 
-    /// Whether `error` (also inside a transaction's error) says the database could not be reached, rather
-    /// than that it refused a statement.
-    static func isUnreachable(_ error: any Error) -> Bool {
+    /// Whether `error` (also inside a transaction's error) is a refusal of a statement by PostgreSQL, or one of
+    /// the store's own checks inside the transaction, rather than a database that could not be reached (a
+    /// connection error, the pool's circuit breaker after failed connects, a closed pool).
+    static func isRefusal(_ error: any Error) -> Bool {
         switch error {
         case let error as PostgresTransactionError:
-            return [error.closureError, error.beginError, error.commitError].contains { $0.map(isUnreachable) ?? false }
+            return [error.closureError, error.beginError, error.commitError].contains { $0.map(isRefusal) ?? false }
         case let error as PSQLError:
-            return [.connectionError, .serverClosedConnection, .clientClosedConnection, .poolClosed, .uncleanShutdown]
-                .contains(error.code)
+            return error.code == .server
+        case is ServerError:
+            return true
         default:
             return false
         }
