@@ -12,10 +12,9 @@ struct EngineGeofenceRideTests {
     func geofencesAndRide() async throws {
         guard #available(macOS 15, iOS 18, *) else { return }
         let rig = EngineTests.Rig(configuration: .init(ride: TrackerHarness.steady))
-        let events = Task { var got: [FenceEvent] = []; for await e in rig.engine.geofences.events { got.append(e) }; return got }
-        let records = Task { var got: [RideEntry] = []; for await r in rig.engine.ride.recorded { got.append(r) }; return got }
-        while await rig.engine.fenceEvents.subscriberCount == 0 { await Task.yield() }
-        while await rig.engine.rideRecords.subscriberCount == 0 { await Task.yield() }
+        let eventStream = await rig.engine.geofences.events.subscribe(), recordStream = await rig.engine.ride.recorded.subscribe()
+        let events = Task { var got: [FenceEvent] = []; for await e in eventStream { got.append(e) }; return got }
+        let records = Task { var got: [RideEntry] = []; for await r in recordStream { got.append(r) }; return got }
 
         rig.device.send(.launched(reason: .user))
         #expect(await rig.device.nextCommand() == .createLocationManager)

@@ -33,15 +33,31 @@ struct ReplayBroadcasterTests {
         #expect(seen == ["located"])
     }
 
+    @Test("subscribe() subscribes at once: an event stream gets what is published before its first next()")
+    func subscribeAtOnce() async {
+        let broadcaster = ReplayBroadcaster<Int>(replaysCurrent: false)
+        let eager = await broadcaster.values.subscribe()
+        let lazy = broadcaster.values
+        #expect(await broadcaster.subscriberCount == 1)
+        await broadcaster.publish(1)
+        await broadcaster.publish(2)
+        await broadcaster.finish()
+        var seen: [Int] = [], missed: [Int] = []
+        for await value in eager { seen.append(value) }
+        for await value in lazy { missed.append(value) }
+        #expect(seen == [1, 2])
+        #expect(missed.isEmpty, "a sequence iterated later subscribes then, after the values were published")
+    }
+
     @Test("a cancelled subscription is removed")
     func cancelled() async {
         let broadcaster = ReplayBroadcaster<Int>(initial: 0)
+        let stream = await broadcaster.values.subscribe()
         let task = Task {
             var count = 0
-            for await _ in broadcaster.values { count += 1 }
+            for await _ in stream { count += 1 }
             return count
         }
-        while await broadcaster.subscriberCount == 0 { await Task.yield() }
         task.cancel()
         _ = await task.value
         for _ in 0..<1000 {

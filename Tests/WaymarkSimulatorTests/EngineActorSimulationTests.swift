@@ -25,14 +25,11 @@ struct EngineActorSimulationTests {
         let device = try SimulatedDevice(scenario: Fixture.opened(duration: 120), seed: 5)
         let engine = Engine(device: device, clock: device.clock, configuration: .init(backend: backend))
         let run = Task { await engine.run() }
+        let earlyStates = await engine.launchLocation.states.subscribe()
         let early = Task {
             var seen: [LaunchLocationState] = []
-            for await state in engine.launchLocation.states { seen.append(state) }
+            for await state in earlyStates { seen.append(state) }
             return seen
-        }
-        for _ in 0..<10_000 {
-            if await engine.launchStates.subscriberCount > 0 { break }
-            await Task.yield()
         }
         await device.open()
         try await Self.settle(engine, device)

@@ -43,7 +43,8 @@ public struct EngineGeofences: Sendable {
     }
 
     /// Every fence event from now on, in order, each delivered once (no replay: subscribe before
-    /// events may happen, e.g. before ``Engine/run()``).
+    /// events may happen, e.g. before ``Engine/run()``, with ``ReplaySequence/subscribe()``, which
+    /// subscribes at once).
     public var events: ReplaySequence<FenceEvent> { engine.fenceEvents.values }
 
     /// The presence of every fence, by identifier, with replay: the current map first, then each change.

@@ -57,6 +57,7 @@ public struct EngineRide: Sendable {
     public var statistics: ReplaySequence<RideStatistics> { engine.rideStatistics.values }
 
     /// Recorded fixes, gap markers and checkpoints from now on, in order, without replay:
-    /// subscribe before ``Engine/run()`` so that the store sees every one.
+    /// subscribe before ``Engine/run()`` so that the store sees every one (``ReplaySequence/subscribe()``
+    /// subscribes at once).
     public var recorded: ReplaySequence<RideEntry> { engine.rideRecords.values }
 }

@@ -86,6 +86,18 @@ public struct ReplaySequence<Value: Sendable>: AsyncSequence, Sendable {
     /// Makes an iterator; it subscribes when first asked for a value.
     public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(broadcaster: broadcaster) }
 
+    /// Subscribes now, not on the first `next()`: every value published after this returns is in the
+    /// stream (after the current value, when the sequence replays). Use it for a stream without replay
+    /// whose values must not be missed, such as fence events: a `for await` loop started in a new task
+    /// subscribes only when that task first runs, and misses what is published before.
+    ///
+    /// ```swift
+    /// let events = await engine.geofences.events.subscribe()
+    /// Task { for await event in events { handle(event) } }
+    /// Task { await engine.run() }
+    /// ```
+    public func subscribe() async -> AsyncStream<Value> { await broadcaster.subscribe() }
+
     /// Iterates one subscription.
     public struct AsyncIterator: AsyncIteratorProtocol {
         let broadcaster: ReplayBroadcaster<Value>

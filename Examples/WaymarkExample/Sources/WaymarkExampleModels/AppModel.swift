@@ -120,47 +120,46 @@ public final class AppModel: Observable {
 
     /// Subscribes every tab to the engine, then runs the engine. Call once, at launch.
     ///
-    /// Fence events and ride records are not replayed, so the subscriptions are made first; the
-    /// engine then starts reading the device's events, which wait in the device's stream until then.
+    /// Fence events and ride records are not replayed, so every subscription is made here, at once
+    /// (`subscribe()`), before the engine starts reading the device's events, which wait in the
+    /// device's stream until then.
     public func start() async {
         guard tasks.isEmpty else { return }
         let engine = engine
-        observe(engine.permissions.authorization) { app, auth in
+        await observe(engine.permissions.authorization) { app, auth in
             app.state.authorization = auth
             app.ride.apply(auth)
         }
-        observe(engine.diagnostics.problems) { app, problems in
+        await observe(engine.diagnostics.problems) { app, problems in
             for message in problems.map(\.message) where !app.state.problems.contains(message) {
                 app.state.problems.append(message)
             }
         }
-        observe(engine.permissions.memory) { app, memory in
+        await observe(engine.permissions.memory) { app, memory in
             app.stored.permissionMemory = memory
             app.save()
         }
-        observe(engine.launchLocation.states) { app, launch in
+        await observe(engine.launchLocation.states) { app, launch in
             app.map.apply(launch)
             if let fix = launch.fix { app.state.lastKnownLocation = fix.coordinate }
         }
-        observe(engine.map.states) { app, map in app.map.apply(map) }
-        observe(engine.geofences.events) { app, event in app.fences.record(event) }
-        observe(engine.geofences.states) { app, presence in app.fences.apply(presence: presence) }
-        observe(engine.geofences.stored) { app, stored in
+        await observe(engine.map.states) { app, map in app.map.apply(map) }
+        await observe(engine.geofences.events) { app, event in app.fences.record(event) }
+        await observe(engine.geofences.states) { app, presence in app.fences.apply(presence: presence) }
+        await observe(engine.geofences.stored) { app, stored in
             app.stored.geofences = stored
             app.fences.apply(stored: stored)
             app.save()
         }
-        observe(engine.ride.states) { app, ride in
+        await observe(engine.ride.states) { app, ride in
             app.ride.apply(ride)
             app.save()
         }
-        observe(engine.ride.statistics) { app, statistics in app.ride.apply(statistics) }
-        observe(engine.ride.recorded) { app, record in
+        await observe(engine.ride.statistics) { app, statistics in app.ride.apply(statistics) }
+        await observe(engine.ride.recorded) { app, record in
             if case .fix(let fix) = record { app.state.lastKnownLocation = fix.coordinate }
             app.ride.record(record)
         }
-        // Let each subscription task reach its first `next()` (which subscribes) before events flow.
-        for _ in 0..<16 { await Task.yield() }
         tasks.append(Task.detached { await engine.run() })
     }
 
@@ -211,9 +210,10 @@ public final class AppModel: Observable {
     }
 
     private func observe<Value: Sendable>(_ values: ReplaySequence<Value>,
-                                          _ body: @escaping @MainActor (AppModel, Value) -> Void) {
+                                          _ body: @escaping @MainActor (AppModel, Value) -> Void) async {
+        let stream = await values.subscribe()
         tasks.append(Task { [weak self] in
-            for await value in values {
+            for await value in stream {
                 guard let self else { return }
                 body(self, value)
             }
