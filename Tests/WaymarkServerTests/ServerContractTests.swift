@@ -84,6 +84,26 @@ struct ServerContractTests {
         #expect(String(decoding: timeout.standardErrorContent, as: UTF8.self).contains("headerTimeoutSeconds must be from 0 to 31536000 seconds"))
     }
 
+    @Test("a decode gate without a slot or with a negative queue, a connection limiter admitting none, or a live feed bounded below 1 stops the program, naming the value")
+    func directlyMadeLimits() async throws {
+        let gate = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            _ = DecodeGate(slots: 0, queueLimit: -1)
+        }
+        #expect(String(decoding: gate.standardErrorContent, as: UTF8.self)
+            .contains("DecodeGate: slots must be at least 1, not 0; queueLimit must be zero or more, not -1"))
+        let limiter = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            _ = ConnectionLimiter(limit: 0)
+        }
+        #expect(String(decoding: limiter.standardErrorContent, as: UTF8.self).contains("ConnectionLimiter: limit must be at least 1, not 0"))
+        let feed = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            _ = LiveFeed(maxPendingPositions: 0)
+        }
+        #expect(String(decoding: feed.standardErrorContent, as: UTF8.self).contains("LiveFeed: maxPendingPositions must be at least 1, not 0"))
+        // Usable values are kept; a live feed's bound is at least one message.
+        #expect(DecodeGate(slots: 1, queueLimit: 0).slots == 1 && ConnectionLimiter(limit: 1).limit == 1)
+        #expect(LiveFeed(maxPendingPositions: 1).maxPendingPositions == LiveFeed.chunkSize)
+    }
+
     @Test("the server's defaults are usable; each offending limit is named, and the router stops")
     func serverConfiguration() async throws {
         defer { Self.removeScratch("server-configuration") }

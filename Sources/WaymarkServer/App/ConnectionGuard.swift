@@ -2,6 +2,7 @@ import HTTPTypes
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTPTypes
+import WaymarkGeo
 
 /// Counts the server's open connections against a cap shared by every `ConnectionGuard`.
 public final class ConnectionLimiter: Sendable {
@@ -10,7 +11,15 @@ public final class ConnectionLimiter: Sendable {
     private let open = NIOLockedValueBox(0)
 
     /// A limiter admitting `limit` connections at once.
-    public init(limit: Int) { self.limit = max(1, limit) }
+    ///
+    /// - precondition: `limit` is at least 1 (a server that accepts no connection cannot be used); the
+    ///   program stops, naming the value, otherwise.
+    public init(limit: Int) {
+        var check = ContractCheck()
+        check.require(limit >= 1, "limit must be at least 1, not \(limit)")
+        ContractCheck.require(check.violations, in: "ConnectionLimiter")
+        self.limit = limit
+    }
 
     /// Connections open now.
     public var current: Int { open.withLockedValue { $0 } }

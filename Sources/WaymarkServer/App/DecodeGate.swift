@@ -1,5 +1,6 @@
 import NIOConcurrencyHelpers
 import NIOCore
+import WaymarkGeo
 
 /// Runs the decoding of large request bodies a few at a time, in tasks cancelled when their client leaves.
 ///
@@ -22,9 +23,16 @@ public final class DecodeGate: Sendable {
     private let state = NIOLockedValueBox(State())
 
     /// A gate with `slots` concurrent decodes and `queueLimit` waiting ones.
+    ///
+    /// - precondition: `slots` is at least 1 and `queueLimit` at least 0 (a gate without a slot would
+    ///   refuse every large body); the program stops, naming the value, otherwise.
     public init(slots: Int, queueLimit: Int) {
-        self.slots = max(1, slots)
-        self.queueLimit = max(0, queueLimit)
+        var check = ContractCheck()
+        check.require(slots >= 1, "slots must be at least 1, not \(slots)")
+        check.nonNegative("queueLimit", queueLimit)
+        ContractCheck.require(check.violations, in: "DecodeGate")
+        self.slots = slots
+        self.queueLimit = queueLimit
     }
 
     /// Runs `work` in a slot, in a child task cancelled when `closeFuture` completes (the client left).

@@ -1,5 +1,6 @@
 import Foundation
 import NIOConcurrencyHelpers
+import WaymarkGeo
 
 /// Fans committed positions and fence events out to live subscribers (the SSE stream, the dashboard).
 ///
@@ -45,8 +46,15 @@ public final class LiveFeed: Sendable {
     private let subscribers = NIOLockedValueBox<[UInt64: Subscriber]>([:])
     private let nextID = NIOLockedValueBox<UInt64>(0)
 
-    /// Makes a feed whose subscribers may fall `maxPendingPositions` positions behind.
+    /// Makes a feed whose subscribers may fall `maxPendingPositions` positions behind, but never fewer
+    /// than one message's worth (``chunkSize``): a smaller bound would drop a subscriber at its first
+    /// large batch.
+    ///
+    /// - precondition: `maxPendingPositions` is at least 1; the program stops, naming the value, otherwise.
     public init(maxPendingPositions: Int = 20_000) {
+        var check = ContractCheck()
+        check.require(maxPendingPositions >= 1, "maxPendingPositions must be at least 1, not \(maxPendingPositions)")
+        ContractCheck.require(check.violations, in: "LiveFeed")
         self.maxPendingPositions = max(Self.chunkSize, maxPendingPositions)
     }
 
