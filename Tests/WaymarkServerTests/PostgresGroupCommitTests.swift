@@ -36,17 +36,21 @@ struct PostgresGroupCommitTests {
         }
     }
 
-    /// Registers `names` (and revokes `revoked`) in `store` with fixed ids, adds the home fence; returns the ids.
-    static func prepare(_ store: PostgresStore, revoked: String) async throws -> [String: String] {
-        var ids: [String: String] = [:]
-        for name in ["a", "b", revoked] {
-            let device = DeviceRecord(id: "d_\(name)", name: name, createdAt: t0)
-            try await store.insertDevice(device, tokenHash: "hash-\(name)")
-            ids[name] = device.id
+    /// Runs `body` on a fresh PostgreSQL store with devices "a" and "b", a revoked device "r" and the home
+    /// fence; `body` gets the store and the devices' ids by name.
+    static func withPrepared<T: Sendable>(_ body: (PostgresStore, [String: String]) async throws -> T) async throws -> T {
+        try await StoreKind.postgres.withStore { store in
+            let store = try #require(store as? PostgresStore)
+            var ids: [String: String] = [:]
+            for name in ["a", "b", "r"] {
+                let device = DeviceRecord(id: "d_\(name)", name: name, createdAt: t0)
+                try await store.insertDevice(device, tokenHash: "hash-\(name)")
+                ids[name] = device.id
+            }
+            _ = try await store.revokeDevice(id: "d_r", at: t0)
+            try await store.upsertFences([home], at: t0)
+            return try await body(store, ids)
         }
-        _ = try await store.revokeDevice(id: "d_\(revoked)", at: t0)
-        try await store.upsertFences([home], at: t0)
-        return ids
     }
 
     @Test("a group's outcomes, stored points, gaps, device events and fence states equal those of its requests committed one by one")
@@ -84,9 +88,7 @@ struct PostgresGroupCommitTests {
              write(id["b"]!, [Self.point(id["b"]!, second: 70, inside: false)], second: 201)]
         }
         // The same requests, one transaction each, on a store of their own.
-        let serial: ([Summary?], [Position], [String], [Summary]) = try await StoreKind.postgres.withStore { store in
-            let store = try #require(store as? PostgresStore)
-            let id = try await Self.prepare(store, revoked: "r")
+        let serial: ([Summary?], [Position], [String], [Summary]) = try await Self.withPrepared { store, id async throws in
             var summaries: [Summary?] = []
             for write in writes(id) {
                 do { summaries.append(Summary(try await store.ingestAlone(write))) } catch { summaries.append(nil) }
@@ -96,9 +98,7 @@ struct PostgresGroupCommitTests {
             for write in after(id) { later.append(Summary(try await store.ingestAlone(write))) }
             return (summaries, stored, states, later)
         }
-        try await StoreKind.postgres.withStore { store in
-            let store = try #require(store as? PostgresStore)
-            let id = try await Self.prepare(store, revoked: "r")
+        try await Self.withPrepared { store, id async throws in
             let results = await store.commitGroup(writes(id))
             let summaries = results.map { try? Summary($0.get()) }
             #expect(summaries == serial.0)
@@ -125,9 +125,7 @@ struct PostgresGroupCommitTests {
 
     @Test("points of ended days already in two devices' chunks are absorbed by one group, as by single requests")
     func compactedPointsInGroup() async throws {
-        try await StoreKind.postgres.withStore { store in
-            let store = try #require(store as? PostgresStore)
-            let id = try await Self.prepare(store, revoked: "r")
+        try await Self.withPrepared { store, id async throws in
             let (a, b) = (id["a"]!, id["b"]!)
             // t0 is in 2023: these days have ended, so compaction moves the points into chunks.
             for device in [a, b] {
@@ -151,9 +149,7 @@ struct PostgresGroupCommitTests {
 
     @Test("a request that cannot be stored fails alone; the other requests of its group are committed")
     func failingRequestFailsAlone() async throws {
-        try await StoreKind.postgres.withStore { store in
-            let store = try #require(store as? PostgresStore)
-            let id = try await Self.prepare(store, revoked: "r")
+        try await Self.withPrepared { store, id async throws in
             let (a, b) = (id["a"]!, id["b"]!)
             // A battery above 100% breaks a table constraint, which aborts the group's transaction.
             let writes = [
@@ -178,9 +174,7 @@ struct PostgresGroupCommitTests {
 
     @Test("requests queued behind busy committers are committed together, each answered with its own outcome")
     func concurrentRequestsShareCommits() async throws {
-        try await StoreKind.postgres.withStore { store in
-            let store = try #require(store as? PostgresStore)
-            let id = try await Self.prepare(store, revoked: "r")
+        try await Self.withPrepared { store, id async throws in
             let a = id["a"]!
             _ = try await store.ingest(IngestWrite(deviceID: a, positions: [Self.point(a, second: 0, inside: false)], receivedAt: Self.t0))
             let requests = 40
