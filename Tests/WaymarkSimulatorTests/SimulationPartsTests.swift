@@ -221,6 +221,79 @@ struct SimulationPartsTests {
         #expect(taken == [3, 0])
     }
 
+    /// One step of the location service at virtual second `t`, the device standing at the centre
+    /// (`speed` m/s), authorized with Precise Location.
+    static func step(_ service: inout LocationService, at t: Double, speed: Double = 0, running: Bool = true,
+                     rng: inout SeededRandom) -> [LocationOutput] {
+        let positioning = Positioning(constants: PlatformConstants(), world: nil,
+                                      trajectory: Trajectory(stationaryAt: centre), epoch: Date(timeIntervalSince1970: 0))
+        let truth = Trajectory.State(coordinate: centre, speed: speed, course: 0, activity: .stationary)
+        return service.stepStandard(LocationStep(now: t, truth: truth, precise: true, authorized: true),
+                                    processRunning: running, positioning: positioning, rng: &rng)
+    }
+
+    @Test("standard updates stepped on their own: nothing while the process is not running, then a fix; the distance filter keeps near ones from the app")
+    func locationServiceDistanceFilter() {
+        var service = LocationService(), rng = SeededRandom(seed: 3)
+        service.startStandard(LocationConfiguration(desiredAccuracy: .hundredMeters, distanceFilterMeters: 1_000,
+                                                    pausesLocationUpdatesAutomatically: false),
+                              waitingForAuthorization: false)
+        #expect(Self.step(&service, at: 0, running: false, rng: &rng).isEmpty)
+        let first = Self.step(&service, at: 1, rng: &rng)
+        guard case .event(.locations(let fixes))? = first.first, first.count == 1, let fix = fixes.first else {
+            Issue.record("expected one fix, got \(first)")
+            return
+        }
+        #expect(fix.source == .wifi && service.lastKnownFix == fix)
+        let later = (2...5).map { Self.step(&service, at: Double($0), rng: &rng) }
+        #expect(later == Array(repeating: [.suppressedByDistanceFilter], count: 4))
+        #expect(service.lastKnownFix != fix)   // measured all the same
+    }
+
+    @Test("standard updates pause after standing still for the pause time, say so once, then produce nothing")
+    func locationServiceAutomaticPause() {
+        var service = LocationService(), rng = SeededRandom(seed: 4)
+        service.startStandard(LocationConfiguration(desiredAccuracy: .hundredMeters), waitingForAuthorization: false)
+        let limit = PlatformConstants().autoPauseSeconds
+        var pauses: [Double] = []
+        for t in stride(from: 1.0, through: limit + 10, by: 1) {
+            let out = Self.step(&service, at: t, rng: &rng)
+            if out.contains(.event(.locationUpdatesPaused)) {
+                #expect(out.last == .paused)
+                pauses.append(t)
+            }
+        }
+        #expect(pauses == [limit + 1])
+        #expect(service.standard?.paused == true)
+        #expect(Self.step(&service, at: limit + 11, speed: 5, rng: &rng).isEmpty)   // only a new start resumes
+    }
+
+    @Test("live updates pause while stationary and iOS resumes them when the device moves: the resume tick wakes, the next one delivers")
+    func locationServiceLiveResume() {
+        var service = LocationService(), rng = SeededRandom(seed: 5)
+        service.startStandard(LocationConfiguration(desiredAccuracy: .hundredMeters), waitingForAuthorization: false, live: true)
+        let stationary = PlatformConstants().liveStationarySeconds
+        var paused: [LocationOutput] = []
+        for t in stride(from: 1.0, through: stationary + 2, by: 1) {
+            let out = Self.step(&service, at: t, rng: &rng)
+            if out.contains(.paused) { paused = out }
+        }
+        #expect(paused.count == 3)
+        if case .event(.liveUpdate(let update))? = paused.dropFirst().first {
+            #expect(update.isStationary && update.fix == service.lastKnownFix)
+        } else {
+            Issue.record("expected a stationary live update, got \(paused)")
+        }
+        let resumed = Self.step(&service, at: stationary + 3, speed: 3, rng: &rng)
+        #expect(resumed.count == 2 && resumed.last == .resumedByMovement)
+        let next = Self.step(&service, at: stationary + 4, speed: 3, rng: &rng)
+        guard case .event(.liveUpdate(let update))? = next.first else {
+            Issue.record("expected a live update, got \(next)")
+            return
+        }
+        #expect(!update.isStationary && update.fix != nil)
+    }
+
     // MARK: classifier and link
 
     @Test("the classifier reports an activity only after it has been stable for the lag")

@@ -59,35 +59,6 @@ extension Simulation {
         }
     }
 
-    /// The stationary pause of live updates; false while paused (nothing is produced).
-    mutating func stepLiveStationary(_ s: inout StandardUpdates, _ truth: Trajectory.State) -> Bool {
-        let still = truth.speed < constants.stillSpeedMetersPerSecond
-        if s.paused {
-            guard !still else { return false }
-            s.paused = false
-            s.stillSince = nil
-            s.wasProducing = false
-            note("live updates resumed by iOS: the device moves")
-            if process.state == .suspended, liveBackgroundAllowed { wake() }
-            return true
-        }
-        guard still else {
-            s.stillSince = nil
-            return true
-        }
-        let since = s.stillSince ?? now
-        s.stillSince = since
-        guard now - since >= constants.liveStationarySeconds else { return true }
-        s.paused = true
-        s.wasProducing = false
-        note("live updates paused: the device is stationary")
-        emit(.liveUpdate(LiveUpdate(fix: lastKnownFix, isStationary: true)))
-        if process.state == .background {
-            schedule(.suspendCheck(process.generation), in: constants.backgroundSuspendSeconds)
-        }
-        return false
-    }
-
     mutating func beginBackgroundActivitySession() {
         guard appInUse else {
             note("background activity session refused: it must be created while the app is in use")

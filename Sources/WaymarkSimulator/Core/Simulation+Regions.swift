@@ -64,7 +64,7 @@ extension Simulation {
     /// too near the boundary.
     func determinedRegionState(center: Coordinate, radius: Double) -> RegionState {
         let position = trajectory.position(at: now)
-        guard !isOutage(at: now, position) else { return .unknown }
+        guard !positioning.isOutage(at: now, position) else { return .unknown }
         return regionCrossingDistances.side(distance: Geodesy.haversineDistance(position, center), radius: radius) ?? .unknown
     }
 
@@ -143,7 +143,7 @@ extension Simulation {
         trackPushLaunch()
         guard !regions.isEmpty else { return }
         flushHeldRegionEvents()
-        guard permissions.locationAuthorized, !regionMonitoringUnavailable, !isOutage(at: now, truth.coordinate) else {
+        guard permissions.locationAuthorized, !regionMonitoringUnavailable, !positioning.isOutage(at: now, truth.coordinate) else {
             // No authorization, no precise position, or no position at all: nothing is decided, and
             // pending crossings restart.
             regions.restartPendingCrossings()

@@ -84,7 +84,7 @@ extension Simulation {
         // available, else the cell radio [S37] (see `networkSource`).
         var wifi = sources.contains(.wifi), cell = sources.contains(.reduced)
         if sources.contains(.cell) {
-            if networkSource(trajectory.position(at: now)) == .wifi { wifi = true } else { cell = true }
+            if positioning.networkSource(trajectory.position(at: now)) == .wifi { wifi = true } else { cell = true }
         }
         if sources.contains(.gnss) { energy.add(table.gnssPerSecond * dt, to: .gnss) }
         if wifi { energy.add(table.wifiPerSecond * dt, to: .wifi) }

@@ -96,78 +96,15 @@ extension Simulation {
             emit(.locationError(.denied))
             return
         }
-        let truth = trajectory.state(at: now)
-        locationService.startSignificantChanges(at: truth.coordinate, time: now, threshold: significantThreshold(at: truth.coordinate))
-        if rng.chance(constants.cachedFixProbability) {
-            emit(.significantChange(lastKnownFix ?? cachedSignificantFix()))
-        } else {
-            let fix = significantFix(truth)
-            locationService.record(fix)
-            emit(.significantChange(fix))
-        }
+        let fix = locationService.beginSignificantChanges(locationStep(trajectory.state(at: now)), positioning: positioning, rng: &rng)
+        emit(.significantChange(fix))
     }
 
-    /// A cached fix for a device that has none yet: minutes old and coarse (the cached-fix constants).
-    mutating func cachedSignificantFix() -> Fix {
-        let age = rng.uniform(constants.cachedFixAgeMinSeconds, constants.cachedFixAgeMaxSeconds)
-        let accuracy = rng.uniform(constants.cachedFixAccuracyMinMeters, constants.cachedFixAccuracyMaxMeters)
-        let sigma = accuracy / PositionError.radiusPerSigma
-        let position = PositionError.offset(trajectory.position(at: now - age), east: sigma * rng.normal(), north: sigma * rng.normal())
-        return Fix(coordinate: position, horizontalAccuracy: accuracy, timestamp: date(now - age),
-                   source: accuracy < constants.significantChangeAccuracyMinMeters ? .wifi : .cell)
-    }
-
-    /// The movement that fires the next significant change from `position`: the distance to the next
-    /// cell tower, denser in urban areas.
-    mutating func significantThreshold(at position: Coordinate) -> Double {
-        isUrban(position)
-            ? rng.uniform(constants.significantChangeUrbanMinMeters, constants.significantChangeUrbanMaxMeters)
-            : rng.uniform(constants.significantChangeRuralMinMeters, constants.significantChangeRuralMaxMeters)
-    }
-
-    /// A fresh significant-change fix: often better than cell level (Wi-Fi assisted), else cell
-    /// level; under reduced accuracy, a reduced-accuracy fix.
-    mutating func significantFix(_ truth: Trajectory.State) -> Fix {
-        if sourceClass(.kilometer) == .reduced {
-            return measure(truth, source: .cell, range: (constants.reducedAccuracyMinMeters, constants.reducedAccuracyMaxMeters),
-                           quality: rng.unit())
-        }
-        if rng.chance(constants.significantChangeWifiProbability) {
-            return measure(truth, source: .wifi, range: (constants.significantChangeWifiAccuracyMinMeters,
-                                                         constants.significantChangeWifiAccuracyMaxMeters), quality: rng.unit())
-        }
-        return measure(truth, source: .cell, range: (constants.significantChangeAccuracyMinMeters,
-                                                     constants.significantChangeAccuracyMaxMeters), quality: rng.unit())
-    }
-
-    /// Fires once the device has moved the drawn distance from the last event's position, no sooner
-    /// than the minimum interval (under reduced accuracy, the reduced-accuracy interval), and at least
-    /// every idle-wake interval without movement; works while the app is not running.
+    /// One tick of significant-change monitoring; an event that fires goes through the delivery policy above.
     mutating func stepSignificantChanges(_ truth: Trajectory.State) {
         trackForceQuitPosition(truth)
-        guard var s = significant, permissions.locationAuthorized else { return }
-        var interval = constants.significantChangeIntervalSeconds
-        if sourceClass(.kilometer) == .reduced { interval = max(interval, constants.reducedUpdateIntervalSeconds) }
-        guard now - s.lastTime >= interval else { return }
-        let threshold = s.threshold ?? significantThreshold(at: truth.coordinate)
-        let moved = s.lastPosition.map { Geodesy.haversineDistance($0, truth.coordinate) } ?? .infinity
-        let idleWake = constants.significantChangeIdleWakeSeconds > 0 && now - s.lastTime >= constants.significantChangeIdleWakeSeconds
-        guard moved >= threshold || idleWake else {
-            s.threshold = threshold
-            locationService.commitSignificantStep(s)
-            return
-        }
-        if moved >= threshold {
-            s.lastPosition = truth.coordinate
-            s.threshold = significantThreshold(at: truth.coordinate)
-        } else {
-            s.threshold = threshold
-            note("significant-change idle wake (\(Int(now - s.lastTime)) s without a cell change)")
-        }
-        s.lastTime = now
-        locationService.commitSignificantStep(s)
-        let fix = significantFix(truth)
-        locationService.record(fix)
-        deliverSystemLocationEvent(.significantChange(fix), reason: .location)
+        guard let fired = locationService.stepSignificant(locationStep(truth), positioning: positioning, rng: &rng) else { return }
+        if let text = fired.note { note(text) }
+        deliverSystemLocationEvent(.significantChange(fired.fix), reason: .location)
     }
 }

@@ -42,58 +42,12 @@ extension Simulation {
         if pending > 0 { note("visit monitoring stopped: \(pending) visit(s) not delivered") }
     }
 
-    /// Detects arrivals and departures from the true path, and delivers the reports that are due.
+    /// Detects arrivals and departures from the true path (`LocationService.stepVisits`), and
+    /// delivers the reports that are due.
     mutating func stepVisits(_ truth: Trajectory.State) {
-        guard var v = visits, permissions.locationAuthorized else { return }
+        guard let step = locationService.stepVisits(locationStep(truth), positioning: positioning, rng: &rng) else { return }
         energy.add(constants.energy.visitMonitoringPerSecond * constants.updateIntervalSeconds, to: .regionMonitoring)
-        let radius = constants.visitRadiusMeters
-        if let stay = v.stay {
-            if Geodesy.haversineDistance(stay.center, truth.coordinate) > radius {
-                note("visit departure detected")
-                queueVisitReport(&v, Visit(coordinate: stay.reported, horizontalAccuracy: stay.accuracy,
-                                           arrival: stay.arrival.map { date($0) }, departure: date(now)))
-                v.stay = nil
-                v.candidate = truth.coordinate
-                v.candidateSince = now
-                v.candidateAtStart = false
-            }
-        } else if let candidate = v.candidate, Geodesy.haversineDistance(candidate, truth.coordinate) <= radius {
-            if now - v.candidateSince >= constants.visitMinimumStaySeconds {
-                let place = visitPlace(truth.coordinate, arrival: v.candidateAtStart ? nil : v.candidateSince)
-                v.stay = place
-                if let arrival = place.arrival {
-                    note("visit arrival detected")
-                    queueVisitReport(&v, Visit(coordinate: place.reported, horizontalAccuracy: place.accuracy,
-                                               arrival: date(arrival), departure: nil))
-                } else {
-                    note("visit in progress since before monitoring started: no arrival event")
-                }
-            }
-        } else {
-            v.candidateAtStart = v.candidate == nil && v.candidateAtStart
-            v.candidate = truth.coordinate
-            v.candidateSince = now
-        }
-        let due = v.reports.prefix { $0.due <= now }
-        v.reports.removeFirst(due.count)
-        locationService.commitVisitStep(v)
-        for report in due { deliverSystemLocationEvent(.visit(report.visit), reason: .location) }
-    }
-
-    /// The place of a new visit, reported with its accuracy (reduced accuracy without Precise Location).
-    private mutating func visitPlace(_ center: Coordinate, arrival: Double?) -> VisitMonitoring.Place {
-        let reduced = sourceClass(.best) == .reduced
-        let accuracy = reduced
-            ? rng.uniform(constants.reducedAccuracyMinMeters, constants.reducedAccuracyMaxMeters)
-            : rng.uniform(constants.visitAccuracyMinMeters, constants.visitAccuracyMaxMeters)
-        let sigma = accuracy / PositionError.radiusPerSigma
-        let reported = PositionError.offset(center, east: sigma * rng.normal(), north: sigma * rng.normal())
-        return VisitMonitoring.Place(center: center, reported: reported, accuracy: accuracy, arrival: arrival)
-    }
-
-    /// Queues a report for late delivery, after every report already queued.
-    private mutating func queueVisitReport(_ v: inout VisitMonitoring, _ visit: Visit) {
-        let delay = rng.uniform(constants.visitReportDelayMinSeconds, constants.visitReportDelayMaxSeconds)
-        v.reports.append(VisitMonitoring.Report(due: max(now + delay, v.reports.last?.due ?? 0), visit: visit))
+        for text in step.notes { note(text) }
+        for visit in step.due { deliverSystemLocationEvent(.visit(visit), reason: .location) }
     }
 }

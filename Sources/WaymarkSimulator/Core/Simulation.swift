@@ -54,7 +54,8 @@ public struct Simulation: Sendable {
     var queue = EventQueue<SimulationAction>()
     var outbox: [DeviceEvent] = []
     var rng: SeededRandom
-    var errorModel: PositionError
+    /// What positioning delivers where (sources, accuracies, outages); read-only.
+    let positioning: Positioning
     /// The permission centre: settings, the prompt on screen, temporary and provisional grants.
     var permissions = PermissionCentre(device: DeviceSetup())
     /// The app's process (lifecycle, background windows and tasks, the force-quit record).
@@ -62,7 +63,7 @@ public struct Simulation: Sendable {
     /// The system's region monitor (registrations persist across launches).
     var regions = RegionMonitoring()
     /// The location service's sessions (standard, one-shot, significant-change, visits, held fixes).
-    var locationService = LocationService()
+    var locationService: LocationService
     /// The motion coprocessor's classifier.
     var motion = MotionClassifier()
     /// The network and the server (`world.network`); uploads meet it through ``SimulatedNetworkTransport``.
@@ -96,7 +97,8 @@ public struct Simulation: Sendable {
         self.endTime = scenario.durationSeconds ?? self.trajectory.endTime + 60
         self.app = app
         self.rng = SeededRandom(seed: self.seed, stream: "device")
-        self.errorModel = PositionError(timeConstant: constants.positionErrorTimeConstantSeconds)
+        self.locationService = LocationService(errorTimeConstant: constants.positionErrorTimeConstantSeconds)
+        self.positioning = Positioning(constants: constants, world: scenario.world, trajectory: self.trajectory, epoch: epoch)
         setUpDevice()
         for (i, action) in (scenario.user?.actions ?? []).enumerated() {
             queue.schedule(.user(i), at: action.at)

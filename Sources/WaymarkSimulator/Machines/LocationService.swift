@@ -6,12 +6,11 @@ import WaymarkGeo
 /// updates, one-shot requests, significant-change and visit monitoring, the last fix the system
 /// knows, and the fixes it holds for a suspended app.
 ///
-/// It owns which sessions exist and their transitions; how fixes are measured and when events reach
+/// It owns which sessions exist, their transitions and how their fixes are measured (the per-tick
+/// steps are in `LocationService+Fixes` and `+SystemEvents`); whether and when an event reaches
 /// the app stays with the simulation (`Simulation+Location`, `+SignificantChanges`, `+Visits`,
-/// `+HeldFixes`). A per-tick step works on a copy of a session (it draws from the simulation's
-/// random stream as it goes) and hands it back with a `commit` method, which keeps it only while
-/// the session still runs. Standard updates and one-shots end with the process; significant
-/// changes and visits persist across launches.
+/// `+HeldFixes`). Standard updates and one-shots end with the process; significant changes and
+/// visits persist across launches.
 struct LocationService: Sendable {
     /// Standard updates (or iOS 17 live updates) of the current process.
     private(set) var standard: StandardUpdates?
@@ -26,6 +25,14 @@ struct LocationService: Sendable {
     private(set) var lastKnownFix: Fix?
     /// Fixes the system holds for a suspended app, oldest first (see `Simulation+HeldFixes`).
     private(set) var heldFixes: [Fix] = []
+    /// The receiver's correlated position error.
+    var errorModel: PositionError
+
+    /// A location service with nothing running, whose position error stays correlated over
+    /// `errorTimeConstant` seconds (``PlatformConstants/positionErrorTimeConstantSeconds``).
+    init(errorTimeConstant: Double = PlatformConstants().positionErrorTimeConstantSeconds) {
+        errorModel = PositionError(timeConstant: errorTimeConstant)
+    }
 
     // MARK: standard and live updates
 
