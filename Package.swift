@@ -209,6 +209,7 @@ let package = Package(
                 .nioCore,
                 .nioHTTP1,
             ],
+            exclude: ["Golden"],   // read by path (HelpGoldenTests), not bundled
             swiftSettings: swiftSettings
         ),
     ]

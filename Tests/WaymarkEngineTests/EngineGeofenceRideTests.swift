@@ -22,7 +22,7 @@ struct EngineGeofenceRideTests {
         try await rig.engine.geofences.replace(with: [Self.shop])
         await rig.engine.ride.start(rideID: "r1")
         for t in 0..<400 { rig.device.send(.locations([Ride.fix(Double(t), east: Double(t) * 5, speed: 5)])) }
-        while await rig.engine.eventsHandled < 402 { await Task.yield() }
+        #expect(await rig.engine.diagnostics.waitUntilHandled(402))
 
         // Late subscribers get the current values at once.
         var presence: [String: FencePresence]?
@@ -53,5 +53,26 @@ struct EngineGeofenceRideTests {
         #expect(!stored.contains { if case .gap = $0 { true } else { false } })
         guard case .checkpoint(let last)? = stored.last else { Issue.record("the last record is not a checkpoint"); return }
         #expect(last.state == .ended)
+    }
+
+    @Test("waitUntilHandled returns true once that many events are handled, false for a cancelled waiter or a stopped engine")
+    func waitUntilHandled() async throws {
+        guard #available(macOS 15, iOS 18, *) else { return }
+        let rig = EngineTests.Rig()
+        let waiter = Task { await rig.engine.diagnostics.waitUntilHandled(2) }
+        rig.device.send(.launched(reason: .user))
+        #expect(await rig.device.nextCommand() == .createLocationManager)
+        rig.device.send(T.auth(.authorizedWhenInUse))
+        #expect(await waiter.value)
+        #expect(await rig.engine.diagnostics.eventsHandled == 2)
+        #expect(await rig.engine.diagnostics.waitUntilHandled(1))   // already reached
+
+        let cancelled = Task { await rig.engine.diagnostics.waitUntilHandled(100) }
+        cancelled.cancel()
+        #expect(await cancelled.value == false)
+        let pending = Task { await rig.engine.diagnostics.waitUntilHandled(100) }
+        await rig.stop()
+        #expect(await pending.value == false)
+        #expect(await rig.engine.diagnostics.waitUntilHandled(100) == false)
     }
 }

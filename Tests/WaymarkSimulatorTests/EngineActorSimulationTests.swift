@@ -7,16 +7,6 @@ import WaymarkGeo
 /// The real ``Engine`` actor and its async API over a ``SimulatedDevice``, second by second.
 @Suite("Engine actor over SimulatedDevice")
 struct EngineActorSimulationTests {
-    /// Waits (by yielding, never sleeping) until the engine handled every event the device delivered.
-    static func settle(_ engine: Engine, _ device: SimulatedDevice) async throws {
-        for _ in 0..<10_000 {
-            let delivered = await device.state.received.count
-            if await engine.eventsHandled >= delivered { return }
-            await Task.yield()
-        }
-        Issue.record("the engine did not catch up with the device")
-    }
-
     /// Runs the engine on the device's virtual clock: no real time passes.
     @Test("first launch: request() returns both results, no collision, one start; early and late subscribers see located once",
           arguments: LocationBackend.allCases)
@@ -32,17 +22,15 @@ struct EngineActorSimulationTests {
             return seen
         }
         await device.open()
-        try await Self.settle(engine, device)
+        await device.settle(engine)
         // The app asks at launch: let the request reach the device before time moves on.
+        let sent = await device.commandsPerformed
         let request = Task { try await engine.permissions.request([.notifications([.alert, .sound]), .locationWhenInUse]) }
-        for _ in 0..<10_000 {
-            if await device.state.stats.promptsShown > 0 { break }
-            await Task.yield()
-        }
+        await device.waitForCommands(sent + 1)
         #expect(await device.state.stats.promptsShown == 1)
         for _ in 0..<60 {
             await device.advance(by: 1)
-            try await Self.settle(engine, device)
+            await device.settle(engine)
         }
         let outcomes = try await request.value
         #expect(outcomes.map(\.result) == [.granted, .granted])

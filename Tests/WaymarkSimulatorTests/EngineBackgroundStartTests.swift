@@ -21,16 +21,16 @@ struct EngineBackgroundStartTests {
         let engine = Engine(device: device, clock: device.clock)
         let run = Task { await engine.run() }
         await device.open()
-        try await EngineActorSimulationTests.settle(engine, device)
+        await device.settle(engine)
         for _ in 0..<100 {
             await device.advance(by: 1)
-            try await EngineActorSimulationTests.settle(engine, device)
+            await device.settle(engine)
         }
         // The push's wake: the app starts a ride while not in use.
         await engine.ride.start(rideID: "r1")
         for _ in 0..<99 {
             await device.advance(by: 1)
-            try await EngineActorSimulationTests.settle(engine, device)
+            await device.settle(engine)
         }
         var sim = await device.state
         let rideStarts = { (sim: Simulation) in
@@ -47,7 +47,7 @@ struct EngineBackgroundStartTests {
         // The user opens the app at 200 s: the engine asks again and the ride records.
         for _ in 0..<100 {
             await device.advance(by: 1)
-            try await EngineActorSimulationTests.settle(engine, device)
+            await device.settle(engine)
         }
         sim = await device.state
         let foregroundStart = sim.log.entries.first { entry in

@@ -43,6 +43,33 @@ struct SimulatedClockTests {
         await #expect(throws: CancellationError.self) { try await sleeper.value }
     }
 
+    @Test("time moved backwards stops the program, naming the call: a simulation run to the past, a negative advance, a clock advanced by a negative duration")
+    func timeOnlyMovesForward() async throws {
+        let run = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            var sim = try Simulation(scenario: Fixture.opened(duration: 60))
+            sim.run(until: 10)
+            sim.run(until: 5)
+        }
+        #expect(String(decoding: run.standardErrorContent, as: UTF8.self)
+            .contains("Simulation.run(until: 5.0) is before the current virtual second 10.0"))
+        let advance = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            var sim = try Simulation(scenario: Fixture.opened(duration: 60))
+            sim.advance(by: -1)
+        }
+        #expect(String(decoding: advance.standardErrorContent, as: UTF8.self).contains("Simulation.advance(by: -1.0)"))
+        let clock = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            guard #available(macOS 15, iOS 18, *) else { preconditionFailure("SimulatedClock.advance(by: needs macOS 15") }
+            SimulatedClock(startingAt: 0).advance(by: .seconds(-1))
+        }
+        #expect(String(decoding: clock.standardErrorContent, as: UTF8.self).contains("SimulatedClock.advance(by: -1.0 seconds)"))
+        // Standing still is allowed.
+        var sim = try Simulation(scenario: Fixture.opened(duration: 60))
+        sim.run(until: 10)
+        sim.run(until: 10)
+        sim.advance(by: 0)
+        #expect(sim.now == 10)
+    }
+
     @Test("the engine's launch timeout fires on virtual time: unavailable(timeout) after 20 virtual seconds, and the service is released")
     func engineTimeoutOnVirtualTime() async throws {
         guard #available(macOS 15, iOS 18, *) else { return }
@@ -50,15 +77,13 @@ struct SimulatedClockTests {
         let engine = Engine(device: device, clock: device.clock)
         let run = Task { await engine.run() }
         await device.open()
-        try await EngineActorSimulationTests.settle(engine, device)
+        await device.settle(engine)
         await device.advance(by: 19)
-        try await EngineActorSimulationTests.settle(engine, device)
+        await device.settle(engine)
         #expect(await engine.launchLocation.current == .locating)
         await device.advance(by: 1)
-        // The timer's task wakes on the clock; wait for it by yielding (no real time passes).
-        for _ in 0..<10_000 where await engine.launchLocation.current == .locating { await Task.yield() }
+        await device.settle(engine)   // the timeout is due: settle hands it to the engine, whose timer task may run later
         #expect(await engine.launchLocation.current == .unavailable(.timeout))
-        for _ in 0..<10_000 where await device.state.stopTimes.isEmpty { await Task.yield() }
         #expect(await device.state.stopTimes == [20])
         await device.finish()
         await run.value

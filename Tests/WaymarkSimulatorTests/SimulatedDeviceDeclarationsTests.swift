@@ -32,7 +32,7 @@ struct SimulatedDeviceDeclarationsTests {
         let engine = Engine(device: device, clock: device.clock)
         let run = Task { await engine.run() }
         await device.open()
-        try await EngineActorSimulationTests.settle(engine, device)
+        await device.settle(engine)
         #expect(await engine.diagnostics.current.isEmpty)
         await engine.ride.start(rideID: "r1")
         let problems = await engine.diagnostics.current
@@ -53,7 +53,7 @@ struct SimulatedDeviceDeclarationsTests {
         let engine = Engine(device: device, clock: device.clock)
         let run = Task { await engine.run() }
         await device.open()
-        try await EngineActorSimulationTests.settle(engine, device)
+        await device.settle(engine)
         let problems = await engine.diagnostics.current
         #expect(problems.contains(.backgroundAppRefreshOff) == reported, "\(problems)")
         #expect(problems.count == (reported ? 1 : 0))

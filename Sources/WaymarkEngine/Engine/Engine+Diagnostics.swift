@@ -45,9 +45,60 @@ public struct EngineDiagnostics: Sendable {
     public var launch: LaunchAttribution? {
         get async { await engine.launchAttributions.current }
     }
+
+    /// How many device events the engine has handled so far, each with its commands performed and
+    /// its updates published.
+    public var eventsHandled: Int {
+        get async { await engine.eventsHandled }
+    }
+
+    /// Returns once the engine has handled `count` device events (``eventsHandled``): true; false
+    /// when the engine stops, or the waiting task is cancelled, first.
+    ///
+    /// For tests that drive the device themselves: after making it deliver events, wait for the
+    /// engine to catch up instead of yielding or sleeping. Over a simulated device,
+    /// `SimulatedDevice.settle(_:)` (WaymarkSimulator) does this for every event it delivered.
+    ///
+    /// ```swift
+    /// device.send(.locations([fix]))                          // the 12th event
+    /// _ = await engine.diagnostics.waitUntilHandled(12)
+    /// ```
+    public func waitUntilHandled(_ count: Int) async -> Bool {
+        await engine.waitUntilHandled(count)
+    }
 }
 
 extension Engine {
+    func waitUntilHandled(_ count: Int) async -> Bool {
+        if eventsHandled >= count { return true }
+        if stopped { return false }
+        nextHandledWaiter += 1
+        let id = nextHandledWaiter
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                if Task.isCancelled {
+                    continuation.resume(returning: false)
+                } else {
+                    handledWaiters[id] = (count, continuation)
+                }
+            }
+        } onCancel: {
+            Task { await self.cancelHandledWaiter(id) }
+        }
+    }
+
+    /// Resumes the waiters whose count is reached (true), or every waiter once stopped (false).
+    func resumeHandledWaiters() {
+        for (id, waiter) in handledWaiters where stopped || waiter.count <= eventsHandled {
+            handledWaiters[id] = nil
+            waiter.continuation.resume(returning: !stopped)
+        }
+    }
+
+    private func cancelHandledWaiter(_ id: Int) {
+        handledWaiters.removeValue(forKey: id)?.continuation.resume(returning: false)
+    }
+
     /// Reads the app's declarations once, at start: adopts its usage descriptions when the
     /// configuration gave none, and publishes the problems.
     func readDeclarations() async {

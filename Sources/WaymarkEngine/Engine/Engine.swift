@@ -30,6 +30,9 @@ public actor Engine {
     var effects: Task<Void, Never>?
     /// Device events fully handled (commands performed); lets tests wait until the engine is idle.
     var eventsHandled = 0
+    /// Tasks waiting in ``EngineDiagnostics/waitUntilHandled(_:)``, by waiter id: the count each waits for.
+    var handledWaiters: [Int: (count: Int, continuation: CheckedContinuation<Bool, Never>)] = [:]
+    var nextHandledWaiter = 0
     /// The time of the latest device event handled; app calls are never stamped earlier.
     var latestEventTime: Date?
 
@@ -129,6 +132,7 @@ public actor Engine {
             let out = core.handle(timed.event, at: timed.time)
             await apply(out)
             eventsHandled += 1
+            resumeHandledWaiters()
         }
         await stop()
     }
@@ -143,6 +147,7 @@ public actor Engine {
             waiter.resume(throwing: EngineError(.stopped, "the engine stopped before the permission requests finished"))
         }
         waiters = [:]
+        resumeHandledWaiters()
         await launchStates.finish()
         await authorizationStates.finish()
         await mapStates.finish()

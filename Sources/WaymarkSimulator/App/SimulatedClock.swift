@@ -12,11 +12,12 @@ import Synchronization
 /// let engine = Engine(device: device, clock: device.clock)
 /// Task { await engine.run() }
 /// await device.advance(by: 30)                 // a 20 s timeout has come due
-/// await engine.handleDeadlines(through: await device.now())   // deterministic: no race with its timer task
+/// await device.settle(engine)                 // deterministic: no race with its timer task
 /// ```
 ///
 /// Waking a sleeper resumes its task; when that task runs is up to the scheduler. A test that must
-/// see a deadline's effects before time moves on calls `Engine.handleDeadlines(through:)`.
+/// see a deadline's effects before time moves on calls ``SimulatedDevice/settle(_:)`` (or
+/// `Engine.handleDeadlines(through:)`).
 ///
 /// `Sendable`: its state is behind a `Mutex`.
 @available(macOS 15, iOS 18, *)
@@ -102,23 +103,26 @@ public final class SimulatedClock: Clock, Sendable {
         self.init(seconds: seconds)
     }
 
-    /// Moves virtual time forward by `duration` (a negative one is ignored) and wakes every sleeper
-    /// whose deadline came. A device's clock moves with its device; advance only a clock of your own.
+    /// Moves virtual time forward by `duration` and wakes every sleeper whose deadline came. A
+    /// device's clock moves with its device; advance only a clock of your own.
+    ///
+    /// - precondition: `duration` is zero or more (a negative one stops the program, naming it).
     public func advance(by duration: Duration) {
+        precondition(duration >= .zero, "SimulatedClock.advance(by: \(duration)): time only moves forward")
         wake(state.withLock { s in
-            s.now = s.now.advanced(by: max(.zero, duration))
+            s.now = s.now.advanced(by: duration)
             return Self.takeDue(&s)
         })
     }
 
-    /// Moves to virtual second `seconds` (never back) and wakes every sleeper whose deadline came.
+    /// Moves to the device's virtual second `seconds` and wakes every sleeper whose deadline came.
+    ///
+    /// - precondition: `seconds` is not before ``now`` (the device's time never goes back).
     func move(to seconds: Double) {
-        move(to: Instant(offset: .seconds(seconds)))
-    }
-
-    private func move(to target: Instant) {
+        let target = Instant(offset: .seconds(seconds))
         wake(state.withLock { s in
-            if s.now < target { s.now = target }
+            precondition(target >= s.now, "SimulatedClock moved back from \(s.now.offset) to \(target.offset)")
+            s.now = target
             return Self.takeDue(&s)
         })
     }

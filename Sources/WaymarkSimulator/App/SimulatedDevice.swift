@@ -21,6 +21,9 @@ import WaymarkGeo
 public actor SimulatedDevice: Device {
     private var simulation: Simulation
     private var yielded = 0
+    /// Commands the app performed on this device, and tasks waiting in ``waitForCommands(_:)``.
+    public private(set) var commandsPerformed = 0
+    private var commandWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
     private let continuation: AsyncStream<TimedDeviceEvent>.Continuation
 
     /// Every event delivered to the app, in order. Single consumer.
@@ -53,6 +56,26 @@ public actor SimulatedDevice: Device {
     public func perform(_ command: DeviceCommand) {
         simulation.perform(command)
         flush()
+        commandsPerformed += 1
+        let ready = commandWaiters.filter { $0.count <= commandsPerformed }
+        commandWaiters.removeAll { $0.count <= commandsPerformed }
+        for waiter in ready { waiter.continuation.resume() }
+    }
+
+    /// Returns once the app has performed `count` commands on this device in all
+    /// (``commandsPerformed``): for a test that starts an engine call in a task and must let it
+    /// reach the device before time moves on.
+    ///
+    /// ```swift
+    /// let sent = await device.commandsPerformed
+    /// let request = Task { try await engine.permissions.request([.locationWhenInUse]) }
+    /// await device.waitForCommands(sent + 1)    // the prompt is on screen at this virtual second
+    /// ```
+    ///
+    /// It waits for as long as it takes: a command that never comes never returns.
+    public func waitForCommands(_ count: Int) async {
+        guard commandsPerformed < count else { return }
+        await withCheckedContinuation { commandWaiters.append((count, $0)) }
     }
 
     public func now() -> Date { simulation.currentDate }
@@ -79,12 +102,16 @@ public actor SimulatedDevice: Device {
     }
 
     /// Advances virtual time by `seconds`, yielding the events produced.
+    ///
+    /// - precondition: `seconds` is zero or more.
     public func advance(by seconds: Double) {
         simulation.advance(by: seconds)
         flush()
     }
 
     /// Runs to virtual second `t`, yielding the events produced.
+    ///
+    /// - precondition: `t` is not before the current virtual second.
     public func run(until t: Double) {
         simulation.run(until: t)
         flush()
@@ -102,6 +129,33 @@ public actor SimulatedDevice: Device {
 
     /// Ends the event stream.
     public func finish() { continuation.finish() }
+
+    /// Returns once `engine`, running over this device, has handled every event the device has
+    /// delivered, including those its commands produced meanwhile, and every deadline due by the
+    /// device's current second; returns early if the engine stops.
+    ///
+    /// Call it after each ``open()``, ``advance(by:)`` or ``run(until:)`` so the engine has done
+    /// everything due before time moves on. It waits on the engine
+    /// (`EngineDiagnostics.waitUntilHandled(_:)`), never on real time or by yielding.
+    ///
+    /// ```swift
+    /// Task { await engine.run() }
+    /// await device.open()
+    /// await device.settle(engine)
+    /// await device.advance(by: 20)
+    /// await device.settle(engine)               // a 20 s timeout has fired and its commands are done
+    /// ```
+    public func settle(_ engine: Engine) async {
+        while true {
+            let delivered = yielded
+            guard await engine.diagnostics.waitUntilHandled(delivered) else { return }
+            if yielded > delivered { continue }   // its commands produced more events
+            // The engine's timer sleeps on `clock`; its task may run only later, so hand the engine
+            // what is due now directly (a deadline handled twice does nothing the second time).
+            await engine.handleDeadlines(through: simulation.currentDate)
+            if yielded == delivered { return }
+        }
+    }
 
     private func flush() {
         if #available(macOS 15, iOS 18, *) { clock.move(to: simulation.now) }

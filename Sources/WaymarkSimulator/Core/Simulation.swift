@@ -139,7 +139,11 @@ public struct Simulation: Sendable {
     /// Runs every scheduled action up to and including virtual time `t`, then sets the clock to `t`.
     /// The app's timer (``SimulatedApp/nextDeadline``) fires in between, only while the process runs;
     /// a scheduled action at the same instant goes first.
+    ///
+    /// - precondition: `t` is not before ``now`` (virtual time only moves forward; a time in the
+    ///   past, or NaN, stops the program, naming both).
     public mutating func run(until t: Double) {
+        precondition(t >= now, "Simulation.run(until: \(t)) is before the current virtual second \(now); time only moves forward")
         while true {
             let queued = queue.nextTime.flatMap { $0 <= t ? $0 : nil }
             if let due = dueAppDeadline, due <= t, due < (queued ?? .infinity) {
@@ -157,7 +161,12 @@ public struct Simulation: Sendable {
     }
 
     /// Advances the clock by `seconds`.
-    public mutating func advance(by seconds: Double) { run(until: now + seconds) }
+    ///
+    /// - precondition: `seconds` is zero or more.
+    public mutating func advance(by seconds: Double) {
+        precondition(seconds >= 0, "Simulation.advance(by: \(seconds)): time only moves forward")
+        run(until: now + seconds)
+    }
 
     /// Runs to the scenario's end.
     public mutating func runToEnd() { run(until: endTime) }

@@ -109,6 +109,7 @@ public struct SimulatedPhone {
     /// Runs the simulation to `t` (seconds from the start) and does what the app's process did
     /// meanwhile; see the type's description.
     /// - Throws: a `SyncError` from the store, or an error from the transport.
+    /// - Precondition: `t` is not before the simulation's current second.
     public mutating func advance(to t: Double) async throws {
         simulation.run(until: t)
         let now = simulation.date(t)

@@ -17,7 +17,6 @@ import WaymarkSimulator
 @MainActor
 final class SimulatedPhone {
     let simulated: SimulatedDevice
-    let device: CountingDevice
     let store: MemoryAppStateStore
     let server = FakeServer()
     let app: AppModel
@@ -25,10 +24,9 @@ final class SimulatedPhone {
     init(scenario: Scenario, seed: UInt64 = 1, stored: StoredAppState = StoredAppState(), declaresInfoPlistKeys: Bool = true,
          backend: LocationBackend = .locationManager) throws {
         simulated = try SimulatedDevice(scenario: scenario, seed: seed)
-        device = CountingDevice(simulated)
         store = MemoryAppStateStore(stored)
         let server = server
-        app = AppModel(device: device, clock: simulated.clock, store: store,
+        app = AppModel(device: simulated, clock: simulated.clock, store: store,
                        declaredUsageDescriptions: declaresInfoPlistKeys ? Set(UsageDescriptionKey.allCases) : nil,
                        backend: backend, makeUploader: { _ in server })
     }
@@ -46,25 +44,13 @@ final class SimulatedPhone {
         await settle()
     }
 
-    /// Waits (by yielding, never sleeping) until the engine handled every event the device
-    /// delivered and every deadline due by the current virtual second, then lets the tab models'
-    /// subscriptions catch up.
+    /// Waits until the engine handled every event the device delivered and every deadline due by
+    /// the current virtual second (``SimulatedDevice/settle(_:)``: it waits on the engine, not on
+    /// time), then lets the tab models' subscriptions, tasks on the main actor, take what was
+    /// published.
     func settle() async {
-        await eventsHandled()
-        // The engine's timer sleeps on the device's virtual clock; its task may run late on a loaded
-        // machine, so hand the engine its due deadlines directly (their commands reach the
-        // simulator before time moves on).
-        await app.engine.handleDeadlines(through: simulated.now())
-        await eventsHandled()
+        await simulated.settle(app.engine)
         for _ in 0..<40 { await Task.yield() }
-    }
-
-    private func eventsHandled() async {
-        for _ in 0..<20_000 {
-            let delivered = await simulated.state.received.count
-            if await device.reader.reads >= delivered + 1 { break }
-            await Task.yield()
-        }
     }
 
     /// Advances virtual time one second at a time (the engine's clock is the device's).
