@@ -26,6 +26,8 @@ public actor UploadCompletions {
     /// Where outcomes are recorded.
     public nonisolated let store: UploadOutcomeStore
     private var waiters: [String: [UUID: CheckedContinuation<UploadResponse, Never>]] = [:]
+    /// Tasks in ``waitUntil(waiting:for:)``: the key and the number of sends each waits for.
+    private var watchers: [(key: String, count: Int, continuation: CheckedContinuation<Void, Never>)] = []
 
     /// Makes the rendezvous over a store.
     public init(store: UploadOutcomeStore) {
@@ -64,6 +66,7 @@ public actor UploadCompletions {
                     continuation.resume(returning: recorded.response)
                 } else {
                     waiters[key, default: [:]][id] = continuation
+                    notifyWatchers()
                 }
             }
         } onCancel: {
@@ -74,6 +77,20 @@ public actor UploadCompletions {
     /// How many sends wait for `key` (for tests and diagnostics).
     public func waiting(for key: String) -> Int { waiters[key]?.count ?? 0 }
 
+    /// Returns once exactly `count` sends wait for `key` (``waiting(for:)``): for tests that start
+    /// sends in tasks and must know they are waiting, or gone, before going on.
+    func waitUntil(waiting count: Int, for key: String) async {
+        guard waiting(for: key) != count else { return }
+        await withCheckedContinuation { watchers.append((key, count, $0)) }
+    }
+
+    private func notifyWatchers() {
+        guard !watchers.isEmpty else { return }
+        let ready = watchers.filter { waiting(for: $0.key) == $0.count }
+        watchers.removeAll { waiting(for: $0.key) == $0.count }
+        for watcher in ready { watcher.continuation.resume() }
+    }
+
     func deliver(key: String, response: UploadResponse) {
         guard let list = waiters.removeValue(forKey: key), !list.isEmpty else { return }
         // Forget the record only if it is this response: a wake-up that ran late (the send it was
@@ -81,11 +98,13 @@ public actor UploadCompletions {
         // not erase the newer outcome.
         if store.outcome(for: key)?.response == response { store.forget(key) }
         for continuation in list.values { continuation.resume(returning: response) }
+        notifyWatchers()
     }
 
     private func cancel(key: String, id: UUID) {
         guard let continuation = waiters[key]?.removeValue(forKey: id) else { return }
         if waiters[key]?.isEmpty == true { waiters[key] = nil }
         continuation.resume(returning: .cancelled)
+        notifyWatchers()
     }
 }

@@ -60,10 +60,7 @@ struct ReplayBroadcasterTests {
         }
         task.cancel()
         _ = await task.value
-        for _ in 0..<1000 {
-            if await broadcaster.subscriberCount == 0 { break }
-            await Task.yield()
-        }
+        await broadcaster.waitUntil(subscribers: 0)   // the removal runs in a task of its own
         #expect(await broadcaster.subscriberCount == 0)
     }
 }

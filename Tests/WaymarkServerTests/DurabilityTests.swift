@@ -68,7 +68,7 @@ struct DurabilityTests {
             let before = SyncCountingVFS.ledger(of: wal)
             try await withThrowingTaskGroup(of: IngestOutcome.self) { group in
                 for write in writes { group.addTask { try await store.ingest(write) } }
-                while store.groups.queued < writes.count { await Task.yield() }
+                await store.groups.waitUntilAdmitted(writes.count)
                 #expect(SyncCountingVFS.ledger(of: wal) == before, "nothing written while the writer is held")
                 held.release()
                 var stored = 0
@@ -94,16 +94,16 @@ struct DurabilityTests {
             let held = try await WriterHold(store.pool)
             async let first = store.ingest(IngestWrite(deviceID: good, idempotencyKey: "k1",
                                                        positions: [Self.point(good, second: 1)], receivedAt: Self.received))
-            while store.groups.queued < 1 { await Task.yield() }
+            await store.groups.waitUntilAdmitted(1)
             async let refused = store.ingest(IngestWrite(deviceID: revoked, positions: [Self.point(revoked, second: 1)],
                                                          receivedAt: Self.received))
-            while store.groups.queued < 2 { await Task.yield() }
+            await store.groups.waitUntilAdmitted(2)
             async let replay = store.ingest(IngestWrite(deviceID: good, idempotencyKey: "k1",
                                                         positions: [Self.point(good, second: 1)], receivedAt: Self.received))
-            while store.groups.queued < 3 { await Task.yield() }
+            await store.groups.waitUntilAdmitted(3)
             async let second = store.ingest(IngestWrite(deviceID: good, positions: [Self.point(good, second: 2)],
                                                         receivedAt: Self.received))
-            while store.groups.queued < 4 { await Task.yield() }
+            await store.groups.waitUntilAdmitted(4)
             held.release()
             let firstOutcome = try await first, secondOutcome = try await second, replayed = try await replay
             #expect(firstOutcome.stored == 1 && secondOutcome.stored == 1)

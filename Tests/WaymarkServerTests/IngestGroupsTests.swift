@@ -20,7 +20,7 @@ struct IngestGroupsTests {
             for (n, size) in sizes.enumerated() {
                 tasks.addTask {
                     // Arrival order is fixed: each request waits until the previous one is queued.
-                    while groups.admitted < n { await Task.yield() }
+                    await groups.waitUntilAdmitted(n)
                     let outcome = try await withCheckedThrowingContinuation { continuation in
                         if groups.enqueue(IngestGroups.Job(write: Self.write(size), continuation: continuation)) {
                             started.withLockedValue { $0 += 1 }
@@ -29,7 +29,7 @@ struct IngestGroupsTests {
                     return outcome.stored
                 }
             }
-            while groups.admitted < sizes.count { await Task.yield() }
+            await groups.waitUntilAdmitted(sizes.count)
             #expect(started.withLockedValue { $0 } == 2 && groups.committers == 2, "two of six requests start a committer")
             // Three requests at most; then 1 + 8 positions fit, 12 more do not; the 12 go alone.
             var cut: [[Int]] = []

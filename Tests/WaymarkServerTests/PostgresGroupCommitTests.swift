@@ -189,7 +189,7 @@ struct PostgresGroupCommitTests {
                     }
                 }
                 // Every request is in the store's hands before the lock goes (at the end of this transaction).
-                while store.groups.admitted < requests + 1 { await Task.yield() }
+                await store.groups.waitUntilAdmitted(requests + 1)
                 return tasks
             }
             var outcomes: [IngestOutcome] = []

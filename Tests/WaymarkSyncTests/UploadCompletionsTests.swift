@@ -9,7 +9,7 @@ struct UploadCompletionsTests {
     static let ack = UploadResponse.status(200, body: Array(#"{"result":"ok"}"#.utf8))
 
     func waitUntilWaiting(_ completions: UploadCompletions, _ key: String) async {
-        while await completions.waiting(for: key) == 0 { await Task.yield() }
+        await completions.waitUntil(waiting: 1, for: key)
     }
 
     @Test("a send waiting for its transfer gets the outcome when the delegate reports it, and the record is consumed")
@@ -55,7 +55,7 @@ struct UploadCompletionsTests {
         await waitUntilWaiting(completions, "k")
         send.cancel()
         #expect(await send.value == .cancelled)
-        while await completions.waiting(for: "k") > 0 { await Task.yield() }
+        await completions.waitUntil(waiting: 0, for: "k")   // the cancelled send is gone
         try completions.transferFinished(key: "k", response: Self.ack)
         #expect(await completions.outcome(for: "k") == Self.ack)
     }
@@ -67,7 +67,7 @@ struct UploadCompletionsTests {
         let completions = UploadCompletions(store: temp.store)
         let first = Task { await completions.outcome(for: "k") }
         let second = Task { await completions.outcome(for: "k") }
-        while await completions.waiting(for: "k") < 2 { await Task.yield() }
+        await completions.waitUntil(waiting: 2, for: "k")
         try completions.transferFinished(key: "k", response: .timedOut)
         #expect(await first.value == .timedOut)
         #expect(await second.value == .timedOut)

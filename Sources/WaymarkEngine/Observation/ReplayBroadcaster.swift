@@ -22,6 +22,8 @@ public actor ReplayBroadcaster<Value: Sendable> {
     public nonisolated let replaysCurrent: Bool
     private var continuations: [Int: AsyncStream<Value>.Continuation] = [:]
     private var nextID = 0
+    /// Tasks in ``waitUntil(subscribers:)``: the count each waits for.
+    private var watchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
 
     /// Makes a broadcaster, optionally with an initial current value.
     ///
@@ -48,6 +50,7 @@ public actor ReplayBroadcaster<Value: Sendable> {
         isFinished = true
         for continuation in continuations.values { continuation.finish() }
         continuations = [:]
+        notifyWatchers()
     }
 
     /// A new subscription: the current value first (when replaying), then every published value.
@@ -64,14 +67,31 @@ public actor ReplayBroadcaster<Value: Sendable> {
         continuation.onTermination = { [weak self] _ in
             Task { await self?.remove(id) }
         }
+        notifyWatchers()
         return stream
     }
 
     /// The values as an `AsyncSequence`; each iteration is its own subscription, made on the first `next()`.
     public nonisolated var values: ReplaySequence<Value> { ReplaySequence(broadcaster: self) }
 
+    /// Returns once exactly `count` subscriptions are live (``subscriberCount``). A subscription
+    /// that ended is removed shortly after its end, from a task; this waits for that.
+    func waitUntil(subscribers count: Int) async {
+        guard subscriberCount != count else { return }
+        await withCheckedContinuation { watchers.append((count, $0)) }
+    }
+
     private func remove(_ id: Int) {
         continuations[id] = nil
+        notifyWatchers()
+    }
+
+    private func notifyWatchers() {
+        guard !watchers.isEmpty else { return }
+        let count = subscriberCount
+        let ready = watchers.filter { $0.count == count }
+        watchers.removeAll { $0.count == count }
+        for watcher in ready { watcher.continuation.resume() }
     }
 }
 

@@ -21,6 +21,8 @@ struct IngestGroups: Sendable {
         var jobs: [Job] = []
         var committers = 0
         var admitted = 0
+        /// Tasks in ``waitUntilAdmitted(_:)``: the count each waits for.
+        var admittedWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
     /// Most requests committed together.
@@ -39,20 +41,43 @@ struct IngestGroups: Sendable {
 
     /// Queues `job`; true when the caller must start a committer (fewer than ``maxCommitters`` run).
     func enqueue(_ job: Job) -> Bool {
-        queue.withLockedValue { queue in
+        let (starts, admittedNow) = queue.withLockedValue { queue in
             queue.jobs.append(job)
             queue.admitted += 1
-            guard queue.committers < maxCommitters else { return false }
+            let admittedNow = queue.admittedWaiters.isEmpty ? [] : Self.takeAdmitted(&queue)
+            guard queue.committers < maxCommitters else { return (false, admittedNow) }
             queue.committers += 1
-            return true
+            return (true, admittedNow)
         }
+        for continuation in admittedNow { continuation.resume() }
+        return starts
+    }
+
+    /// Returns once `count` requests have been queued in all (``admitted``), committed or not: for
+    /// tests that must have every request in the store's hands before letting a commit go.
+    func waitUntilAdmitted(_ count: Int) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let ready = queue.withLockedValue { queue in
+                guard queue.admitted < count else { return true }
+                queue.admittedWaiters.append((count, continuation))
+                return false
+            }
+            if ready { continuation.resume() }
+        }
+    }
+
+    private static func takeAdmitted(_ queue: inout Queue) -> [CheckedContinuation<Void, Never>] {
+        let admitted = queue.admitted
+        let ready = queue.admittedWaiters.filter { $0.count <= admitted }.map(\.continuation)
+        queue.admittedWaiters.removeAll { $0.count <= admitted }
+        return ready
     }
 
     /// Requests waiting for a commit.
     var queued: Int { queue.withLockedValue { $0.jobs.count } }
     /// Committers running now.
     var committers: Int { queue.withLockedValue { $0.committers } }
-    /// Requests queued so far, committed or not (for tests that wait until every request has arrived).
+    /// Requests queued so far, committed or not.
     var admitted: Int { queue.withLockedValue { $0.admitted } }
 
     /// The next group, oldest first; `more` says whether jobs remain queued after it. When none

@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOEmbedded
 import Testing
@@ -40,18 +41,24 @@ struct LiveFeedBoundTests {
     func keepingUp() async throws {
         let feed = LiveFeed(maxPendingPositions: 1_000)
         let subscription = feed.subscribe()
+        // The reader says when it has taken each message, so the next is published only then.
+        let (taken, tookOne) = AsyncStream.makeStream(of: Int.self)
         let reader = Task {
             var sizes: [Int] = []
             for await message in subscription {
                 if case .positions(let list) = message { sizes.append(list.count) }
+                tookOne.yield(subscription.pendingPositions)
                 if sizes.reduce(0, +) >= 5_000 { break }
             }
             return sizes
         }
+        var afterEach: [Int] = []
+        var takenMessages = taken.makeAsyncIterator()
         for _ in 0..<10 {
             feed.publish(positions: Self.positions(500, device: "A"))
-            while subscription.pendingPositions > 0 { await Task.yield() }
+            afterEach.append(await takenMessages.next() ?? -1)
         }
+        #expect(afterEach == Array(repeating: 0, count: 10), "each batch of 500 was one message, taken whole")
         let sizes = await reader.value
         #expect(sizes.allSatisfy { $0 <= LiveFeed.chunkSize })
         #expect(sizes.reduce(0, +) == 5_000)
@@ -94,16 +101,16 @@ struct LiveFeedBoundTests {
         let loop = EmbeddedEventLoop()
         let connectionClosed = loop.makePromise(of: Void.self)
         let closeFuture = connectionClosed.futureResult
-        let started = ManualTime(TestServer.now)
+        let (started, starting) = AsyncStream.makeStream(of: Void.self)
         let running = Task {
             try await gate.run(closeFuture: closeFuture) { () throws -> Int in
-                started.flag = true
+                starting.yield()
                 var spins = 0
                 while !Task.isCancelled { spins += 1 }      // stands for a long decode that checks for cancellation
                 throw CancellationError()
             }
         }
-        while !started.flag { await Task.yield() }
+        for await _ in started { break }                     // the work holds the slot
         await #expect(throws: ServerError.self) {            // the one slot is taken and no one may wait
             _ = try await gate.run(closeFuture: nil) { 1 }
         }
@@ -115,18 +122,12 @@ struct LiveFeedBoundTests {
     }
 }
 
-/// A settable clock and flag shared with `@Sendable` closures in tests.
-final class ManualTime: @unchecked Sendable {
-    private let lock = NSLock()
-    private var _now: Date
-    private var _flag = false
-    init(_ now: Date) { _now = now }
+/// A settable clock shared with `@Sendable` closures in tests.
+final class ManualTime: Sendable {
+    private let time: NIOLockedValueBox<Date>
+    init(_ now: Date) { time = NIOLockedValueBox(now) }
     var now: Date {
-        get { lock.withLock { _now } }
-        set { lock.withLock { _now = newValue } }
-    }
-    var flag: Bool {
-        get { lock.withLock { _flag } }
-        set { lock.withLock { _flag = newValue } }
+        get { time.withLockedValue { $0 } }
+        set { time.withLockedValue { $0 = newValue } }
     }
 }
