@@ -48,6 +48,8 @@ public final class SimulatedClock: Clock, Sendable {
         var now: Instant
         var sleepers: [Sleeper] = []
         var nextID = 0
+        /// Tasks in ``waitUntil(sleepers:)``: the count each waits for.
+        var watchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
     private let state: Mutex<State>
@@ -69,12 +71,13 @@ public final class SimulatedClock: Clock, Sendable {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 enum Now { case wait, wake, cancel }
-                let now = state.withLock { s -> Now in
-                    if Task.isCancelled { return .cancel }
-                    if deadline <= s.now { return .wake }
+                let (now, watchers) = state.withLock { s -> (Now, [CheckedContinuation<Void, Never>]) in
+                    if Task.isCancelled { return (.cancel, []) }
+                    if deadline <= s.now { return (.wake, []) }
                     s.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
-                    return .wait
+                    return (.wait, Self.takeWatchers(&s))
                 }
+                for watcher in watchers { watcher.resume() }
                 switch now {
                 case .wait: break
                 case .wake: continuation.resume()
@@ -82,10 +85,12 @@ public final class SimulatedClock: Clock, Sendable {
                 }
             }
         } onCancel: {
-            let cancelled = state.withLock { s -> Sleeper? in
-                guard let i = s.sleepers.firstIndex(where: { $0.id == id }) else { return nil }
-                return s.sleepers.remove(at: i)
+            let (cancelled, watchers) = state.withLock { s -> (Sleeper?, [CheckedContinuation<Void, Never>]) in
+                guard let i = s.sleepers.firstIndex(where: { $0.id == id }) else { return (nil, []) }
+                let sleeper = s.sleepers.remove(at: i)
+                return (sleeper, Self.takeWatchers(&s))
             }
+            for watcher in watchers { watcher.resume() }
             cancelled?.continuation.resume(throwing: CancellationError())
         }
     }
@@ -127,15 +132,42 @@ public final class SimulatedClock: Clock, Sendable {
         })
     }
 
-    /// Removes and returns the sleepers whose deadline has come.
-    private static func takeDue(_ s: inout State) -> [Sleeper] {
+    /// How many tasks sleep on this clock now.
+    var sleeperCount: Int { state.withLock { $0.sleepers.count } }
+
+    /// Returns once exactly `count` tasks sleep on this clock (for tests that start a sleeper in a
+    /// task and must know it sleeps before moving time).
+    func waitUntil(sleepers count: Int) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let ready = state.withLock { s in
+                guard s.sleepers.count != count else { return true }
+                s.watchers.append((count, continuation))
+                return false
+            }
+            if ready { continuation.resume() }
+        }
+    }
+
+    /// Removes and returns the sleepers whose deadline has come, with the watchers that their
+    /// going satisfies.
+    private static func takeDue(_ s: inout State) -> (sleepers: [Sleeper], watchers: [CheckedContinuation<Void, Never>]) {
         let now = s.now
         let due = s.sleepers.filter { $0.deadline <= now }
         s.sleepers.removeAll { $0.deadline <= now }
-        return due
+        return (due, due.isEmpty ? [] : takeWatchers(&s))
     }
 
-    private func wake(_ sleepers: [Sleeper]) {
-        for sleeper in sleepers { sleeper.continuation.resume() }
+    /// Removes and returns the watchers whose count of sleepers is reached.
+    private static func takeWatchers(_ s: inout State) -> [CheckedContinuation<Void, Never>] {
+        guard !s.watchers.isEmpty else { return [] }
+        let count = s.sleepers.count
+        let ready = s.watchers.filter { $0.count == count }.map(\.continuation)
+        s.watchers.removeAll { $0.count == count }
+        return ready
+    }
+
+    private func wake(_ due: (sleepers: [Sleeper], watchers: [CheckedContinuation<Void, Never>])) {
+        for sleeper in due.sleepers { sleeper.continuation.resume() }
+        for watcher in due.watchers { watcher.resume() }
     }
 }

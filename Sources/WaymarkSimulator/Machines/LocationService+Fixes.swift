@@ -11,27 +11,7 @@ import WaymarkGeo
 /// simulation decides whether the app can take it. Random numbers are drawn in a fixed order, so a
 /// seed gives the same run.
 extension LocationService {
-    // MARK: measuring
-
-    /// A measured fix of the true state with correlated error of the source's size.
-    mutating func measure(_ truth: Trajectory.State, source: Fix.Source, range: (Double, Double), quality: Double,
-                          at now: Double, positioning: Positioning, rng: inout SeededRandom) -> Fix {
-        let accuracy = range.0 + (range.1 - range.0) * quality
-        let sigma = accuracy / PositionError.radiusPerSigma
-        let (east, north) = errorModel.sample(at: now, sigma: sigma, rng: &rng)
-        let coordinate = PositionError.offset(truth.coordinate, east: east, north: north)
-        let precise = source == .gnss
-        // Doppler velocity noise (about 0.3 m/s) is the same across and along the track: the
-        // speed is off by it, the course by its angle at the current speed.
-        let speedNoise = 0.3 * rng.normal(), crossNoise = 0.3 * rng.normal()
-        let course = (truth.course + atan2(crossNoise, max(truth.speed, 0.5)) * 180 / .pi + 360)
-            .truncatingRemainder(dividingBy: 360)
-        return Fix(coordinate: coordinate, horizontalAccuracy: accuracy,
-                   verticalAccuracy: precise ? accuracy * 1.5 : nil,
-                   speed: precise ? max(0, truth.speed + speedNoise) : nil,
-                   course: precise && truth.speed > 0.5 ? course : nil,
-                   timestamp: positioning.date(now), source: source)
-    }
+    // MARK: the cached fix
 
     /// The cached (stale, coarse) fix iOS often hands out at once when updates start, or nil.
     func cachedFix(at now: Double, positioning: Positioning, rng: inout SeededRandom) -> Fix? {
@@ -74,7 +54,7 @@ extension LocationService {
             s.quality = rng.unit()
             s.timeToFix = s.everAcquired ? c.gnssReacquireSeconds
                 : rng.uniform(c.gnssTimeToFirstFixMinSeconds, c.gnssTimeToFirstFixMaxSeconds)
-            errorModel.reset()
+            forgetPositionError()
         }
         if s.config.pausesLocationUpdatesAutomatically {
             if step.truth.speed < c.stillSpeedMetersPerSecond {

@@ -26,7 +26,7 @@ struct LocationService: Sendable {
     /// Fixes the system holds for a suspended app, oldest first (see `Simulation+HeldFixes`).
     private(set) var heldFixes: [Fix] = []
     /// The receiver's correlated position error.
-    var errorModel: PositionError
+    private var errorModel: PositionError
 
     /// A location service with nothing running, whose position error stays correlated over
     /// `errorTimeConstant` seconds (``PlatformConstants/positionErrorTimeConstantSeconds``).
@@ -155,6 +155,33 @@ struct LocationService: Sendable {
     /// Keeps the result of a tick's step on visit monitoring, unless it was stopped meanwhile.
     mutating func commitVisitStep(_ v: VisitMonitoring) {
         if visits != nil { visits = v }
+    }
+
+    // MARK: measuring
+
+    /// A measured fix of the true state with correlated error of the source's size.
+    mutating func measure(_ truth: Trajectory.State, source: Fix.Source, range: (Double, Double), quality: Double,
+                          at now: Double, positioning: Positioning, rng: inout SeededRandom) -> Fix {
+        let accuracy = range.0 + (range.1 - range.0) * quality
+        let sigma = accuracy / PositionError.radiusPerSigma
+        let (east, north) = errorModel.sample(at: now, sigma: sigma, rng: &rng)
+        let coordinate = PositionError.offset(truth.coordinate, east: east, north: north)
+        let precise = source == .gnss
+        // Doppler velocity noise (about 0.3 m/s) is the same across and along the track: the
+        // speed is off by it, the course by its angle at the current speed.
+        let speedNoise = 0.3 * rng.normal(), crossNoise = 0.3 * rng.normal()
+        let course = (truth.course + atan2(crossNoise, max(truth.speed, 0.5)) * 180 / .pi + 360)
+            .truncatingRemainder(dividingBy: 360)
+        return Fix(coordinate: coordinate, horizontalAccuracy: accuracy,
+                   verticalAccuracy: precise ? accuracy * 1.5 : nil,
+                   speed: precise ? max(0, truth.speed + speedNoise) : nil,
+                   course: precise && truth.speed > 0.5 ? course : nil,
+                   timestamp: positioning.date(now), source: source)
+    }
+
+    /// The receiver starts again: the next error is drawn afresh, not correlated with the last.
+    mutating func forgetPositionError() {
+        errorModel.reset()
     }
 
     // MARK: fixes
