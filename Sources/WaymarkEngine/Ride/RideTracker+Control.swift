@@ -105,9 +105,7 @@ extension RideTracker {
     mutating func resetMotionState(at now: Date) {
         pipeline = Self.makePipeline(configuration)
         freshSince = now
-        slowStart = nil
-        resumeStreak = 0
-        farStreak = 0
+        stops.reset()
         dutyCycle.reset()
         signalLost = false
         lastFilteredAt = nil

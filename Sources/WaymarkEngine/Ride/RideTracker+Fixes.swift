@@ -44,48 +44,22 @@ extension RideTracker {
         }
     }
 
-    /// While moving: record, and auto-pause after ``Configuration/stopSeconds`` below the stop speed.
+    /// While moving: record, and auto-pause once the rider stopped (``StopDetector``).
     mutating func trackMoving(_ fix: Fix, at now: Date, commands: inout [DeviceCommand], updates: inout [RideUpdate]) {
-        let speed = fix.speed ?? 0
-        if speed < configuration.stopSpeed {
-            // Stopped: slow for stopSeconds and still within a few metres of where slowness began.
-            if let start = slowStart, LocalApproximation.segmentDistance(start.coordinate, fix.coordinate)
-                > configuration.stopSpeed * configuration.stopSeconds {
-                slowStart = fix
-            }
-            let since = slowStart ?? fix
-            slowStart = since
-            if fix.timestamp.timeIntervalSince(since.timestamp) >= configuration.stopSeconds {
-                enterStop(at: now, anchor: fix.coordinate, commands: &commands, updates: &updates)
-                return
-            }
-            // Creeping: record only real displacement, not the receiver's wander.
-            if let last = snapshot?.lastRecorded,
-               LocalApproximation.segmentDistance(last.coordinate, fix.coordinate) < configuration.maximumAccuracyMeters / 3 {
-                return
-            }
-        } else {
-            slowStart = nil
+        switch stops.moving(fix, lastRecorded: snapshot?.lastRecorded?.coordinate, configuration: configuration) {
+        case .stopped:
+            enterStop(at: now, anchor: fix.coordinate, commands: &commands, updates: &updates)
+        case .creeping:
+            return                                  // record only real displacement, not the receiver's wander
+        case .moving:
+            record(fix, updates: &updates)
+            considerDutyCycle(after: fix, at: now)
         }
-        record(fix, updates: &updates)
-        considerDutyCycle(after: fix, at: now)
     }
 
-    /// While auto-paused with GNSS: resume when the rider is clearly away from the stop.
+    /// While auto-paused with GNSS: resume when the rider is clearly away from the stop (``StopDetector``).
     mutating func trackStopped(_ fix: Fix, at now: Date, commands: inout [DeviceCommand], updates: inout [RideUpdate]) {
-        let away = snapshot?.stopAnchor.map { LocalApproximation.segmentDistance($0, fix.coordinate) } ?? 0
-        let accuracy = fix.horizontalAccuracy ?? configuration.maximumAccuracyMeters
-        resumeStreak = (fix.speed ?? 0) >= configuration.resumeSpeed ? resumeStreak + 1 : 0
-        // Receiver wander at a stop can carry a fix tens of metres away, but not with a Doppler
-        // speed, and not for long: wander stays around the stop while a rider pushing the bike
-        // up a steep bit (slower than the stop speed) keeps getting farther. Two fixes in a row
-        // beyond the resume distance plus twice their accuracy are movement, whatever the speed.
-        let far = away > configuration.resumeDistanceMeters + 2 * accuracy
-        farStreak = far ? farStreak + 1 : 0
-        let moving = fix.speed.map { $0 >= configuration.stopSpeed } ?? true
-        guard (moving && far) || farStreak >= 2
-                || (resumeStreak >= 3 && away > configuration.resumeDistanceMeters / 3)
-        else {
+        guard stops.movesAgain(fix, anchor: snapshot?.stopAnchor, configuration: configuration) else {
             if snapshot?.stopAnchor == nil { snapshot?.stopAnchor = fix.coordinate }
             return
         }

@@ -34,9 +34,7 @@ extension RideTracker {
         if configuration.policy.watch != nil { commands += addWakeFence() }
         if let snap = snapshot { updates.append(.checkpoint(snap)) }
         phase = .holding(until: now.addingTimeInterval(configuration.holdSeconds))
-        slowStart = nil
-        resumeStreak = 0
-        farStreak = 0
+        stops.reset()
         dutyCycle.forgetStretch()
         countsMovingTime = false
     }

@@ -72,10 +72,9 @@ public struct RideTracker: Sendable {
     var pipeline: Pipeline
     var lastFilteredAt: Date?
     var freshSince: Date?
-    var slowStart: Fix?
     var lastSpeed: Double?
-    var resumeStreak = 0
-    var farStreak = 0
+    /// When the rider stopped, and when they move again.
+    var stops = StopDetector()
     var pendingGap: (start: Date, reason: GapMarker.Reason)?
     var signalLost = false
     var countsMovingTime = true
