@@ -1,4 +1,5 @@
 import Foundation
+import WaymarkGeo
 
 /// Where the sends of a background-session transport wait for their transfers, and where the
 /// session delegate reports them finished.
@@ -26,8 +27,8 @@ public actor UploadCompletions {
     /// Where outcomes are recorded.
     public nonisolated let store: UploadOutcomeStore
     private var waiters: [String: [UUID: CheckedContinuation<UploadResponse, Never>]] = [:]
-    /// Tasks in ``waitUntil(waiting:for:)``: the key and the number of sends each waits for.
-    private var watchers: [(key: String, count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+    /// Tasks in ``waitUntil(waiting:for:)``, by key.
+    private var watchers: [String: CountWaiters] = [:]
 
     /// Makes the rendezvous over a store.
     public init(store: UploadOutcomeStore) {
@@ -66,7 +67,7 @@ public actor UploadCompletions {
                     continuation.resume(returning: recorded.response)
                 } else {
                     waiters[key, default: [:]][id] = continuation
-                    notifyWatchers()
+                    notifyWatchers(key)
                 }
             }
         } onCancel: {
@@ -77,18 +78,36 @@ public actor UploadCompletions {
     /// How many sends wait for `key` (for tests and diagnostics).
     public func waiting(for key: String) -> Int { waiters[key]?.count ?? 0 }
 
-    /// Returns once exactly `count` sends wait for `key` (``waiting(for:)``): for tests that start
-    /// sends in tasks and must know they are waiting, or gone, before going on.
-    func waitUntil(waiting count: Int, for key: String) async {
-        guard waiting(for: key) != count else { return }
-        await withCheckedContinuation { watchers.append((key, count, $0)) }
+    /// Returns once the sends waiting for `key` (``waiting(for:)``) have come to `count`, from above
+    /// or below: true; false when the waiting task is cancelled first. For tests that start sends
+    /// in tasks and must know they are waiting, or gone, before going on.
+    @discardableResult
+    func waitUntil(waiting count: Int, for key: String) async -> Bool {
+        guard waiting(for: key) != count else { return true }
+        let id = watchers[key, default: CountWaiters()].newID()
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                if Task.isCancelled {
+                    continuation.resume(returning: false)
+                } else {
+                    watchers[key, default: CountWaiters()].add(id, target: count, current: waiting(for: key), continuation)
+                }
+            }
+        } onCancel: {
+            Task { await self.cancelWatcher(id, key: key) }
+        }
     }
 
-    private func notifyWatchers() {
-        guard !watchers.isEmpty else { return }
-        let ready = watchers.filter { waiting(for: $0.key) == $0.count }
-        watchers.removeAll { waiting(for: $0.key) == $0.count }
-        for watcher in ready { watcher.continuation.resume() }
+    private func cancelWatcher(_ id: Int, key: String) {
+        watchers[key]?.take(id)?.resume(returning: false)
+    }
+
+    /// Wakes the tasks whose count of waiting sends for `key` is reached.
+    private func notifyWatchers(_ key: String) {
+        guard var forKey = watchers[key] else { return }
+        let reached = forKey.takeReached(waiting(for: key))
+        watchers[key] = forKey.isEmpty ? nil : forKey
+        for continuation in reached { continuation.resume(returning: true) }
     }
 
     func deliver(key: String, response: UploadResponse) {
@@ -98,13 +117,13 @@ public actor UploadCompletions {
         // not erase the newer outcome.
         if store.outcome(for: key)?.response == response { store.forget(key) }
         for continuation in list.values { continuation.resume(returning: response) }
-        notifyWatchers()
+        notifyWatchers(key)
     }
 
     private func cancel(key: String, id: UUID) {
         guard let continuation = waiters[key]?.removeValue(forKey: id) else { return }
         if waiters[key]?.isEmpty == true { waiters[key] = nil }
         continuation.resume(returning: .cancelled)
-        notifyWatchers()
+        notifyWatchers(key)
     }
 }

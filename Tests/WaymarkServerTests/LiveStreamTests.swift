@@ -8,7 +8,7 @@ import Testing
 @testable import WaymarkServer
 import NIOHTTP1
 
-@Suite("Live stream (server-sent events)", .timeLimit(.minutes(1)))
+@Suite("Live stream (server-sent events)")
 struct LiveStreamTests {
     /// Runs `body` against a server listening on 127.0.0.1 (a real socket, so responses stream).
     static func live<T: Sendable>(_ kind: StoreKind, configure: @Sendable (inout ServerConfiguration) -> Void = { _ in },
@@ -27,23 +27,33 @@ struct LiveStreamTests {
     }
 
     /// Reads the SSE stream at `path` until `until` returns true for the text so far, after running `trigger`
-    /// once the stream reports it is connected. A stream that hangs fails at the suite's time limit.
+    /// once the stream reports it is connected. Gives up after 20 s so a broken stream fails instead of hanging.
     static func read(port: Int, path: String, trigger: @escaping @Sendable () async throws -> Void,
                      until: @escaping @Sendable (String) -> Bool) async throws -> String {
-        let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)"),
-                                                           timeout: .seconds(30))
-        #expect(response.headers.first(name: "Content-Type") == "text/event-stream")
-        var text = "", triggered = false
-        for try await chunk in response.body {
-            text += String(buffer: chunk)
-            if !triggered, text.contains(": connected") {
-                triggered = true
-                try await trigger()
+        try await withThrowingTaskGroup(of: String?.self) { group in
+            group.addTask {
+                let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)"),
+                                                                   timeout: .seconds(30))
+                #expect(response.headers.first(name: "Content-Type") == "text/event-stream")
+                var text = "", triggered = false
+                for try await chunk in response.body {
+                    text += String(buffer: chunk)
+                    if !triggered, text.contains(": connected") {
+                        triggered = true
+                        try await trigger()
+                    }
+                    if until(text) { return text }
+                }
+                return text
             }
-            if until(text) { return text }
+            group.addTask {
+                try await Task.sleep(for: .seconds(20))   // safety net only; the stream normally ends the test
+                return nil
+            }
+            let first = try await group.next() ?? nil
+            group.cancelAll()
+            return try #require(first, "the stream did not deliver the expected events within 20 s")
         }
-        Issue.record("the stream ended before the expected events: \(text)")
-        return text
     }
 
     @Test("streams committed positions and fence events to the admin", arguments: StoreKind.available)

@@ -5,7 +5,7 @@ import WaymarkGeo
 @testable import WaymarkSimulator
 
 /// `SimulatedDevice.clock`: the engine's timeouts on the device's virtual time, no real time.
-@Suite("SimulatedClock")
+@Suite("SimulatedClock", .timeLimit(.minutes(5)))   // a wait that never ends fails instead of hanging
 struct SimulatedClockTests {
     static func outageScenario() -> Scenario {
         Fixture.opened(device: Fixture.existing(.authorizedWhenInUse, notifications: .granted),
@@ -20,7 +20,7 @@ struct SimulatedClockTests {
         let clock = device.clock
         let start = clock.now
         let sleeper = Task { try await clock.sleep(until: start.advanced(by: .seconds(30)), tolerance: nil) }
-        await clock.waitUntil(sleepers: 1)
+        #expect(await clock.waitUntil(sleepers: 1))
         await device.advance(by: 29)
         #expect(clock.sleeperCount == 1, "woken a second early")
         #expect(start.duration(to: clock.now) == .seconds(29))
@@ -39,7 +39,7 @@ struct SimulatedClockTests {
         await #expect(throws: CancellationError.self) { try await sleeper.value }
     }
 
-    @Test("time moved backwards stops the program, naming the call: a simulation run to the past, a negative advance, a clock advanced by a negative duration")
+    @Test("time moved backwards stops the program, naming the call: a simulation run to the past, a negative advance, a clock advanced by a negative duration; so does advancing a device's clock behind its back")
     func timeOnlyMovesForward() async throws {
         let run = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             var sim = try Simulation(scenario: Fixture.opened(duration: 60))
@@ -54,10 +54,16 @@ struct SimulatedClockTests {
         }
         #expect(String(decoding: advance.standardErrorContent, as: UTF8.self).contains("Simulation.advance(by: -1.0)"))
         let clock = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            guard #available(macOS 15, iOS 18, *) else { preconditionFailure("SimulatedClock.advance(by: needs macOS 15") }
+            guard #available(macOS 15, iOS 18, *) else { preconditionFailure("SimulatedClock needs macOS 15") }
             SimulatedClock(startingAt: 0).advance(by: .seconds(-1))
         }
         #expect(String(decoding: clock.standardErrorContent, as: UTF8.self).contains("SimulatedClock.advance(by: -1.0 seconds)"))
+        let deviceClock = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            guard #available(macOS 15, iOS 18, *) else { preconditionFailure("SimulatedClock needs macOS 15") }
+            try SimulatedDevice(scenario: Fixture.opened(duration: 60)).clock.advance(by: .seconds(1))
+        }
+        #expect(String(decoding: deviceClock.standardErrorContent, as: UTF8.self)
+            .contains("SimulatedClock.advance(by:) on a SimulatedDevice's clock; advance the device instead"))
         // Standing still is allowed.
         var sim = try Simulation(scenario: Fixture.opened(duration: 60))
         sim.run(until: 10)

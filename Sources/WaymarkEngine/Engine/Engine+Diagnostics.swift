@@ -1,4 +1,5 @@
 import Foundation
+import WaymarkGeo
 
 /// What the app's setup lacks, as an ``Engine`` state, and why the process was launched
 /// (``launches``). What the setup lacks: each ``ConfigurationProblem`` says what to
@@ -60,8 +61,9 @@ public struct EngineDiagnostics: Sendable {
     /// `SimulatedDevice.settle(_:)` (WaymarkSimulator) does this for every event it delivered.
     ///
     /// ```swift
-    /// device.send(.locations([fix]))                          // the 12th event
-    /// _ = await engine.diagnostics.waitUntilHandled(12)
+    /// let before = await engine.diagnostics.eventsHandled
+    /// await device.deliver(.locations([fix]))                 // your test device's way to report one event
+    /// _ = await engine.diagnostics.waitUntilHandled(before + 1)
     /// ```
     public func waitUntilHandled(_ count: Int) async -> Bool {
         await engine.waitUntilHandled(count)
@@ -72,14 +74,13 @@ extension Engine {
     func waitUntilHandled(_ count: Int) async -> Bool {
         if eventsHandled >= count { return true }
         if stopped { return false }
-        nextHandledWaiter += 1
-        let id = nextHandledWaiter
+        let id = handledWaiters.newID()
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
                 if Task.isCancelled {
                     continuation.resume(returning: false)
                 } else {
-                    handledWaiters[id] = (count, continuation)
+                    handledWaiters.add(id, target: count, current: eventsHandled, continuation)
                 }
             }
         } onCancel: {
@@ -89,14 +90,12 @@ extension Engine {
 
     /// Resumes the waiters whose count is reached (true), or every waiter once stopped (false).
     func resumeHandledWaiters() {
-        for (id, waiter) in handledWaiters where stopped || waiter.count <= eventsHandled {
-            handledWaiters[id] = nil
-            waiter.continuation.resume(returning: !stopped)
-        }
+        let done = stopped ? handledWaiters.takeAll() : handledWaiters.takeReached(eventsHandled)
+        for continuation in done { continuation.resume(returning: !stopped) }
     }
 
     private func cancelHandledWaiter(_ id: Int) {
-        handledWaiters.removeValue(forKey: id)?.continuation.resume(returning: false)
+        handledWaiters.take(id)?.resume(returning: false)
     }
 
     /// Reads the app's declarations once, at start: adopts its usage descriptions when the

@@ -1,4 +1,5 @@
 import Foundation
+import WaymarkGeo
 
 /// Runs the ``EngineCore`` against a ``Device``: feeds it every event, performs its commands, wakes
 /// it at its deadlines with an injected `Clock`, and publishes its states with replay.
@@ -30,9 +31,8 @@ public actor Engine {
     var effects: Task<Void, Never>?
     /// Device events fully handled (commands performed); lets tests wait until the engine is idle.
     var eventsHandled = 0
-    /// Tasks waiting in ``EngineDiagnostics/waitUntilHandled(_:)``, by waiter id: the count each waits for.
-    var handledWaiters: [Int: (count: Int, continuation: CheckedContinuation<Bool, Never>)] = [:]
-    var nextHandledWaiter = 0
+    /// Tasks waiting in ``EngineDiagnostics/waitUntilHandled(_:)``.
+    var handledWaiters = CountWaiters()
     /// The time of the latest device event handled; app calls are never stamped earlier.
     var latestEventTime: Date?
 

@@ -1,3 +1,5 @@
+import WaymarkGeo
+
 /// Holds the current value of a public state and hands it to every subscriber: first the current
 /// value at once (if there is one), then each new value as it is published.
 ///
@@ -22,8 +24,8 @@ public actor ReplayBroadcaster<Value: Sendable> {
     public nonisolated let replaysCurrent: Bool
     private var continuations: [Int: AsyncStream<Value>.Continuation] = [:]
     private var nextID = 0
-    /// Tasks in ``waitUntil(subscribers:)``: the count each waits for.
-    private var watchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+    /// Tasks in ``waitUntil(subscribers:)``.
+    private var watchers = CountWaiters()
 
     /// Makes a broadcaster, optionally with an initial current value.
     ///
@@ -74,11 +76,28 @@ public actor ReplayBroadcaster<Value: Sendable> {
     /// The values as an `AsyncSequence`; each iteration is its own subscription, made on the first `next()`.
     public nonisolated var values: ReplaySequence<Value> { ReplaySequence(broadcaster: self) }
 
-    /// Returns once exactly `count` subscriptions are live (``subscriberCount``). A subscription
-    /// that ended is removed shortly after its end, from a task; this waits for that.
-    func waitUntil(subscribers count: Int) async {
-        guard subscriberCount != count else { return }
-        await withCheckedContinuation { watchers.append((count, $0)) }
+    /// Returns once the live subscriptions (``subscriberCount``) have come to `count`, from above or
+    /// below: true; false when the waiting task is cancelled first. A subscription that ended is
+    /// removed shortly after its end, from a task; this waits for that.
+    @discardableResult
+    func waitUntil(subscribers count: Int) async -> Bool {
+        guard subscriberCount != count else { return true }
+        let id = watchers.newID()
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                if Task.isCancelled {
+                    continuation.resume(returning: false)
+                } else {
+                    watchers.add(id, target: count, current: subscriberCount, continuation)
+                }
+            }
+        } onCancel: {
+            Task { await self.cancelWatcher(id) }
+        }
+    }
+
+    private func cancelWatcher(_ id: Int) {
+        watchers.take(id)?.resume(returning: false)
     }
 
     private func remove(_ id: Int) {
@@ -87,11 +106,7 @@ public actor ReplayBroadcaster<Value: Sendable> {
     }
 
     private func notifyWatchers() {
-        guard !watchers.isEmpty else { return }
-        let count = subscriberCount
-        let ready = watchers.filter { $0.count == count }
-        watchers.removeAll { $0.count == count }
-        for watcher in ready { watcher.continuation.resume() }
+        for continuation in watchers.takeReached(subscriberCount) { continuation.resume(returning: true) }
     }
 }
 

@@ -1,4 +1,5 @@
 import NIOConcurrencyHelpers
+import WaymarkGeo
 
 /// Group commit: ingest requests that arrive while earlier ones are being committed share one
 /// transaction and, with ``StoreDurability/full``, one sync.
@@ -21,8 +22,8 @@ struct IngestGroups: Sendable {
         var jobs: [Job] = []
         var committers = 0
         var admitted = 0
-        /// Tasks in ``waitUntilAdmitted(_:)``: the count each waits for.
-        var admittedWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        /// Tasks in ``waitUntilAdmitted(_:)``.
+        var admittedWaiters = CountWaiters()
     }
 
     /// Most requests committed together.
@@ -44,33 +45,34 @@ struct IngestGroups: Sendable {
         let (starts, admittedNow) = queue.withLockedValue { queue in
             queue.jobs.append(job)
             queue.admitted += 1
-            let admittedNow = queue.admittedWaiters.isEmpty ? [] : Self.takeAdmitted(&queue)
+            let admittedNow = queue.admittedWaiters.isEmpty ? [] : queue.admittedWaiters.takeReached(queue.admitted)
             guard queue.committers < maxCommitters else { return (false, admittedNow) }
             queue.committers += 1
             return (true, admittedNow)
         }
-        for continuation in admittedNow { continuation.resume() }
+        for continuation in admittedNow { continuation.resume(returning: true) }
         return starts
     }
 
-    /// Returns once `count` requests have been queued in all (``admitted``), committed or not: for
-    /// tests that must have every request in the store's hands before letting a commit go.
-    func waitUntilAdmitted(_ count: Int) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let ready = queue.withLockedValue { queue in
-                guard queue.admitted < count else { return true }
-                queue.admittedWaiters.append((count, continuation))
-                return false
+    /// Returns once `count` requests have been queued in all (``admitted``), committed or not: true;
+    /// false when the waiting task is cancelled first. For tests that must have every request in the
+    /// store's hands before letting a commit go.
+    @discardableResult
+    func waitUntilAdmitted(_ count: Int) async -> Bool {
+        let id = queue.withLockedValue { $0.admittedWaiters.newID() }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                let reached = queue.withLockedValue { queue -> Bool? in
+                    if queue.admitted >= count { return true }
+                    if Task.isCancelled { return false }
+                    queue.admittedWaiters.add(id, target: count, current: queue.admitted, continuation)
+                    return nil
+                }
+                if let reached { continuation.resume(returning: reached) }
             }
-            if ready { continuation.resume() }
+        } onCancel: {
+            queue.withLockedValue { $0.admittedWaiters.take(id) }?.resume(returning: false)
         }
-    }
-
-    private static func takeAdmitted(_ queue: inout Queue) -> [CheckedContinuation<Void, Never>] {
-        let admitted = queue.admitted
-        let ready = queue.admittedWaiters.filter { $0.count <= admitted }.map(\.continuation)
-        queue.admittedWaiters.removeAll { $0.count <= admitted }
-        return ready
     }
 
     /// Requests waiting for a commit.

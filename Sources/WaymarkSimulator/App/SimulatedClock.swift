@@ -1,4 +1,5 @@
 import Synchronization
+import WaymarkGeo
 
 /// A `Clock` on a ``SimulatedDevice``'s virtual time: its `now` is the simulation's current second,
 /// and a sleeper wakes when the device is advanced to its deadline, never by real time. A clock of its
@@ -48,14 +49,17 @@ public final class SimulatedClock: Clock, Sendable {
         var now: Instant
         var sleepers: [Sleeper] = []
         var nextID = 0
-        /// Tasks in ``waitUntil(sleepers:)``: the count each waits for.
-        var watchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        /// Tasks in ``waitUntil(sleepers:)``.
+        var watchers = CountWaiters()
     }
 
     private let state: Mutex<State>
+    /// The clock of a ``SimulatedDevice``: it moves with the device, never by ``advance(by:)``.
+    private let ownedByDevice: Bool
 
-    init(seconds: Double) {
+    init(seconds: Double, ownedByDevice: Bool = true) {
         state = Mutex(State(now: Instant(offset: .seconds(seconds))))
+        self.ownedByDevice = ownedByDevice
     }
 
     /// The device's virtual time.
@@ -71,13 +75,13 @@ public final class SimulatedClock: Clock, Sendable {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 enum Now { case wait, wake, cancel }
-                let (now, watchers) = state.withLock { s -> (Now, [CheckedContinuation<Void, Never>]) in
+                let (now, watchers) = state.withLock { s -> (Now, [CheckedContinuation<Bool, Never>]) in
                     if Task.isCancelled { return (.cancel, []) }
                     if deadline <= s.now { return (.wake, []) }
                     s.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
                     return (.wait, Self.takeWatchers(&s))
                 }
-                for watcher in watchers { watcher.resume() }
+                for watcher in watchers { watcher.resume(returning: true) }
                 switch now {
                 case .wait: break
                 case .wake: continuation.resume()
@@ -85,12 +89,12 @@ public final class SimulatedClock: Clock, Sendable {
                 }
             }
         } onCancel: {
-            let (cancelled, watchers) = state.withLock { s -> (Sleeper?, [CheckedContinuation<Void, Never>]) in
+            let (cancelled, watchers) = state.withLock { s -> (Sleeper?, [CheckedContinuation<Bool, Never>]) in
                 guard let i = s.sleepers.firstIndex(where: { $0.id == id }) else { return (nil, []) }
                 let sleeper = s.sleepers.remove(at: i)
                 return (sleeper, Self.takeWatchers(&s))
             }
-            for watcher in watchers { watcher.resume() }
+            for watcher in watchers { watcher.resume(returning: true) }
             cancelled?.continuation.resume(throwing: CancellationError())
         }
     }
@@ -105,14 +109,16 @@ public final class SimulatedClock: Clock, Sendable {
     /// clock.advance(by: .seconds(30))   // an unanswered request times out now
     /// ```
     public convenience init(startingAt seconds: Double = 0) {
-        self.init(seconds: seconds)
+        self.init(seconds: seconds, ownedByDevice: false)
     }
 
-    /// Moves virtual time forward by `duration` and wakes every sleeper whose deadline came. A
-    /// device's clock moves with its device; advance only a clock of your own.
+    /// Moves virtual time forward by `duration` and wakes every sleeper whose deadline came.
     ///
-    /// - precondition: `duration` is zero or more (a negative one stops the program, naming it).
+    /// - precondition: `duration` is zero or more (a negative one stops the program, naming it),
+    ///   and the clock is one of your own (``init(startingAt:)``): a device's clock moves only with
+    ///   its device, through `SimulatedDevice.advance(by:)` or `run(until:)`.
     public func advance(by duration: Duration) {
+        precondition(!ownedByDevice, "SimulatedClock.advance(by:) on a SimulatedDevice's clock; advance the device instead")
         precondition(duration >= .zero, "SimulatedClock.advance(by: \(duration)): time only moves forward")
         wake(state.withLock { s in
             s.now = s.now.advanced(by: duration)
@@ -135,22 +141,30 @@ public final class SimulatedClock: Clock, Sendable {
     /// How many tasks sleep on this clock now.
     var sleeperCount: Int { state.withLock { $0.sleepers.count } }
 
-    /// Returns once exactly `count` tasks sleep on this clock (for tests that start a sleeper in a
-    /// task and must know it sleeps before moving time).
-    func waitUntil(sleepers count: Int) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let ready = state.withLock { s in
-                guard s.sleepers.count != count else { return true }
-                s.watchers.append((count, continuation))
-                return false
+    /// Returns once the tasks sleeping on this clock (``sleeperCount``) have come to `count`, from
+    /// above or below: true; false when the waiting task is cancelled first. For tests that start a
+    /// sleeper in a task and must know it sleeps before moving time.
+    @discardableResult
+    func waitUntil(sleepers count: Int) async -> Bool {
+        let id = state.withLock { $0.watchers.newID() }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                let reached = state.withLock { s -> Bool? in
+                    if s.sleepers.count == count { return true }
+                    if Task.isCancelled { return false }
+                    s.watchers.add(id, target: count, current: s.sleepers.count, continuation)
+                    return nil
+                }
+                if let reached { continuation.resume(returning: reached) }
             }
-            if ready { continuation.resume() }
+        } onCancel: {
+            state.withLock { $0.watchers.take(id) }?.resume(returning: false)
         }
     }
 
     /// Removes and returns the sleepers whose deadline has come, with the watchers that their
     /// going satisfies.
-    private static func takeDue(_ s: inout State) -> (sleepers: [Sleeper], watchers: [CheckedContinuation<Void, Never>]) {
+    private static func takeDue(_ s: inout State) -> (sleepers: [Sleeper], watchers: [CheckedContinuation<Bool, Never>]) {
         let now = s.now
         let due = s.sleepers.filter { $0.deadline <= now }
         s.sleepers.removeAll { $0.deadline <= now }
@@ -158,16 +172,12 @@ public final class SimulatedClock: Clock, Sendable {
     }
 
     /// Removes and returns the watchers whose count of sleepers is reached.
-    private static func takeWatchers(_ s: inout State) -> [CheckedContinuation<Void, Never>] {
-        guard !s.watchers.isEmpty else { return [] }
-        let count = s.sleepers.count
-        let ready = s.watchers.filter { $0.count == count }.map(\.continuation)
-        s.watchers.removeAll { $0.count == count }
-        return ready
+    private static func takeWatchers(_ s: inout State) -> [CheckedContinuation<Bool, Never>] {
+        s.watchers.takeReached(s.sleepers.count)
     }
 
-    private func wake(_ due: (sleepers: [Sleeper], watchers: [CheckedContinuation<Void, Never>])) {
+    private func wake(_ due: (sleepers: [Sleeper], watchers: [CheckedContinuation<Bool, Never>])) {
         for sleeper in due.sleepers { sleeper.continuation.resume() }
-        for watcher in due.watchers { watcher.resume() }
+        for watcher in due.watchers { watcher.resume(returning: true) }
     }
 }

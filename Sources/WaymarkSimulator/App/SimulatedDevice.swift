@@ -21,9 +21,10 @@ import WaymarkGeo
 public actor SimulatedDevice: Device {
     private var simulation: Simulation
     private var yielded = 0
-    /// Commands the app performed on this device, and tasks waiting in ``waitForCommands(_:)``.
+    /// Commands the app performed on this device so far.
     public private(set) var commandsPerformed = 0
-    private var commandWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+    /// Tasks waiting in ``waitForCommands(_:)``.
+    private var commandWaiters = CountWaiters()
     private let continuation: AsyncStream<TimedDeviceEvent>.Continuation
 
     /// Every event delivered to the app, in order. Single consumer.
@@ -57,25 +58,37 @@ public actor SimulatedDevice: Device {
         simulation.perform(command)
         flush()
         commandsPerformed += 1
-        let ready = commandWaiters.filter { $0.count <= commandsPerformed }
-        commandWaiters.removeAll { $0.count <= commandsPerformed }
-        for waiter in ready { waiter.continuation.resume() }
+        for continuation in commandWaiters.takeReached(commandsPerformed) { continuation.resume(returning: true) }
     }
 
     /// Returns once the app has performed `count` commands on this device in all
-    /// (``commandsPerformed``): for a test that starts an engine call in a task and must let it
-    /// reach the device before time moves on.
+    /// (``commandsPerformed``): true; false when the waiting task is cancelled first. For a test that
+    /// starts an engine call in a task and must let it reach the device before time moves on.
     ///
     /// ```swift
     /// let sent = await device.commandsPerformed
     /// let request = Task { try await engine.permissions.request([.locationWhenInUse]) }
     /// await device.waitForCommands(sent + 1)    // the prompt is on screen at this virtual second
     /// ```
-    ///
-    /// It waits for as long as it takes: a command that never comes never returns.
-    public func waitForCommands(_ count: Int) async {
-        guard commandsPerformed < count else { return }
-        await withCheckedContinuation { commandWaiters.append((count, $0)) }
+    @discardableResult
+    public func waitForCommands(_ count: Int) async -> Bool {
+        guard commandsPerformed < count else { return true }
+        let id = commandWaiters.newID()
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                if Task.isCancelled {
+                    continuation.resume(returning: false)
+                } else {
+                    commandWaiters.add(id, target: count, current: commandsPerformed, continuation)
+                }
+            }
+        } onCancel: {
+            Task { await self.cancelCommandWaiter(id) }
+        }
+    }
+
+    private func cancelCommandWaiter(_ id: Int) {
+        commandWaiters.take(id)?.resume(returning: false)
     }
 
     public func now() -> Date { simulation.currentDate }
@@ -132,7 +145,11 @@ public actor SimulatedDevice: Device {
 
     /// Returns once `engine`, running over this device, has handled every event the device has
     /// delivered, including those its commands produced meanwhile, and every deadline due by the
-    /// device's current second; returns early if the engine stops.
+    /// device's current second: true; false, early, when the engine stops or the waiting task is
+    /// cancelled.
+    ///
+    /// The engine must be the only reader of ``events`` (it counts what it handled against what the
+    /// device delivered); with another reader this waits until cancelled.
     ///
     /// Call it after each ``open()``, ``advance(by:)`` or ``run(until:)`` so the engine has done
     /// everything due before time moves on. It waits on the engine
@@ -145,15 +162,16 @@ public actor SimulatedDevice: Device {
     /// await device.advance(by: 20)
     /// await device.settle(engine)               // a 20 s timeout has fired and its commands are done
     /// ```
-    public func settle(_ engine: Engine) async {
+    @discardableResult
+    public func settle(_ engine: Engine) async -> Bool {
         while true {
             let delivered = yielded
-            guard await engine.diagnostics.waitUntilHandled(delivered) else { return }
+            guard await engine.diagnostics.waitUntilHandled(delivered) else { return false }
             if yielded > delivered { continue }   // its commands produced more events
             // The engine's timer sleeps on `clock`; its task may run only later, so hand the engine
             // what is due now directly (a deadline handled twice does nothing the second time).
             await engine.handleDeadlines(through: simulation.currentDate)
-            if yielded == delivered { return }
+            if yielded == delivered { return true }
         }
     }
 

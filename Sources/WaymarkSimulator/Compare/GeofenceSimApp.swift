@@ -110,7 +110,10 @@ enum GeofenceScenario {
     }
 
     /// Runs `sim` to `end` one second at a time, calling `check` after every step.
+    ///
+    /// - precondition: `step` is positive.
     static func run(_ sim: inout Simulation, until end: Double, step: Double = 1, check: (Simulation) -> Void = { _ in }) {
+        precondition(step > 0, "GeofenceScenario.run: step must be positive, not \(step)")
         var t = sim.now
         while t < end {
             t = min(end, t + step)

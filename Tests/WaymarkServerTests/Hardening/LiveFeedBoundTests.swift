@@ -11,7 +11,7 @@ import HummingbirdTesting
 /// M5 of the security probe: a live-stream subscriber holds only what it may see, at most a bounded number
 /// of positions, and is disconnected rather than buffered when it falls behind. Plus the stream tickets
 /// (L5) and the decode gate (H3: bounded concurrency, cancellation when the client leaves).
-@Suite("Hardening: live feed bounds, tickets, decode gate")
+@Suite("Hardening: live feed bounds, tickets, decode gate", .timeLimit(.minutes(5)))   // a wait that never ends fails instead of hanging
 struct LiveFeedBoundTests {
     static func positions(_ count: Int, device: String) -> [Position] {
         (0..<count).map { i in
@@ -44,6 +44,7 @@ struct LiveFeedBoundTests {
         // The reader says when it has taken each message, so the next is published only then.
         let (taken, tookOne) = AsyncStream.makeStream(of: Int.self)
         let reader = Task {
+            defer { tookOne.finish() }   // a reader that stops early ends the wait below instead of hanging it
             var sizes: [Int] = []
             for await message in subscription {
                 if case .positions(let list) = message { sizes.append(list.count) }
@@ -103,7 +104,8 @@ struct LiveFeedBoundTests {
         let closeFuture = connectionClosed.futureResult
         let (started, starting) = AsyncStream.makeStream(of: Void.self)
         let running = Task {
-            try await gate.run(closeFuture: closeFuture) { () throws -> Int in
+            defer { starting.finish() }   // the gate refused or the work ended: the wait below ends too
+            return try await gate.run(closeFuture: closeFuture) { () throws -> Int in
                 starting.yield()
                 var spins = 0
                 while !Task.isCancelled { spins += 1 }      // stands for a long decode that checks for cancellation
