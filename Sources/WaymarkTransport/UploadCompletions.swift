@@ -27,8 +27,9 @@ public actor UploadCompletions {
     /// Where outcomes are recorded.
     public nonisolated let store: UploadOutcomeStore
     private var waiters: [String: [UUID: CheckedContinuation<UploadResponse, Never>]] = [:]
-    /// Tasks in ``waitUntil(waiting:for:)``, by key.
+    /// Tasks in ``waitUntil(waiting:for:)``, by key; their ids are unique across keys and never reused.
     private var watchers: [String: CountWaiters] = [:]
+    private var lastWatcherID = 0
 
     /// Makes the rendezvous over a store.
     public init(store: UploadOutcomeStore) {
@@ -84,7 +85,8 @@ public actor UploadCompletions {
     @discardableResult
     func waitUntil(waiting count: Int, for key: String) async -> Bool {
         guard waiting(for: key) != count else { return true }
-        let id = watchers[key, default: CountWaiters()].newID()
+        lastWatcherID += 1
+        let id = lastWatcherID
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
                 if Task.isCancelled {
@@ -99,7 +101,9 @@ public actor UploadCompletions {
     }
 
     private func cancelWatcher(_ id: Int, key: String) {
-        watchers[key]?.take(id)?.resume(returning: false)
+        guard var forKey = watchers[key], let continuation = forKey.take(id) else { return }
+        watchers[key] = forKey.isEmpty ? nil : forKey
+        continuation.resume(returning: false)
     }
 
     /// Wakes the tasks whose count of waiting sends for `key` is reached.

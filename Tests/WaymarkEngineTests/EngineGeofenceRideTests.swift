@@ -3,7 +3,7 @@ import Testing
 import WaymarkGeo
 @testable import WaymarkEngine
 
-@Suite("Engine actor: geofences and the ride over a hand-played device", .timeLimit(.minutes(5)))   // a wait that never ends fails instead of hanging
+@Suite("Engine actor: geofences and the ride over a hand-played device", .timeLimit(.minutes(5)))   // a cancellable wait (settle, waitUntil…) that never ends fails instead of hanging
 struct EngineGeofenceRideTests {
     static let shop = Fence(id: "shop", shape: .circle(center: Geodesy.destination(from: Ride.start, bearing: 90, distance: 1_200),
                                                        radiusMeters: 200), triggers: [.enter, .exit])

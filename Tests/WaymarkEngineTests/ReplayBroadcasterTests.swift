@@ -1,7 +1,7 @@
 import Testing
 @testable import WaymarkEngine
 
-@Suite("ReplayBroadcaster", .timeLimit(.minutes(5)))   // a wait that never ends fails instead of hanging
+@Suite("ReplayBroadcaster", .timeLimit(.minutes(5)))   // a cancellable wait (settle, waitUntil…) that never ends fails instead of hanging
 struct ReplayBroadcasterTests {
     @Test("a late subscriber gets the current value at once")
     func late() async {

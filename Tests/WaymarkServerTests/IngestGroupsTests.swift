@@ -4,7 +4,7 @@ import Testing
 @testable import WaymarkServer
 
 /// The group-commit queue both stores use: how many committers it starts, and how it cuts groups.
-@Suite("IngestGroups: committers and group sizes", .timeLimit(.minutes(5)))   // a wait that never ends fails instead of hanging
+@Suite("IngestGroups: committers and group sizes", .timeLimit(.minutes(5)))   // a cancellable wait (settle, waitUntil…) that never ends fails instead of hanging
 struct IngestGroupsTests {
     static func write(_ points: Int) -> IngestWrite {
         IngestWrite(deviceID: "d", positions: (0..<points).map { StoreTests.point("d", second: Double($0)) }, receivedAt: StoreTests.t0)

@@ -5,7 +5,7 @@ import WaymarkGeo
 @testable import WaymarkSimulator
 
 /// The real ``Engine`` actor and its async API over a ``SimulatedDevice``, second by second.
-@Suite("Engine actor over SimulatedDevice", .timeLimit(.minutes(5)))   // a wait that never ends fails instead of hanging
+@Suite("Engine actor over SimulatedDevice", .timeLimit(.minutes(5)))   // a cancellable wait (settle, waitUntil…) that never ends fails instead of hanging
 struct EngineActorSimulationTests {
     /// Runs the engine on the device's virtual clock: no real time passes.
     @Test("first launch: request() returns both results, no collision, one start; early and late subscribers see located once",

@@ -7,7 +7,7 @@ import WaymarkGeo
 /// A when-in-use app cannot start location updates while it is not in use; iOS answers with
 /// `CLError.denied` (forums 748098). The engine must neither retry in a loop nor give up: it starts
 /// them when the app is in use again.
-@Suite("Engine: a when-in-use start refused in the background", .timeLimit(.minutes(5)))   // a wait that never ends fails instead of hanging
+@Suite("Engine: a when-in-use start refused in the background", .timeLimit(.minutes(5)))   // a cancellable wait (settle, waitUntil…) that never ends fails instead of hanging
 struct EngineBackgroundStartTests {
     @Test("a ride started from a silent push is refused once, then records when the user opens the app")
     func refusedThenForeground() async throws {

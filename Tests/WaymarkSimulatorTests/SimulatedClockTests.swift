@@ -5,7 +5,7 @@ import WaymarkGeo
 @testable import WaymarkSimulator
 
 /// `SimulatedDevice.clock`: the engine's timeouts on the device's virtual time, no real time.
-@Suite("SimulatedClock", .timeLimit(.minutes(5)))   // a wait that never ends fails instead of hanging
+@Suite("SimulatedClock", .timeLimit(.minutes(5)))   // a cancellable wait (settle, waitUntil…) that never ends fails instead of hanging
 struct SimulatedClockTests {
     static func outageScenario() -> Scenario {
         Fixture.opened(device: Fixture.existing(.authorizedWhenInUse, notifications: .granted),

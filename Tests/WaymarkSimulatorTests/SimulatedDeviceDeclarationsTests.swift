@@ -6,7 +6,7 @@ import WaymarkGeo
 
 /// `SimulatedDevice` reports its scenario's Info.plist declarations, so the engine's
 /// configuration diagnostics run in the simulator as on a phone.
-@Suite("SimulatedDevice Info.plist declarations", .timeLimit(.minutes(5)))   // a wait that never ends fails instead of hanging
+@Suite("SimulatedDevice Info.plist declarations", .timeLimit(.minutes(5)))   // a cancellable wait (settle, waitUntil…) that never ends fails instead of hanging
 struct SimulatedDeviceDeclarationsTests {
     static func scenario(_ usage: [DeviceSetup.UsageDescription]?, _ modes: [DeviceSetup.BackgroundMode]?) throws -> Scenario {
         Scenario(durationSeconds: 60, route: ScenarioRoute(start: try Coordinate(latitude: 42.21, longitude: -71.11), legs: []),

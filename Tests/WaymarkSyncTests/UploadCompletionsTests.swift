@@ -4,7 +4,7 @@ import Testing
 
 /// The rendezvous between a background session's delegate and the sends that wait for it. The
 /// "delegate" here is the test calling `transferFinished`, as URLSession would on its queue.
-@Suite("Background transfers: finished while waited for, suspended, or before a relaunch", .timeLimit(.minutes(5)))   // a wait that never ends fails instead of hanging
+@Suite("Background transfers: finished while waited for, suspended, or before a relaunch", .timeLimit(.minutes(5)))   // a cancellable wait (settle, waitUntil…) that never ends fails instead of hanging
 struct UploadCompletionsTests {
     static let ack = UploadResponse.status(200, body: Array(#"{"result":"ok"}"#.utf8))
 

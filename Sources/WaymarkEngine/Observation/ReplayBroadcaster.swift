@@ -53,6 +53,8 @@ public actor ReplayBroadcaster<Value: Sendable> {
         for continuation in continuations.values { continuation.finish() }
         continuations = [:]
         notifyWatchers()
+        // No subscription comes after the end: the rest wait for a count that never comes.
+        for watcher in watchers.takeAll() { watcher.resume(returning: false) }
     }
 
     /// A new subscription: the current value first (when replaying), then every published value.

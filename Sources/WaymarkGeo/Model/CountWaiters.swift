@@ -28,8 +28,13 @@ package struct CountWaiters: Sendable {
         return lastID
     }
 
-    /// Registers a waiter for `target` while the count is `current` (which must not be `target`).
+    /// Registers a waiter for `target` while the count is `current`.
+    ///
+    /// - precondition: `current` is not `target` (the owner answers that at once), and `id` is not
+    ///   waiting already.
     package mutating func add(_ id: Int, target: Int, current: Int, _ continuation: CheckedContinuation<Bool, Never>) {
+        precondition(current != target, "CountWaiters.add: the count is already \(target)")
+        precondition(waiters[id] == nil, "CountWaiters.add: waiter \(id) is already waiting")
         waiters[id] = Waiter(target: target, rising: current < target, continuation: continuation)
     }
 

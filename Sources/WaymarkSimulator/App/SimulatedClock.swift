@@ -57,7 +57,7 @@ public final class SimulatedClock: Clock, Sendable {
     /// The clock of a ``SimulatedDevice``: it moves with the device, never by ``advance(by:)``.
     private let ownedByDevice: Bool
 
-    init(seconds: Double, ownedByDevice: Bool = true) {
+    init(seconds: Double, ownedByDevice: Bool) {
         state = Mutex(State(now: Instant(offset: .seconds(seconds))))
         self.ownedByDevice = ownedByDevice
     }

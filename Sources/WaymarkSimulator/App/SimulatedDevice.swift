@@ -48,7 +48,7 @@ public actor SimulatedDevice: Device {
         self.simulation = simulation
         (events, continuation) = AsyncStream.makeStream(of: TimedDeviceEvent.self)
         if #available(macOS 15, iOS 18, *) {
-            clockStorage = SimulatedClock(seconds: simulation.now)
+            clockStorage = SimulatedClock(seconds: simulation.now, ownedByDevice: true)
         } else {
             clockStorage = 0
         }
@@ -140,8 +140,11 @@ public actor SimulatedDevice: Device {
     /// The simulation's state (truth, log, energy, counters) at this moment.
     public var state: Simulation { simulation }
 
-    /// Ends the event stream.
-    public func finish() { continuation.finish() }
+    /// Ends the event stream; tasks still in ``waitForCommands(_:)`` return false.
+    public func finish() {
+        continuation.finish()
+        for waiter in commandWaiters.takeAll() { waiter.resume(returning: false) }
+    }
 
     /// Returns once `engine`, running over this device, has handled every event the device has
     /// delivered, including those its commands produced meanwhile, and every deadline due by the

@@ -11,7 +11,7 @@ import HummingbirdTesting
 /// M5 of the security probe: a live-stream subscriber holds only what it may see, at most a bounded number
 /// of positions, and is disconnected rather than buffered when it falls behind. Plus the stream tickets
 /// (L5) and the decode gate (H3: bounded concurrency, cancellation when the client leaves).
-@Suite("Hardening: live feed bounds, tickets, decode gate", .timeLimit(.minutes(5)))   // a wait that never ends fails instead of hanging
+@Suite("Hardening: live feed bounds, tickets, decode gate", .timeLimit(.minutes(5)))   // a cancellable wait (settle, waitUntil…) that never ends fails instead of hanging
 struct LiveFeedBoundTests {
     static func positions(_ count: Int, device: String) -> [Position] {
         (0..<count).map { i in
