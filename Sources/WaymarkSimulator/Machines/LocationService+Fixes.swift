@@ -15,14 +15,20 @@ extension LocationService {
 
     /// The cached (stale, coarse) fix iOS often hands out at once when updates start, or nil.
     func cachedFix(at now: Double, positioning: Positioning, rng: inout SeededRandom) -> Fix? {
-        let c = positioning.constants
-        guard rng.chance(c.cachedFixProbability) else { return nil }
+        guard rng.chance(positioning.constants.cachedFixProbability) else { return nil }
+        return staleFix(at: now, positioning: positioning, rng: &rng) { _ in .wifi }
+    }
+
+    /// A cached fix: minutes old and coarse (the cached-fix constants), its source chosen from its accuracy.
+    func staleFix(at now: Double, positioning p: Positioning, rng: inout SeededRandom,
+                  source: (_ accuracy: Double) -> Fix.Source) -> Fix {
+        let c = p.constants
         let age = rng.uniform(c.cachedFixAgeMinSeconds, c.cachedFixAgeMaxSeconds)
         let accuracy = rng.uniform(c.cachedFixAccuracyMinMeters, c.cachedFixAccuracyMaxMeters)
         let sigma = accuracy / PositionError.radiusPerSigma
-        let truth = positioning.trajectory.position(at: now - age)
-        let position = PositionError.offset(truth, east: sigma * rng.normal(), north: sigma * rng.normal())
-        return Fix(coordinate: position, horizontalAccuracy: accuracy, timestamp: positioning.date(now - age), source: .wifi)
+        let position = PositionError.offset(p.trajectory.position(at: now - age),
+                                            east: sigma * rng.normal(), north: sigma * rng.normal())
+        return Fix(coordinate: position, horizontalAccuracy: accuracy, timestamp: p.date(now - age), source: source(accuracy))
     }
 
     // MARK: standard and live updates

@@ -62,16 +62,9 @@ extension LocationService {
         return (fix, note)
     }
 
-    /// A cached fix for a device that has none yet: minutes old and coarse (the cached-fix constants).
+    /// A cached fix for a device that has none yet: Wi-Fi level when it is better than cell level.
     private func cachedSignificantFix(at now: Double, positioning p: Positioning, rng: inout SeededRandom) -> Fix {
-        let c = p.constants
-        let age = rng.uniform(c.cachedFixAgeMinSeconds, c.cachedFixAgeMaxSeconds)
-        let accuracy = rng.uniform(c.cachedFixAccuracyMinMeters, c.cachedFixAccuracyMaxMeters)
-        let sigma = accuracy / PositionError.radiusPerSigma
-        let position = PositionError.offset(p.trajectory.position(at: now - age),
-                                            east: sigma * rng.normal(), north: sigma * rng.normal())
-        return Fix(coordinate: position, horizontalAccuracy: accuracy, timestamp: p.date(now - age),
-                   source: accuracy < c.significantChangeAccuracyMinMeters ? .wifi : .cell)
+        staleFix(at: now, positioning: p, rng: &rng) { $0 < p.constants.significantChangeAccuracyMinMeters ? .wifi : .cell }
     }
 
     /// The movement that fires the next significant change from `position`: the distance to the next
