@@ -45,7 +45,7 @@ extension LiveDevice {
                     for try await update in updates {
                         if Task.isCancelled { return }
                         sink.emit(.liveUpdate(LiveUpdate(fix: update.location.flatMap(Fix.init(location:)),
-                                                         isStationary: update.isStationary)))
+                                                         isStationary: update.reportsStationary)))
                     }
                 } catch {
                     LiveDevice.log.error("live updates ended: \(error.localizedDescription, privacy: .public)")
@@ -141,4 +141,23 @@ extension MonitorConditionState {
         }
     }
 }
+
+/// `CLLocationUpdate.isStationary` is deprecated for every version in the iOS 26 SDK and its
+/// replacement, `stationary`, is iOS 18 only. Reading the old name through this protocol (which the
+/// type already satisfies) keeps the iOS 17 path without a deprecation warning.
+private protocol StationaryOnIOS17 {
+    var isStationary: Bool { get }
+}
+
+extension CLLocationUpdate: StationaryOnIOS17 {}
+
+extension CLLocationUpdate {
+    /// Whether the device is still and updates have paused (Apple, `CLLocationUpdate.stationary`;
+    /// `isStationary` before iOS 18).
+    var reportsStationary: Bool {
+        if #available(iOS 18, *) { return stationary }
+        return (self as any StationaryOnIOS17).isStationary
+    }
+}
+
 #endif

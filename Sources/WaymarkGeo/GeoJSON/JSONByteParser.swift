@@ -259,7 +259,7 @@ final class JSONByteParser {
                 throw error("invalid escape \\\(Character(Unicode.Scalar(e))) in a string", at: escapeStart)
             }
         }
-        guard let s = String(validating: out, as: UTF8.self) else { throw error("a string is not valid UTF-8", at: start) }
+        guard let s = UTF8Text.string(validating: out) else { throw error("a string is not valid UTF-8", at: start) }
         return s
     }
 

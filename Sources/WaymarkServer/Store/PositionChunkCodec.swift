@@ -380,7 +380,7 @@ struct ChunkReader {
         for _ in 0..<size {
             let length = try self.count(atMost: bytes.count, of: "name length")
             guard length <= bytes.count - offset else { throw error("the chunk ends inside a name") }
-            guard let name = String(validating: bytes[offset..<offset + length], as: UTF8.self) else { throw error("a name that is not UTF-8") }
+            guard let name = UTF8Text.string(validating: bytes[offset..<offset + length]) else { throw error("a name that is not UTF-8") }
             offset += length
             dictionary.append(name)
         }
