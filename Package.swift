@@ -10,25 +10,44 @@ let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
+// The two halves. An app adds the package with its default traits turned off and gets the device
+// half only, which needs two packages: GRDB.swift (WaymarkSync's on-device store) and swift-log
+// (WaymarkSync's logging). Every other dependency below serves the server half, and every use of
+// one is conditional on the `Server` trait, so SwiftPM neither resolves nor clones it for such an
+// app (Examples/WaymarkExample depends on this package that way, and CI checks its pins):
+//
+//     .package(url: "https://github.com/…/waymark", from: "…", traits: [])
+//
+// `Server` is on by default so that `swift run waymark demo` and `swift test` do everything from the
+// repository root. Why traits and not a nested package: DESIGN.md, "Two halves, one package".
 let package = Package(
     name: "Waymark",
     platforms: [.macOS(.v14), .iOS(.v17)],
     products: [
+        // The device half: what an app links.
         .library(name: "WaymarkGeo", targets: ["WaymarkGeo"]),
         .library(name: "WaymarkEngine", targets: ["WaymarkEngine"]),
         .library(name: "WaymarkSimulator", targets: ["WaymarkSimulator"]),
+        .library(name: "WaymarkSimulatedPhone", targets: ["WaymarkSimulatedPhone"]),
         .library(name: "WaymarkSync", targets: ["WaymarkSync"]),
         .library(name: "WaymarkTransport", targets: ["WaymarkTransport"]),
         .library(name: "WaymarkApple", targets: ["WaymarkApple"]),
+        // The server half: built only with the `Server` trait (on by default).
         .library(name: "WaymarkServer", targets: ["WaymarkServer"]),
         .library(name: "WaymarkServerTesting", targets: ["WaymarkServerTesting"]),
         .executable(name: "waymark", targets: ["waymark"]),
     ],
+    traits: [
+        .trait(name: "Server", description: "The tracking server, its test harness and the waymark command-line tool."),
+        .default(enabledTraits: ["Server"]),
+    ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
-        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        // The device half's two.
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        // The server half's (each use below is conditional on the `Server` trait).
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
@@ -40,7 +59,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
-        // `swift package generate-documentation` (CI builds every library's DocC catalog with it).
+        // `swift package generate-documentation` (CI builds every library's DocC catalog with it). No
+        // target uses it, so an app that turns the default traits off never resolves it.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
@@ -55,35 +75,34 @@ let package = Package(
             dependencies: ["WaymarkGeo"],
             swiftSettings: swiftSettings
         ),
-        // A deterministic simulator of iOS location behaviour (PLATFORM.md). It uses WaymarkSync for
-        // SimulatedPhone, which runs the app's store and upload queue on the simulation's time.
+        // A deterministic simulator of iOS location behaviour (PLATFORM.md).
         .target(
             name: "WaymarkSimulator",
-            dependencies: ["WaymarkGeo", "WaymarkEngine", "WaymarkSync", "WaymarkTransport"],
+            dependencies: ["WaymarkGeo", "WaymarkEngine", "WaymarkTransport"],
+            swiftSettings: swiftSettings
+        ),
+        // A phone in the simulator running the app's durable store and upload queue on the
+        // simulation's time (SimulatedPhone): the simulator and WaymarkSync together.
+        .target(
+            name: "WaymarkSimulatedPhone",
+            dependencies: ["WaymarkGeo", "WaymarkEngine", "WaymarkTransport", "WaymarkSync", "WaymarkSimulator"],
             swiftSettings: swiftSettings
         ),
         // The upload transport seam: `UploadTransport` and its values, the URLSession transport and
         // the outcome store of background transfers, the native batch format. Foundation and
-        // WaymarkGeo only, so it compiles for iOS with
-        // the 17.4 SDK (GRDB and AsyncHTTPClient do not; WaymarkSync re-exports this module).
+        // WaymarkGeo only (WaymarkSync re-exports this module). Its privacy manifest declares the
+        // file-timestamp reads of UploadOutcomeStore (required-reason API, C617.1).
         .target(
             name: "WaymarkTransport",
             dependencies: ["WaymarkGeo"],
+            resources: [.copy("PrivacyInfo.xcprivacy")],
             swiftSettings: swiftSettings
         ),
-        // On-device durable store and upload queue.
+        // On-device durable store (GRDB), the recorder that fills it and the upload queue and driver
+        // that empty it. No networking package: uploads go through WaymarkTransport's seam.
         .target(
             name: "WaymarkSync",
-            dependencies: [
-                "WaymarkGeo",
-                "WaymarkEngine",
-                "WaymarkTransport",
-                .grdb,
-                .asyncHTTPClient,
-                .logging,
-                .nioCore,
-                .nioHTTP1,
-            ],
+            dependencies: ["WaymarkGeo", "WaymarkEngine", "WaymarkTransport", .grdb, .logging],
             swiftSettings: swiftSettings
         ),
         // The live Device over CoreLocation & co. Compiles to nothing off Apple platforms.
@@ -103,18 +122,18 @@ let package = Package(
                 // The ingest insert binds through the SQLite C API (SQLiteStore+Positions.swift).
                 .grdbSQLite,
                 .postgresNIO,
-                .product(name: "Crypto", package: "swift-crypto"),
+                .server("Crypto", "swift-crypto"),
                 .asyncHTTPClient,
-                .product(name: "CoreMetrics", package: "swift-metrics"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
-                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .server("CoreMetrics", "swift-metrics"),
+                .server("Prometheus", "swift-prometheus"),
+                .server("HummingbirdCore", "hummingbird"),
                 .httpTypes,
                 .nioCore,
                 .nioConcurrencyHelpers,
                 .nioHTTP1,
-                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .server("NIOHTTPTypes", "swift-nio-extras"),
+                .server("NIOSSL", "swift-nio-ssl"),
+                .server("ServiceLifecycle", "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -135,7 +154,8 @@ let package = Package(
         .target(
             name: "WaymarkCLI",
             dependencies: [
-                "WaymarkGeo", "WaymarkEngine", "WaymarkSimulator", "WaymarkSync", "WaymarkServer",
+                "WaymarkGeo", "WaymarkEngine", "WaymarkSimulator", "WaymarkSimulatedPhone", "WaymarkSync",
+                "WaymarkServer",
                 .argumentParser,
                 .asyncHTTPClient,
                 .logging,
@@ -179,10 +199,10 @@ let package = Package(
                 .logging,
                 .nioCore,
                 .nioConcurrencyHelpers,
-                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .server("NIOEmbedded", "swift-nio"),
                 .nioHTTP1,
                 // The connection guard's request and response parts (Hardening/ConnectionGuardTimingTests.swift).
-                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .server("NIOHTTPTypes", "swift-nio-extras"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -190,12 +210,16 @@ let package = Package(
             name: "WaymarkSyncTests",
             dependencies: [
                 "WaymarkGeo", "WaymarkEngine", "WaymarkTransport", "WaymarkSync", "WaymarkSimulator",
+                "WaymarkSimulatedPhone",
+                // HTTPUploadTransport (AsyncHTTPClient) lives with the server-side tools.
+                "WaymarkCLI",
+                .asyncHTTPClient,
                 .hummingbird,
                 .grdb,
                 .httpTypes,
                 .logging,
                 .nioCore,
-                .product(name: "NIOFoundationEssentialsCompat", package: "swift-nio"),
+                .server("NIOFoundationEssentialsCompat", "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -215,18 +239,23 @@ let package = Package(
     ]
 )
 
-/// Products several targets use, named once.
+/// Products several targets use, named once. Every server-side product is conditional on the
+/// `Server` trait, so an app that turns the default traits off resolves none of their packages.
 extension Target.Dependency {
-    static let nioCore = Target.Dependency.product(name: "NIOCore", package: "swift-nio")
+    static func server(_ name: String, _ package: String) -> Target.Dependency {
+        .product(name: name, package: package, condition: .when(traits: ["Server"]))
+    }
+
+    static let nioCore = server("NIOCore", "swift-nio")
     static let logging = Target.Dependency.product(name: "Logging", package: "swift-log")
-    static let nioHTTP1 = Target.Dependency.product(name: "NIOHTTP1", package: "swift-nio")
-    static let hummingbird = Target.Dependency.product(name: "Hummingbird", package: "hummingbird")
-    static let httpTypes = Target.Dependency.product(name: "HTTPTypes", package: "swift-http-types")
-    static let asyncHTTPClient = Target.Dependency.product(name: "AsyncHTTPClient", package: "async-http-client")
+    static let nioHTTP1 = server("NIOHTTP1", "swift-nio")
+    static let hummingbird = server("Hummingbird", "hummingbird")
+    static let httpTypes = server("HTTPTypes", "swift-http-types")
+    static let asyncHTTPClient = server("AsyncHTTPClient", "async-http-client")
     static let grdb = Target.Dependency.product(name: "GRDB", package: "GRDB.swift")
     static let grdbSQLite = Target.Dependency.product(name: "GRDBSQLite", package: "GRDB.swift")
-    static let postgresNIO = Target.Dependency.product(name: "PostgresNIO", package: "postgres-nio")
-    static let nioConcurrencyHelpers = Target.Dependency.product(name: "NIOConcurrencyHelpers", package: "swift-nio")
-    static let hummingbirdTesting = Target.Dependency.product(name: "HummingbirdTesting", package: "hummingbird")
-    static let argumentParser = Target.Dependency.product(name: "ArgumentParser", package: "swift-argument-parser")
+    static let postgresNIO = server("PostgresNIO", "postgres-nio")
+    static let nioConcurrencyHelpers = server("NIOConcurrencyHelpers", "swift-nio")
+    static let hummingbirdTesting = server("HummingbirdTesting", "hummingbird")
+    static let argumentParser = server("ArgumentParser", "swift-argument-parser")
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds every library's DocC catalog and fails on any DocC warning.
 #
-# - The seven libraries that build on Linux go through swift-docc-plugin
+# - The eight libraries that build on Linux go through swift-docc-plugin
 #   (`swift package generate-documentation --warnings-as-errors`).
 # - WaymarkApple has no symbols on Linux (it wraps Core Location and UIKit), so its symbol graph is
 #   extracted from the iOS compile (../shared/ios-sdk/build-for-ios.sh, run before this script;
@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 out=${1:-/tmp/waymark-docs}
 mkdir -p "$out"
 
-for target in WaymarkGeo WaymarkEngine WaymarkSimulator WaymarkTransport WaymarkSync WaymarkServer WaymarkServerTesting; do
+for target in WaymarkGeo WaymarkEngine WaymarkSimulator WaymarkSimulatedPhone WaymarkTransport WaymarkSync WaymarkServer WaymarkServerTesting; do
   echo "== DocC: $target"
   if ! swift package --allow-writing-to-directory "$out" generate-documentation --target "$target" \
        --warnings-as-errors --output-path "$out/$target" > "$out/$target.log" 2>&1; then

@@ -11,14 +11,16 @@ let swiftSettings: [SwiftSetting] = [
 
 let package = Package(
     name: "WaymarkExample",
-    // macOS 15 only for the tests' manual clock (Synchronization.Mutex); the app is iPhone-only.
-    platforms: [.iOS(.v17), .macOS(.v15)],
+    // The app is iPhone-only; macOS is listed so the view-model tests also run on a Mac.
+    platforms: [.iOS(.v17), .macOS(.v14)],
     products: [
         // What an Xcode app target links (README.md, "Open it in Xcode").
         .library(name: "WaymarkExampleUI", targets: ["WaymarkExampleUI"]),
     ],
     dependencies: [
-        .package(name: "Waymark", path: "../.."),
+        // As an app adds Waymark: the default traits (the server half) off, so only the device
+        // half's two packages resolve (GRDB.swift, swift-log). CI checks the pins (Scripts/check_app_pins.sh).
+        .package(name: "Waymark", path: "../..", traits: []),
     ],
     targets: [
         // View models and state machines: no SwiftUI, no UIKit, no CoreLocation. Runs on Linux.
@@ -27,6 +29,7 @@ let package = Package(
             dependencies: [
                 .product(name: "WaymarkEngine", package: "Waymark"),
                 .product(name: "WaymarkGeo", package: "Waymark"),
+                .product(name: "WaymarkSync", package: "Waymark"),
                 .product(name: "WaymarkTransport", package: "Waymark"),
             ],
             swiftSettings: swiftSettings
@@ -38,6 +41,7 @@ let package = Package(
                 "WaymarkExampleModels",
                 .product(name: "WaymarkEngine", package: "Waymark"),
                 .product(name: "WaymarkApple", package: "Waymark"),
+                .product(name: "WaymarkSync", package: "Waymark"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -54,6 +58,8 @@ let package = Package(
                 .product(name: "WaymarkEngine", package: "Waymark"),
                 .product(name: "WaymarkGeo", package: "Waymark"),
                 .product(name: "WaymarkSimulator", package: "Waymark"),
+                .product(name: "WaymarkSimulatedPhone", package: "Waymark"),
+                .product(name: "WaymarkSync", package: "Waymark"),
                 .product(name: "WaymarkTransport", package: "Waymark"),
             ],
             swiftSettings: swiftSettings

@@ -1,4 +1,5 @@
 import ArgumentParser
+import WaymarkGeo
 
 /// The `waymark` command-line tool.
 public struct WaymarkCommand: AsyncParsableCommand {
@@ -16,7 +17,7 @@ public struct WaymarkCommand: AsyncParsableCommand {
           waymark gpx convert ride.gpx --to geojson -o ride.geojson
           waymark serve --database waymark.sqlite
         """,
-        version: "0.1.0",
+        version: WaymarkVersion.current,
         subcommands: [
             GPXCommand.self, GeoCommand.self, SimulateCommand.self, ServeCommand.self, DeviceCommand.self, FenceCommand.self,
             DemoCommand.self, SendCommand.self, BackupCommand.self, CompactCommand.self,

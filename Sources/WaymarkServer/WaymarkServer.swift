@@ -3,5 +3,5 @@ import WaymarkGeo
 /// Facts about the tracking server module.
 public enum WaymarkServerInfo {
     /// The server module's version string.
-    public static let version = "0.1.0"
+    public static let version = WaymarkVersion.current
 }

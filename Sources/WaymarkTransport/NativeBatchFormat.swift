@@ -26,15 +26,18 @@ import WaymarkGeo
 /// let body = format.body(for: batch.fixes)      // UTF-8 JSON
 /// ```
 ///
-/// It lives in `WaymarkTransport` (Foundation and `WaymarkGeo` only) so an app that cannot build
-/// `WaymarkSync` for its SDK, such as the example app on the iOS 17.4 SDK, sends the same bytes.
+/// The format's encoder and its reference decoder (``decode(_:)``) live side by side here, in the
+/// module both halves import: the phone's upload, WaymarkServer's tests and any test server read
+/// and write it from one definition. (WaymarkServer's ingest keeps its own streaming decoder, which
+/// enforces the server's limits; `NativeBatchRoundTripTests` pins that the two read every body the
+/// same.)
 ///
 /// A `Sendable` value type.
 public struct NativeBatchFormat: Hashable, Sendable {
     /// A gap marker as the format writes it: the ride, the span with no fixes, and why.
     public struct Gap: Hashable, Sendable {
         /// The ride's identifier, written as `ride_id`.
-        public var rideID: String
+        public var rideID: RideID
         /// The last moment data was still recorded.
         public var start: Date
         /// The first moment data was recorded again.
@@ -43,7 +46,7 @@ public struct NativeBatchFormat: Hashable, Sendable {
         public var reason: String
 
         /// Makes a gap marker.
-        public init(rideID: String, start: Date, end: Date, reason: String) {
+        public init(rideID: RideID, start: Date, end: Date, reason: String) {
             self.rideID = rideID
             self.start = start
             self.end = end
@@ -81,7 +84,7 @@ public struct NativeBatchFormat: Hashable, Sendable {
 
     func appendGap(_ gap: Gap, to out: inout [UInt8]) {
         var s = "{\"type\":\"Feature\",\"geometry\":null,\"properties\":{\"waymark_kind\":\"\(Self.gapKind)\""
-        s += ",\"ride_id\":" + JSONText.quoted(gap.rideID)
+        s += ",\"ride_id\":" + JSONText.quoted(gap.rideID.rawValue)
         s += ",\"start\":\"" + Self.timestamp(gap.start) + "\",\"end\":\"" + Self.timestamp(gap.end) + "\""
         s += ",\"reason\":" + JSONText.quoted(gap.reason)
         if let deviceID { s += ",\"device_id\":" + JSONText.quoted(deviceID) }

@@ -24,6 +24,8 @@ public struct TransportError: CodedError {
         public static let configuration = Code(rawValue: "configuration")
         /// A file of the ``UploadOutcomeStore`` (an outcome or a request body) could not be written.
         public static let outcomeStore = Code(rawValue: "outcomeStore")
+        /// A body does not follow the native batch format (``NativeBatchFormat/decode(_:)``).
+        public static let format = Code(rawValue: "format")
     }
 
     /// The kind of problem.

@@ -82,7 +82,6 @@ struct ContractTests {
 
     @Test("running an engine twice stops the program (its device's events have one reader)")
     func engineRunsOnce() async throws {
-        guard #available(macOS 15, iOS 18, *) else { return }
         let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             let clock = ManualClock()
             let device = FakeDevice(clock: clock)
@@ -96,7 +95,6 @@ struct ContractTests {
 
     @Test("a stopped engine's requests say it was stopped")
     func stoppedMessage() async throws {
-        guard #available(macOS 15, iOS 18, *) else { return }
         let clock = ManualClock()
         let device = FakeDevice(clock: clock)
         let engine = Engine(device: device, clock: clock)

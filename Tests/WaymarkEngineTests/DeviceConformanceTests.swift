@@ -34,7 +34,6 @@ struct DeviceConformanceTests {
         case simulatedLocationManager, simulatedModern, forwardingWrapper, fake
         var testDescription: String { rawValue }
 
-        @available(macOS 15, iOS 18, *)
         func harness() async throws -> Harness {
             let ride = LocationConfiguration(desiredAccuracy: .best, activityType: .fitness)
             switch self {
@@ -102,7 +101,6 @@ struct DeviceConformanceTests {
 
     @Test("now() never goes back, and moves as the device's time passes", arguments: Kind.allCases)
     func clock(kind: Kind) async throws {
-        guard #available(macOS 15, iOS 18, *) else { return }
         let h = try await kind.harness()
         var previous = await h.device.now()
         for step in [0.0, 1, 30, 0, 600] {
@@ -116,7 +114,6 @@ struct DeviceConformanceTests {
 
     @Test("events come in time order, none stamped later than the device's now", arguments: Kind.allCases)
     func eventOrder(kind: Kind) async throws {
-        guard #available(macOS 15, iOS 18, *) else { return }
         let h = try await kind.harness()
         let reader = Reader(h.device)
         // The marker of a device that models iOS creates its location manager.
@@ -139,7 +136,6 @@ struct DeviceConformanceTests {
 
     @Test("what the device declares reads the same every time", arguments: Kind.allCases)
     func declarations(kind: Kind) async throws {
-        guard #available(macOS 15, iOS 18, *) else { return }
         let h = try await kind.harness()
         let plist = await h.device.infoPlist()
         let regions = await h.device.monitoredRegionIdentifiers()
@@ -156,7 +152,6 @@ struct DeviceConformanceTests {
     @Test("creating a location manager reports the authorization (Apple: locationManagerDidChangeAuthorization is called when the manager is created)",
           arguments: Kind.allCases.filter { $0 != .fake })
     func authorizationOnCreation(kind: Kind) async throws {
-        guard #available(macOS 15, iOS 18, *) else { return }
         let h = try await kind.harness()
         let reader = Reader(h.device)
         await h.device.perform(.createLocationManager)
@@ -168,7 +163,6 @@ struct DeviceConformanceTests {
     @Test("no fixes unless the app asks; none after it stops; stopping what never started is harmless",
           arguments: Kind.allCases.filter { $0 != .fake })
     func fixesOnlyWhenAsked(kind: Kind) async throws {
-        guard #available(macOS 15, iOS 18, *) else { return }
         let h = try await kind.harness()
         let reader = Reader(h.device)
         _ = await Self.settle(h, reader)   // creates the location manager

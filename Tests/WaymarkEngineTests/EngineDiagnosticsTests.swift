@@ -12,7 +12,6 @@ struct EngineDiagnosticsTests {
 
     @Test("a motion request without NSMotionUsageDescription ends misconfigured at once, and the problem is published")
     func missingMotionKey() async throws {
-        guard #available(macOS 15, iOS 18, *) else { return }
         let rig = EngineTests.Rig(declarations: Self.whenInUseOnly)
         rig.device.send(.launched(reason: .user))
         rig.device.send(T.auth(.authorizedWhenInUse))
@@ -29,7 +28,6 @@ struct EngineDiagnosticsTests {
 
     @Test("starting a ride without the location background mode publishes that problem; declaring it publishes none")
     func rideNeedsBackgroundMode() async throws {
-        guard #available(macOS 15, iOS 18, *) else { return }
         var ride = RideTracker.Configuration()
         ride.usesMotion = false
         for declared in [false, true] {
@@ -55,7 +53,6 @@ struct EngineDiagnosticsTests {
 
     @Test("configured capabilities are checked at start: Always without its usage description")
     func configuredCapabilities() async throws {
-        guard #available(macOS 15, iOS 18, *) else { return }
         let rig = EngineTests.Rig(configuration: .init(capabilities: AppCapabilities(locationAlways: true)),
                                   declarations: Self.whenInUseOnly)
         rig.device.send(.launched(reason: .user))
@@ -66,7 +63,6 @@ struct EngineDiagnosticsTests {
 
     @Test("usage descriptions the app configured itself win over the device's declarations")
     func configuredKeysWin() async throws {
-        guard #available(macOS 15, iOS 18, *) else { return }
         var core = EngineCore(configuration: .init(permissions: .init(declaredUsageDescriptions: [.locationWhenInUse, .motion])))
         core.adoptDeclaredUsageDescriptions([.locationWhenInUse])
         #expect(core.permissions.configuration.declaredUsageDescriptions == [.locationWhenInUse, .motion])
@@ -77,7 +73,6 @@ struct EngineDiagnosticsTests {
 
     @Test("a device that cannot read the declarations publishes no problems")
     func unknownDeclarations() async throws {
-        guard #available(macOS 15, iOS 18, *) else { return }
         let rig = EngineTests.Rig(configuration: .init(capabilities: AppCapabilities(locationAlways: true, backgroundLocation: true)))
         rig.device.send(.launched(reason: .user))
         #expect(await rig.device.nextCommand() == .createLocationManager)

@@ -8,7 +8,6 @@ import WaymarkGeo
 @Suite("Engine effects in core order")
 struct EngineEffectOrderTests {
     /// Launches with `status` and waits until the launch locator has started its updates.
-    @available(macOS 15, iOS 18, *)
     static func locating(_ status: LocationAuthorizationStatus) async -> EngineTests.Rig {
         let rig = EngineTests.Rig()
         rig.device.send(.launched(reason: .user))
@@ -20,7 +19,6 @@ struct EngineEffectOrderTests {
 
     @Test("a ride started while the launch locator's stop is on its way keeps its GNSS on")
     func rideStartDuringLaunchStop() async throws {
-        guard #available(macOS 15, iOS 18, *) else { return }
         let rig = await Self.locating(.authorizedAlways)
 
         // The launch fix ends the launch locator; its stop is held on the way to the device.
@@ -52,7 +50,6 @@ struct EngineEffectOrderTests {
 
     @Test("a deadline already past when a newer event arrives is handled first, at its own time")
     func overdueDeadlineBeforeEvent() async throws {
-        guard #available(macOS 15, iOS 18, *) else { return }
         let rig = await Self.locating(.authorizedWhenInUse)
         // The launch timeout is 20 s; the clock never wakes the timer, but a fix stamped 25 s
         // later arrives. The launch locator gave up at 20 s, so that late fix is not the launch fix.
@@ -65,7 +62,6 @@ struct EngineEffectOrderTests {
 
     @Test("handleDeadlines(through:) acts on a due deadline without the clock, and only on due ones")
     func drivenDeadlines() async throws {
-        guard #available(macOS 15, iOS 18, *) else { return }
         let rig = await Self.locating(.authorizedWhenInUse)
         await rig.engine.handleDeadlines(through: rig.clock.date.addingTimeInterval(19))
         #expect(await rig.engine.launchLocation.current == .locating)

@@ -1,10 +1,9 @@
 import Foundation
-import Synchronization
+import WaymarkGeo
 @testable import WaymarkEngine
 
 /// A clock whose time moves only when a test calls ``advance(by:)``; sleepers wake when their
 /// deadline is reached. Tests wait for a sleeper with ``waitForSleepers(_:)`` before advancing.
-@available(macOS 15, iOS 18, *)
 final class ManualClock: Clock, Sendable {
     struct Instant: InstantProtocol {
         var offset: Duration
@@ -26,7 +25,7 @@ final class ManualClock: Clock, Sendable {
         var sleeperWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
-    private let state = Mutex(State())
+    private let state = LockedState(State())
 
     var now: Instant { state.withLock { $0.now } }
     var minimumResolution: Duration { .zero }
@@ -87,7 +86,6 @@ final class ManualClock: Clock, Sendable {
 }
 
 /// A device the test plays by hand: it sends events and awaits the commands the engine performs.
-@available(macOS 15, iOS 18, *)
 actor FakeDevice: Device {
     nonisolated let events: AsyncStream<TimedDeviceEvent>
     private let continuation: AsyncStream<TimedDeviceEvent>.Continuation

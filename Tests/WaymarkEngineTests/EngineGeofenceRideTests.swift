@@ -10,7 +10,6 @@ struct EngineGeofenceRideTests {
 
     @Test("fence events once each, presence and regions with replay; ride states, statistics and records for the store")
     func geofencesAndRide() async throws {
-        guard #available(macOS 15, iOS 18, *) else { return }
         let rig = EngineTests.Rig(configuration: .init(ride: TrackerHarness.steady))
         let eventStream = await rig.engine.geofences.events.subscribe(), recordStream = await rig.engine.ride.recorded.subscribe()
         let events = Task { var got: [FenceEvent] = []; for await e in eventStream { got.append(e) }; return got }
@@ -57,7 +56,6 @@ struct EngineGeofenceRideTests {
 
     @Test("waitUntilHandled returns true once that many events are handled, false for a cancelled waiter or a stopped engine")
     func waitUntilHandled() async throws {
-        guard #available(macOS 15, iOS 18, *) else { return }
         let rig = EngineTests.Rig()
         let waiter = Task { await rig.engine.diagnostics.waitUntilHandled(2) }
         rig.device.send(.launched(reason: .user))

@@ -24,7 +24,6 @@ struct EngineRegionReconcileTests {
 
     /// Launches with `osRegions`, grants Always, sends a fix; returns the region commands.
     static func launch(osRegions: Set<String>?) async throws -> [DeviceCommand] {
-        guard #available(macOS 15, iOS 18, *) else { return [] }
         let rig = EngineTests.Rig(geofences: try storedState())
         await rig.device.setOSRegions(osRegions)
         rig.device.send(.launched(reason: .user))
@@ -42,7 +41,6 @@ struct EngineRegionReconcileTests {
 
     @Test("a Waymark region iOS lost is registered again, an unknown Waymark region is stopped, the host's is untouched")
     func reconciles() async throws {
-        guard #available(macOS 15, iOS 18, *) else { return }
         let commands = try await Self.launch(osRegions: [Self.regionA, "waymark.fence.zombie", "host.office"])
         #expect(commands.contains(.stopMonitoring(identifier: "waymark.fence.zombie")))
         #expect(commands.contains { if case .startMonitoring(let r) = $0 { r.identifier == Self.regionB } else { false } })
@@ -54,7 +52,6 @@ struct EngineRegionReconcileTests {
 
     @Test("control: a device that cannot tell leaves the stored regions as they are")
     func unknownLeavesStoredRegions() async throws {
-        guard #available(macOS 15, iOS 18, *) else { return }
         let commands = try await Self.launch(osRegions: nil)
         #expect(commands.isEmpty, "\(commands)")
     }

@@ -3,10 +3,8 @@ import Testing
 import WaymarkGeo
 @testable import WaymarkEngine
 
-/// The manual clock needs `Mutex` (macOS 15); on older macOS these tests return at once. Linux CI runs them.
 @Suite("Engine actor over a hand-played device")
 struct EngineTests {
-    @available(macOS 15, iOS 18, *)
     struct Rig {
         let clock = ManualClock()
         let device: FakeDevice
@@ -29,7 +27,6 @@ struct EngineTests {
 
     @Test("request() returns the outcomes after notifications, registration failure and location, one prompt at a time")
     func requestFlow() async throws {
-        guard #available(macOS 15, iOS 18, *) else { return }
         let rig = Rig()
         rig.device.send(.launched(reason: .user))
         #expect(await rig.device.nextCommand() == .createLocationManager)
@@ -50,7 +47,6 @@ struct EngineTests {
 
     @Test("a prompt that never answers ends as misconfigured when the clock reaches the timeout")
     func timeoutWithClock() async throws {
-        guard #available(macOS 15, iOS 18, *) else { return }
         let rig = Rig(configuration: .init(permissions: .init(promptTimeout: 30)))
         rig.device.send(.launched(reason: .user))
         rig.device.send(T.auth(.notDetermined))
@@ -66,7 +62,6 @@ struct EngineTests {
 
     @Test("launch locator timeout through the clock, then the service is stopped")
     func locatorTimeout() async throws {
-        guard #available(macOS 15, iOS 18, *) else { return }
         let rig = Rig()
         rig.device.send(.launched(reason: .user))
         rig.device.send(T.auth(.authorizedWhenInUse))
@@ -81,7 +76,6 @@ struct EngineTests {
 
     @Test("early and late subscribers both get located(fix), exactly once")
     func replay() async throws {
-        guard #available(macOS 15, iOS 18, *) else { return }
         let rig = Rig()
         let (ready, readySignal) = AsyncStream.makeStream(of: Void.self)
         let early = Task {
@@ -114,7 +108,6 @@ struct EngineTests {
 
     @Test("the map state centers once and enables the button; memory is published for storage")
     func mapAndMemory() async throws {
-        guard #available(macOS 15, iOS 18, *) else { return }
         let rig = Rig()
         rig.device.send(.launched(reason: .user))
         rig.device.send(T.auth(.authorizedWhenInUse))
@@ -136,7 +129,6 @@ struct EngineTests {
 
     @Test("a request pending when the device stream ends throws stopped")
     func stoppedThrows() async {
-        guard #available(macOS 15, iOS 18, *) else { return }
         let rig = Rig()
         rig.device.send(.launched(reason: .user))
         let request = Task { try await rig.engine.permissions.request([.notifications([.alert])]) }

@@ -11,7 +11,6 @@ struct EngineActorSimulationTests {
     @Test("first launch: request() returns both results, no collision, one start; early and late subscribers see located once",
           arguments: LocationBackend.allCases)
     func firstLaunch(backend: LocationBackend) async throws {
-        guard #available(macOS 15, iOS 18, *) else { return }
         let device = try SimulatedDevice(scenario: Fixture.opened(duration: 120), seed: 5)
         let engine = Engine(device: device, clock: device.clock, configuration: .init(backend: backend))
         let run = Task { await engine.run() }

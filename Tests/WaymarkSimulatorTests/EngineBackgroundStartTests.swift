@@ -11,7 +11,6 @@ import WaymarkGeo
 struct EngineBackgroundStartTests {
     @Test("a ride started from a silent push is refused once, then records when the user opens the app")
     func refusedThenForeground() async throws {
-        guard #available(macOS 15, iOS 18, *) else { return }
         let scenario = Fixture.opened(route: ScenarioRoute(start: Fixture.origin, legs: [.travel([Fixture.east(3_000)], speed: 5)]),
                                       device: Fixture.existing(.authorizedWhenInUse, modes: [.location], motion: .denied),
                                       actions: [UserAction(at: 10, .background), UserAction(at: 100, .silentPush),

@@ -15,7 +15,6 @@ struct SimulatedClockTests {
 
     @Test("a sleeper wakes when the device is advanced to its deadline, not before; now follows the device")
     func sleepWakesOnAdvance() async throws {
-        guard #available(macOS 15, iOS 18, *) else { return }
         let device = try SimulatedDevice(scenario: Self.outageScenario())
         let clock = device.clock
         let start = clock.now
@@ -31,7 +30,6 @@ struct SimulatedClockTests {
 
     @Test("a cancelled sleeper throws CancellationError at once")
     func cancellation() async throws {
-        guard #available(macOS 15, iOS 18, *) else { return }
         let device = try SimulatedDevice(scenario: Self.outageScenario())
         let clock = device.clock
         let sleeper = Task { try await clock.sleep(until: clock.now.advanced(by: .seconds(3600)), tolerance: nil) }
@@ -54,12 +52,10 @@ struct SimulatedClockTests {
         }
         #expect(String(decoding: advance.standardErrorContent, as: UTF8.self).contains("Simulation.advance(by: -1.0)"))
         let clock = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            guard #available(macOS 15, iOS 18, *) else { preconditionFailure("SimulatedClock needs macOS 15") }
             SimulatedClock(startingAt: 0).advance(by: .seconds(-1))
         }
         #expect(String(decoding: clock.standardErrorContent, as: UTF8.self).contains("SimulatedClock.advance(by: -1.0 seconds)"))
         let deviceClock = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            guard #available(macOS 15, iOS 18, *) else { preconditionFailure("SimulatedClock needs macOS 15") }
             try SimulatedDevice(scenario: Fixture.opened(duration: 60)).clock.advance(by: .seconds(1))
         }
         #expect(String(decoding: deviceClock.standardErrorContent, as: UTF8.self)
@@ -74,7 +70,6 @@ struct SimulatedClockTests {
 
     @Test("the engine's launch timeout fires on virtual time: unavailable(timeout) after 20 virtual seconds, and the service is released")
     func engineTimeoutOnVirtualTime() async throws {
-        guard #available(macOS 15, iOS 18, *) else { return }
         let device = try SimulatedDevice(scenario: Self.outageScenario())
         let engine = Engine(device: device, clock: device.clock)
         let run = Task { await engine.run() }

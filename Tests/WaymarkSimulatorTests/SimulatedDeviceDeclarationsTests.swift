@@ -27,7 +27,6 @@ struct SimulatedDeviceDeclarationsTests {
 
     @Test("the engine on a simulated app without the location mode reports it when a ride starts")
     func engineReportsMissingMode() async throws {
-        guard #available(macOS 15, iOS 18, *) else { return }
         let device = try SimulatedDevice(scenario: try Self.scenario(nil, nil))
         let engine = Engine(device: device, clock: device.clock)
         let run = Task { await engine.run() }
@@ -44,7 +43,6 @@ struct SimulatedDeviceDeclarationsTests {
     @Test("Background App Refresh off, or Low Power Mode on, is reported as a problem; on, nothing is",
           arguments: [(true, false, false), (false, false, true), (true, true, true)] as [(Bool, Bool, Bool)])
     func backgroundAppRefresh(refresh: Bool, lowPower: Bool, reported: Bool) async throws {
-        guard #available(macOS 15, iOS 18, *) else { return }
         var scenario = try Self.scenario(nil, [.location])
         scenario.device?.backgroundAppRefresh = refresh
         scenario.device?.lowPowerMode = lowPower

@@ -18,7 +18,6 @@ struct NoPointLostSimulatedTests {
     @Test("200 seeded schedules per force-quit setting and backend: the server ends with exactly the points and gap markers the tracker recorded",
           arguments: [true, false], LocationBackend.allCases)
     func trackerPointsReachTheServer(relaunchAfterForceQuit: Bool, backend: LocationBackend) async throws {
-        guard #available(macOS 15, iOS 18, *) else { return }
         let server = try await IngestTestServer.start()
         defer { server.stop() }
         let configuration = UploadQueue.Configuration(maxBatchPoints: 60, maxBatchBytes: 32 * 1024, maxBatchAge: 60,

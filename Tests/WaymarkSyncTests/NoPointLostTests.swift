@@ -13,7 +13,6 @@ struct NoPointLostTests {
 
     @Test("200 seeded fault schedules: the server ends with exactly the recorded points, the device with none")
     func noPointLost() async throws {
-        guard #available(macOS 15, iOS 18, *) else { return }
         let server = try await IngestTestServer.start()
         defer { server.stop() }
         let configuration = UploadQueue.Configuration(maxBatchPoints: 300, maxBatchBytes: 96 * 1024, maxBatchAge: 120,

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Testing
+import WaymarkEngine
 import WaymarkGeo
 @testable import WaymarkSync
 
@@ -11,7 +12,7 @@ struct RideStoreMigrationTests {
         let path = TestFixes.temporaryStorePath()
         defer { TestFixes.removeStore(at: path) }
         let fixes = TestFixes.ride(count: 40)
-        let rideID: UUID
+        let rideID: RideID
         do {
             let v1 = try RideStore(writer: DatabasePool(path: path, configuration: RideStore.configuration()),
                                    path: path, upTo: RideStore.Migration.v1)
@@ -22,7 +23,7 @@ struct RideStoreMigrationTests {
             try v1.append(fixes, to: rideID)
         }
         let upgraded = try RideStore(path: path)
-        #expect(try upgraded.appliedMigrations() == [RideStore.Migration.v1, RideStore.Migration.v2, RideStore.Migration.v3])
+        #expect(try upgraded.appliedMigrations() == [RideStore.Migration.v1, RideStore.Migration.v2, RideStore.Migration.v3, RideStore.Migration.v4])
         #expect(try upgraded.fixes(of: rideID) == fixes)
         let backlog = try upgraded.backlog()
         #expect(backlog.unbatchedPoints == 40)
@@ -40,7 +41,7 @@ struct RideStoreMigrationTests {
         try store.append(TestFixes.ride(count: 5), to: ride.id)
         try store.formBatch(maxPoints: 3, maxBytes: 1 << 20, at: TestFixes.start, key: "k1")
         let again = try RideStore(path: path)
-        #expect(try again.appliedMigrations().count == 3)
+        #expect(try again.appliedMigrations().count == 4)
         #expect(try again.backlog() == store.backlog())
     }
 
@@ -54,7 +55,7 @@ struct RideStoreMigrationTests {
                 try db.execute(sql: """
                     INSERT INTO fixes (ride_id, timestamp_ms, latitude, longitude, source, payload_bytes)
                     VALUES (?, ?, 0, 0, 'gnss', 10)
-                    """, arguments: [ride.id.uuidString, StoreTime.millis(TestFixes.start)])
+                    """, arguments: [ride.id.rawValue, StoreTime.millis(TestFixes.start)])
             }
         }
     }
@@ -63,7 +64,7 @@ struct RideStoreMigrationTests {
     func upgradeFromV2() throws {
         let path = TestFixes.temporaryStorePath()
         defer { TestFixes.removeStore(at: path) }
-        let rideID: UUID
+        let rideID: RideID
         let gap: GapRecord
         do {
             let v2 = try RideStore(writer: DatabasePool(path: path, configuration: RideStore.configuration()),
@@ -72,16 +73,36 @@ struct RideStoreMigrationTests {
             gap = GapRecord(ride: rideID, start: TestFixes.start, end: TestFixes.start.addingTimeInterval(90), reason: "terminated")
             try v2.db.write { db in
                 try db.execute(sql: "INSERT INTO gaps (ride_id, start_ms, end_ms, reason) VALUES (?, ?, ?, ?)",
-                               arguments: [rideID.uuidString, StoreTime.millis(gap.start), StoreTime.millis(gap.end), gap.reason])
+                               arguments: [rideID.rawValue, StoreTime.millis(gap.start), StoreTime.millis(gap.end), gap.reason])
             }
         }
         let upgraded = try RideStore(path: path)
-        #expect(try upgraded.appliedMigrations().last == RideStore.Migration.v3)
+        #expect(try upgraded.appliedMigrations().last == RideStore.Migration.v4)
         #expect(try upgraded.gaps(of: rideID) == [gap] && upgraded.gapsAwaitingUpload() == [gap])
         #expect(try upgraded.backlog().unbatchedGaps == 1)
         #expect(try upgraded.uploadBackoff() == UploadBackoff())
         let stamp = UploadBackoff(failures: 3, retryAt: TestFixes.start.addingTimeInterval(12.5))
         try upgraded.saveUploadBackoff(stamp)
         #expect(try RideStore(path: path).uploadBackoff() == stamp, "the retry state is on disk")
+    }
+
+    @Test("a v3 store upgrades to v4: its rides and fixes stay, no ride is resumed until a checkpoint is saved")
+    func v3ToV4() throws {
+        let path = TestFixes.temporaryStorePath()
+        defer { TestFixes.removeStore(at: path) }
+        let fixes = TestFixes.ride(count: 4)
+        do {
+            let v3 = try RideStore(writer: try DatabasePool(path: path, configuration: RideStore.configuration()),
+                                   path: path, upTo: RideStore.Migration.v3)
+            try v3.startRide(id: "old", at: TestFixes.start)
+            try v3.append(fixes, to: "old")
+        }
+        let upgraded = try RideStore(path: path)
+        #expect(try upgraded.appliedMigrations().last == RideStore.Migration.v4)
+        #expect(try upgraded.fixes(of: "old") == fixes)
+        #expect(try upgraded.lastCheckpoint() == nil)
+        let snapshot = RideSnapshot(rideID: "old", state: .moving, startedAt: TestFixes.start, lastRecorded: fixes[3])
+        try upgraded.saveCheckpoint(snapshot)
+        #expect(try RideStore(path: path).lastCheckpoint() == snapshot)
     }
 }

@@ -12,7 +12,7 @@ struct RideStoreTests {
         defer { TestFixes.removeStore(at: path) }
         let store = try RideStore(path: path)
         #expect(try store.journalMode() == "wal")
-        #expect(try store.appliedMigrations() == [RideStore.Migration.v1, RideStore.Migration.v2, RideStore.Migration.v3])
+        #expect(try store.appliedMigrations() == [RideStore.Migration.v1, RideStore.Migration.v2, RideStore.Migration.v3, RideStore.Migration.v4])
     }
 
     @Test("appended fixes are on disk: a second store opened on the file sees them")
@@ -45,7 +45,7 @@ struct RideStoreTests {
     @Test("appending to an unknown ride fails with notFound and stores nothing")
     func unknownRide() throws {
         let store = try RideStore.inMemory()
-        #expect { try store.append(TestFixes.ride(count: 3), to: UUID()) } throws: { error in
+        #expect { try store.append(TestFixes.ride(count: 3), to: RideID()) } throws: { error in
             (error as? SyncError)?.code == .notFound
         }
         #expect(try store.fixCount() == 0)

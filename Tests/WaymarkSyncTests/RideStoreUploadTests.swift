@@ -5,7 +5,7 @@ import WaymarkGeo
 
 @Suite("RideStore upload state: batches, keys, split, acknowledge, quarantine")
 struct RideStoreUploadTests {
-    func storeWith(_ count: Int) throws -> (RideStore, UUID, [Fix]) {
+    func storeWith(_ count: Int) throws -> (RideStore, RideID, [Fix]) {
         let store = try RideStore.inMemory()
         let ride = try store.startRide(at: TestFixes.start)
         let fixes = TestFixes.ride(count: count)

@@ -4,6 +4,8 @@ import WaymarkEngine
 import WaymarkGeo
 import WaymarkSimulator
 @testable import WaymarkSync
+import WaymarkSimulatedPhone
+import WaymarkCLI
 
 /// The real upload queue meets the scenario's network through `SimulatedNetworkTransport` (which
 /// `SimulatedPhone` puts in front of the transport it is given), on virtual time: too large a body gets

@@ -4,6 +4,7 @@ import WaymarkEngine
 import WaymarkGeo
 import WaymarkSimulator
 @testable import WaymarkSync
+import WaymarkSimulatedPhone
 
 /// `SimulatedPhone`'s own contract, with a transport that acknowledges every batch and counts it:
 /// it uploads only while the app runs, starts a process per launch the simulation delivers, sends

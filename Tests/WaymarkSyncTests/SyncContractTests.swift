@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import WaymarkSync
+import WaymarkCLI
 
 /// Programmer misuse in the upload queue's and transport's settings stops the program, naming the
 /// field (#16); a bad server URL stays a thrown ``SyncError``.

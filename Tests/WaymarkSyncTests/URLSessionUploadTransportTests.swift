@@ -6,6 +6,7 @@ import Testing
 import WaymarkSimulator
 import WaymarkGeo
 @testable import WaymarkSync
+import WaymarkSimulatedPhone
 
 /// The URLSession transports' shared parts against the real ingest server on 127.0.0.1.
 @Suite("URLSession upload transport against a real HTTP endpoint")
@@ -74,7 +75,6 @@ struct URLSessionUploadTransportTests {
     func timeout() async throws {
         let server = try await server()
         defer { server.stop() }
-        guard #available(macOS 15, iOS 18, *) else { return }
         // The server commits, then holds its reply until the next request arrives, and moves the
         // transport's own clock past the timeout as it holds it: the attempt times out then, with no
         // real time passing (the session's own 30 s timeouts are only a backstop).

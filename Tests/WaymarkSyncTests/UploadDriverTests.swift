@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WaymarkEngine
 @testable import WaymarkSync
+import WaymarkCLI
 
 /// Collects the device commands a driver forwards.
 actor CommandLog {

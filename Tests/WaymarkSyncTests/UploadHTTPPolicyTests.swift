@@ -3,6 +3,8 @@ import Testing
 import WaymarkEngine
 import WaymarkGeo
 @testable import WaymarkSync
+import WaymarkSimulatedPhone
+import WaymarkCLI
 
 /// The queue's batching, backoff, offline and background rules, each checked against a real HTTP
 /// server on 127.0.0.1 in virtual time.
@@ -12,7 +14,7 @@ struct UploadHTTPPolicyTests {
         let server: IngestTestServer
         let store: RideStore
         let fixes: [Fix]
-        let ride: UUID
+        let ride: RideID
         var uploader: VirtualTimeUploader
     }
 

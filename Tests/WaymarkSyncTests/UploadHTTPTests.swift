@@ -4,6 +4,8 @@ import WaymarkSimulator
 import WaymarkGeo
 @testable import WaymarkSync
 import WaymarkEngine
+import WaymarkSimulatedPhone
+import WaymarkCLI
 
 /// Upload tests against a real HTTP server on 127.0.0.1 (no mock transport).
 @Suite("Uploading to a real HTTP endpoint")
@@ -79,7 +81,6 @@ struct UploadHTTPTests {
 
     @Test("a reply slower than the client's timeout: the client retries under the same key")
     func timeoutAfterCommit() async throws {
-        guard #available(macOS 15, iOS 18, *) else { return }
         // The transport's timeout runs on a clock of the test's own, which the server moves past it as
         // it holds the reply: the attempt times out then, with no real time passing.
         let clock = SimulatedClock(startingAt: 0)

@@ -28,14 +28,12 @@ struct UploadTimeoutTests {
 
     @Test("the attempt's answer when it comes before the deadline")
     func answerFirst() async throws {
-        guard #available(macOS 15, iOS 18, *) else { return }
         let clock = SimulatedClock(startingAt: 0)
         #expect(await UploadResponse.attempt(within: .seconds(30), on: clock) { Self.ok } == Self.ok)
     }
 
     @Test("timed out when the clock passes the deadline first, without waiting for an attempt that never stops")
     func deadlineFirst() async throws {
-        guard #available(macOS 15, iOS 18, *) else { return }
         let clock = SimulatedClock(startingAt: 0)
         let gate = Gate()
         defer { gate.open.finish() }
@@ -48,7 +46,6 @@ struct UploadTimeoutTests {
 
     @Test("timed out at once when the clock was moved past the deadline before the timer started waiting")
     func movedEarly() async throws {
-        guard #available(macOS 15, iOS 18, *) else { return }
         let clock = SimulatedClock(startingAt: 0)
         let gate = Gate()
         defer { gate.open.finish() }
@@ -61,7 +58,6 @@ struct UploadTimeoutTests {
 
     @Test("cancelled when the caller is cancelled, even if the attempt ignores it")
     func cancelled() async throws {
-        guard #available(macOS 15, iOS 18, *) else { return }
         let clock = SimulatedClock(startingAt: 0)
         let gate = Gate()
         defer { gate.open.finish() }

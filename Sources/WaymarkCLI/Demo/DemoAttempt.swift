@@ -1,6 +1,7 @@
 import Foundation
 import WaymarkSync
 import WaymarkTransport
+import WaymarkSimulatedPhone
 
 /// One finished upload attempt of the demo's phone, for the timeline and the summary.
 struct DemoAttempt: Hashable, Sendable {

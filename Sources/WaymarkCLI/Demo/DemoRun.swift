@@ -3,6 +3,7 @@ import WaymarkEngine
 import WaymarkGeo
 import WaymarkSimulator
 import WaymarkSync
+import WaymarkSimulatedPhone
 
 /// Runs the whole demo once against a running ``DemoServer``: WaymarkSimulator's ``SimulatedPhone``
 /// records the ride, its ``RideStore`` and upload queue send the fixes over real HTTP, and the result

@@ -39,7 +39,7 @@ public struct EngineRide: Sendable {
     let engine: Engine
 
     /// Starts a new ride (ignored while a ride is active); `rideID` is the app's identifier for it.
-    public func start(rideID: String) async { await engine.rideCommand(.start(rideID: rideID)) }
+    public func start(rideID: RideID) async { await engine.rideCommand(.start(rideID: rideID)) }
 
     /// Pauses the ride: nothing is recorded until ``resume()``.
     public func pause() async { await engine.rideCommand(.pause) }

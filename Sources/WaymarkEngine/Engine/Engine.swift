@@ -50,6 +50,7 @@ public actor Engine {
     nonisolated let rideRecords = ReplayBroadcaster<RideEntry>(replaysCurrent: false)
     nonisolated let problemStates = ReplayBroadcaster<[ConfigurationProblem]>(initial: [])
     nonisolated let launchAttributions = ReplayBroadcaster<LaunchAttribution>()
+    nonisolated let systemEvents = ReplayBroadcaster<DeviceEvent>(replaysCurrent: false)
     var fenceRevision: Int
     /// The app's Info.plist declarations, once read from the device.
     var declarations: InfoPlistDeclarations?
@@ -105,6 +106,9 @@ public actor Engine {
     /// What the app's Info.plist lacks for what it uses, with messages a developer can act on.
     public nonisolated var diagnostics: EngineDiagnostics { EngineDiagnostics(engine: self) }
 
+    /// The app's lifecycle and network events as the engine handled them (``EngineSystem``).
+    public nonisolated var system: EngineSystem { EngineSystem(engine: self) }
+
     /// Consumes the device's events until the stream ends, then stops: pending requests throw
     /// ``EngineError/Code/stopped`` and every state sequence ends.
     ///
@@ -131,6 +135,7 @@ public actor Engine {
             }
             let out = core.handle(timed.event, at: timed.time)
             await apply(out)
+            if let system = timed.event.systemPart { await systemEvents.publish(system) }
             eventsHandled += 1
             resumeHandledWaiters()
         }
@@ -162,6 +167,7 @@ public actor Engine {
         await rideRecords.finish()
         await problemStates.finish()
         await launchAttributions.finish()
+        await systemEvents.finish()
     }
 
     /// The time to stamp an app call with: the device's clock, never before the latest event.

@@ -1,4 +1,5 @@
 import Foundation
+import WaymarkGeo
 
 /// What the core answers: commands for the device and updates to publish, each in order.
 ///
@@ -39,7 +40,7 @@ public enum EngineUpdate: Hashable, Sendable {
 /// A `Sendable` value type.
 public enum RideCommand: Hashable, Sendable, Codable {
     /// Start a new ride with the app's identifier for it (ignored while a ride is active).
-    case start(rideID: String)
+    case start(rideID: RideID)
     /// Pause the ride: nothing is recorded until resumed.
     case pause
     /// Resume a paused ride.

@@ -14,7 +14,7 @@ import WaymarkGeo
 /// A `Sendable`, `Codable` value type.
 public struct RideSnapshot: Hashable, Sendable, Codable {
     /// The ride's identifier, chosen by the app when it started the ride.
-    public var rideID: String
+    public var rideID: RideID
     /// The state when the snapshot was taken.
     public var state: RideState
     /// When the ride started.
@@ -32,7 +32,7 @@ public struct RideSnapshot: Hashable, Sendable, Codable {
     public var wakeFenceActive: Bool
 
     /// Makes a snapshot.
-    public init(rideID: String, state: RideState, startedAt: Date, lastRecorded: Fix? = nil,
+    public init(rideID: RideID, state: RideState, startedAt: Date, lastRecorded: Fix? = nil,
                 statistics: RideStatistics = RideStatistics(), stopAnchor: Coordinate? = nil, stoppedAt: Date? = nil,
                 wakeFenceActive: Bool = false) {
         self.rideID = rideID

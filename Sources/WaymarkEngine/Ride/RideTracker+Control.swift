@@ -5,7 +5,7 @@ extension RideTracker {
     /// Starts a new ride now (the rider tapped start); does nothing while a ride is active.
     ///
     /// `rideID` is the app's identifier for the ride (the tracker makes no random numbers).
-    public mutating func start(rideID: String, at now: Date) -> Output {
+    public mutating func start(rideID: RideID, at now: Date) -> Output {
         guard !state.isActive else { return output() }
         snapshot = RideSnapshot(rideID: rideID, state: .moving, startedAt: now)
         resetMotionState(at: now)

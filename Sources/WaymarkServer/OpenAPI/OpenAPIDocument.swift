@@ -1,4 +1,5 @@
 import Foundation
+import WaymarkGeo
 
 /// The OpenAPI 3.1 document of every HTTP route, served at `GET /openapi.json`.
 ///
@@ -24,7 +25,7 @@ public enum OpenAPIDocument {
             "openapi": "3.1.0",
             "info": [
                 "title": "Waymark tracking server",
-                "version": "0.1.0",
+                "version": WaymarkVersion.current,
                 "description": "Ingest from phones (native/Overland, OwnTracks, OsmAnd, Traccar Client, GPX), queries, exports, "
                     + "fences, webhooks. Prose reference: Docs/SERVER.md.",
             ] as Object,

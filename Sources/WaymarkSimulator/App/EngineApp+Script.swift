@@ -19,14 +19,14 @@ extension EngineApp {
         /// Whether the first launch by the user starts a ride (when no ride was stored).
         public var startsRide: Bool
         /// The identifier of the ride started by ``startsRide``.
-        public var rideID: String
+        public var rideID: RideID
         /// Installed on the first launch, when no fence set was stored.
         public var fences: [Fence]
         /// Timed actions, performed at the first moment the app runs at or after their time.
         public var actions: [ScheduledAction]
 
         /// Makes a script; the default does nothing but run the engine.
-        public init(permissions: [PermissionRequest] = [], startsRide: Bool = false, rideID: String = "ride-1",
+        public init(permissions: [PermissionRequest] = [], startsRide: Bool = false, rideID: RideID = "ride-1",
                     fences: [Fence] = [], actions: [ScheduledAction] = []) {
             self.permissions = permissions
             self.startsRide = startsRide

@@ -1,4 +1,3 @@
-import Synchronization
 import WaymarkGeo
 
 /// A `Clock` on a ``SimulatedDevice``'s virtual time: its `now` is the simulation's current second,
@@ -20,8 +19,7 @@ import WaymarkGeo
 /// see a deadline's effects before time moves on calls ``SimulatedDevice/settle(_:)`` (or
 /// `Engine.handleDeadlines(through:)`).
 ///
-/// `Sendable`: its state is behind a `Mutex`.
-@available(macOS 15, iOS 18, *)
+/// `Sendable`: its state is behind a lock. Works at the package's floors (iOS 17, macOS 14).
 public final class SimulatedClock: Clock, Sendable {
     /// A point in virtual time: the offset from the scenario's start.
     public struct Instant: InstantProtocol {
@@ -53,12 +51,12 @@ public final class SimulatedClock: Clock, Sendable {
         var watchers = CountWaiters()
     }
 
-    private let state: Mutex<State>
+    private let state: LockedState<State>
     /// The clock of a ``SimulatedDevice``: it moves with the device, never by ``advance(by:)``.
     private let ownedByDevice: Bool
 
     init(seconds: Double, ownedByDevice: Bool) {
-        state = Mutex(State(now: Instant(offset: .seconds(seconds))))
+        state = LockedState(State(now: Instant(offset: .seconds(seconds))))
         self.ownedByDevice = ownedByDevice
     }
 

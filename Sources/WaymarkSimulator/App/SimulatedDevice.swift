@@ -29,16 +29,11 @@ public actor SimulatedDevice: Device {
 
     /// Every event delivered to the app, in order. Single consumer.
     public nonisolated let events: AsyncStream<TimedDeviceEvent>
-    /// The ``SimulatedClock`` (stored untyped: the type needs macOS 15 / iOS 18, the device does not).
-    private nonisolated let clockStorage: any Sendable
-
     /// A `Clock` on this device's virtual time, for an `Engine` (or anything else that takes a
     /// `Clock`) driven by it: its sleepers wake as the device advances, never by real time.
-    @available(macOS 15, iOS 18, *)
-    public nonisolated var clock: SimulatedClock {
-        guard let clock = clockStorage as? SimulatedClock else { preconditionFailure("the device made its clock at init") }
-        return clock
-    }
+    public nonisolated let clock: SimulatedClock
+    /// The wall-clock time of the scenario's start: the device's virtual time zero.
+    public nonisolated let epoch: Date
 
     /// Makes a device running `scenario` with `seed`.
     ///
@@ -47,11 +42,8 @@ public actor SimulatedDevice: Device {
         let simulation = try Simulation(scenario: scenario, seed: seed, trajectory: trajectory)
         self.simulation = simulation
         (events, continuation) = AsyncStream.makeStream(of: TimedDeviceEvent.self)
-        if #available(macOS 15, iOS 18, *) {
-            clockStorage = SimulatedClock(seconds: simulation.now, ownedByDevice: true)
-        } else {
-            clockStorage = 0
-        }
+        clock = SimulatedClock(seconds: simulation.now, ownedByDevice: true)
+        epoch = simulation.epoch
     }
 
     public func perform(_ command: DeviceCommand) {
@@ -179,7 +171,7 @@ public actor SimulatedDevice: Device {
     }
 
     private func flush() {
-        if #available(macOS 15, iOS 18, *) { clock.move(to: simulation.now) }
+        clock.move(to: simulation.now)
         while yielded < simulation.received.count {
             continuation.yield(simulation.received[yielded])
             yielded += 1

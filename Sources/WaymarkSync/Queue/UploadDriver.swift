@@ -30,8 +30,7 @@ public actor UploadDriver {
 
     let executor: UploadExecutor
     let commands: @Sendable (DeviceCommand) async -> Void
-    let now: @Sendable () -> Date
-    let clock: any Clock<Duration>
+    let clock: any UploadClock
     let logger = Logger(label: "waymark.upload")
     /// The queue's state.
     public private(set) var queue: UploadQueue
@@ -50,22 +49,20 @@ public actor UploadDriver {
     /// - parameter seed: seeds the backoff jitter; random by default, fix it for a reproducible schedule.
     /// - parameter foreground: whether the app runs in the foreground now.
     /// - parameter online: whether the network is reachable now, as far as the app knows.
-    /// - parameter clock: sleeps until deadlines; `now` gives the wall-clock time the queue reasons in.
-    /// - parameter now: the current wall-clock time, read at every step.
+    /// - parameter clock: the one time source: the wall-clock time the queue reasons in, read at
+    ///   every step, and the sleep until its next deadline (``SystemUploadClock`` by default).
     /// - parameter commands: carries out the queue's device commands (begin and end a background
     ///   task), usually by passing them to the app's `Device`; awaited before the next action runs.
     /// - throws: ``SyncError`` `.storage` when the backlog cannot be read.
     public init(executor: UploadExecutor, configuration: UploadQueue.Configuration = .init(), seed: UInt64 = .random(in: 0...UInt64.max),
-                foreground: Bool = true, online: Bool = true, clock: any Clock<Duration> = ContinuousClock(),
-                now: @escaping @Sendable () -> Date = { Date() },
+                foreground: Bool = true, online: Bool = true, clock: any UploadClock = SystemUploadClock(),
                 commands: @escaping @Sendable (DeviceCommand) async -> Void = { _ in }) throws {
         self.executor = executor
         self.commands = commands
-        self.now = now
         self.clock = clock
         queue = UploadQueue(configuration: configuration, backlog: try executor.store.backlog(),
                             backoff: try executor.store.uploadBackoff(),
-                            foreground: foreground, online: online, seed: seed, at: now())
+                            foreground: foreground, online: online, seed: seed, at: clock.now)
         (statuses, continuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
     }
 
@@ -96,7 +93,7 @@ public actor UploadDriver {
     }
 
     func feed(_ event: UploadQueueEvent?) async {
-        var actions = event.map { queue.handle($0, at: now()) } ?? queue.deadlineReached(at: now())
+        var actions = event.map { queue.handle($0, at: clock.now) } ?? queue.deadlineReached(at: clock.now)
         while !actions.isEmpty {
             let action = actions.removeFirst()
             switch action {
@@ -110,8 +107,8 @@ public actor UploadDriver {
                 await commands(command)
             default:
                 do {
-                    if let next = try await executor.perform(action, at: now()) {
-                        actions += queue.handle(next, at: now())
+                    if let next = try await executor.perform(action, at: clock.now) {
+                        actions += queue.handle(next, at: clock.now)
                     }
                 } catch {
                     logger.error("upload action \(action) failed: \(error)")
@@ -124,7 +121,7 @@ public actor UploadDriver {
 
     func startSend(_ key: String) {
         attempts += 1
-        let attempt = attempts, executor = executor, sentAt = now()
+        let attempt = attempts, executor = executor, sentAt = clock.now
         let task = Task {
             let event: UploadQueueEvent
             do {
@@ -146,11 +143,10 @@ public actor UploadDriver {
     func scheduleTimer() {
         timer?.cancel()
         guard let deadline = queue.nextDeadline else { return }
-        let delay = max(0, deadline.timeIntervalSince(now()))
         let clock = clock
         timer = Task {
             do {
-                try await clock.sleep(for: .milliseconds(Int64((delay * 1000).rounded(.up))))
+                try await clock.sleep(until: deadline)
             } catch {
                 return
             }

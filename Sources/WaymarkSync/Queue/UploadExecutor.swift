@@ -14,7 +14,7 @@ import Foundation
 /// A `Sendable` value type; every call may run on any task.
 public struct UploadExecutor: Sendable {
     /// The device store.
-    public let store: RideStore
+    public let store: any UploadStore
     /// The transport that sends batches.
     public let transport: any UploadTransport
     /// The batch encoding (carries the device id).
@@ -23,7 +23,7 @@ public struct UploadExecutor: Sendable {
     public let credentials: DeviceCredentials
 
     /// Makes an executor.
-    public init(store: RideStore, transport: any UploadTransport, format: NativeBatchFormat = NativeBatchFormat(),
+    public init(store: any UploadStore, transport: any UploadTransport, format: NativeBatchFormat = NativeBatchFormat(),
                 credentials: DeviceCredentials) {
         self.store = store
         self.transport = transport

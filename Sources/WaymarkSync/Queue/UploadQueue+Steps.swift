@@ -135,15 +135,6 @@ extension UploadQueue {
     /// What the queue needs of a device event, so callers can forward events cheaply: network,
     /// lifecycle, background-task and location-wake events as they are; a location delivery without
     /// its fixes (only the fact that iOS ran the app for location matters); nil for anything else.
-    public static func relevantPart(of event: DeviceEvent) -> DeviceEvent? {
-        switch event {
-        case .networkReachability, .didEnterBackground, .willEnterForeground, .launched, .backgroundTaskExpired,
-             .significantChange, .regionEntered, .regionExited:
-            event
-        case .locations:
-            .locations([])
-        default:
-            nil
-        }
-    }
+    /// The same filter as `DeviceEvent.systemPart`, which the engine's `system.events` applies.
+    public static func relevantPart(of event: DeviceEvent) -> DeviceEvent? { event.systemPart }
 }

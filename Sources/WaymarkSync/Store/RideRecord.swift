@@ -1,4 +1,5 @@
 import Foundation
+import WaymarkGeo
 
 /// One ride as the device store keeps it: when it started and ended, its last state and policy.
 ///
@@ -13,7 +14,7 @@ import Foundation
 /// A `Sendable` value type.
 public struct RideRecord: Hashable, Sendable, Codable, Identifiable {
     /// The ride's identity.
-    public var id: UUID
+    public var id: RideID
     /// When the ride started.
     public var started: Date
     /// When the ride ended; nil while it is going on.
@@ -24,7 +25,7 @@ public struct RideRecord: Hashable, Sendable, Codable, Identifiable {
     public var policy: String?
 
     /// Makes a ride record.
-    public init(id: UUID = UUID(), started: Date, ended: Date? = nil, state: String = "moving", policy: String? = nil) {
+    public init(id: RideID = RideID(), started: Date, ended: Date? = nil, state: String = "moving", policy: String? = nil) {
         self.id = id
         self.started = started
         self.ended = ended
@@ -38,7 +39,7 @@ public struct RideRecord: Hashable, Sendable, Codable, Identifiable {
 /// A `Sendable` value type; times are instants, the reason is free text such as `"terminated"`.
 public struct GapRecord: Hashable, Sendable, Codable {
     /// The ride the gap belongs to.
-    public var ride: UUID
+    public var ride: RideID
     /// The last moment data was still recorded.
     public var start: Date
     /// The first moment data was recorded again.
@@ -47,7 +48,7 @@ public struct GapRecord: Hashable, Sendable, Codable {
     public var reason: String
 
     /// Makes a gap marker.
-    public init(ride: UUID, start: Date, end: Date, reason: String) {
+    public init(ride: RideID, start: Date, end: Date, reason: String) {
         self.ride = ride
         self.start = start
         self.end = end

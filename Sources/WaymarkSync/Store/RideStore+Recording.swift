@@ -7,12 +7,12 @@ extension RideStore {
     ///
     /// - throws: ``SyncError`` with code `.storage` when the write fails.
     @discardableResult
-    public func startRide(id: UUID = UUID(), at started: Date, state: String = "moving",
+    public func startRide(id: RideID = RideID(), at started: Date, state: String = "moving",
                           policy: String? = nil) throws -> RideRecord {
         let ride = RideRecord(id: id, started: started, state: state, policy: policy)
         try write { db in
             try db.execute(sql: "INSERT INTO rides (id, started_ms, state, policy) VALUES (?, ?, ?, ?)",
-                           arguments: [id.uuidString, StoreTime.millis(started), state, policy])
+                           arguments: [id.rawValue, StoreTime.millis(started), state, policy])
         }
         return ride
     }
@@ -20,12 +20,12 @@ extension RideStore {
     /// Updates a ride's state, policy or end; nil arguments leave the field as it is.
     ///
     /// - throws: ``SyncError`` `.notFound` for an unknown ride, `.storage` when the write fails.
-    public func updateRide(_ id: UUID, state: String? = nil, policy: String? = nil, ended: Date? = nil) throws {
+    public func updateRide(_ id: RideID, state: String? = nil, policy: String? = nil, ended: Date? = nil) throws {
         try write { db in
             try db.execute(sql: """
                 UPDATE rides SET state = COALESCE(?, state), policy = COALESCE(?, policy),
                                  ended_ms = COALESCE(?, ended_ms) WHERE id = ?
-                """, arguments: [state, policy, ended.map(StoreTime.millis), id.uuidString])
+                """, arguments: [state, policy, ended.map(StoreTime.millis), id.rawValue])
             guard db.changesCount > 0 else { throw SyncError(.notFound, "no ride \(id) in the store") }
         }
     }
@@ -33,9 +33,9 @@ extension RideStore {
     /// The ride with this id, or nil.
     ///
     /// - throws: ``SyncError`` with code `.storage` when the read fails.
-    public func ride(_ id: UUID) throws -> RideRecord? {
+    public func ride(_ id: RideID) throws -> RideRecord? {
         try read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM rides WHERE id = ?", arguments: [id.uuidString]).map(Self.ride(from:))
+            try Row.fetchOne(db, sql: "SELECT * FROM rides WHERE id = ?", arguments: [id.rawValue]).map(Self.ride(from:))
         }
     }
 
@@ -54,11 +54,11 @@ extension RideStore {
     /// - throws: ``SyncError`` `.notFound` for an unknown ride, `.storage` when the write fails
     ///   (then nothing of the call was stored).
     @discardableResult
-    public func append(_ fixes: [Fix], to ride: UUID) throws -> Int {
+    public func append(_ fixes: [Fix], to ride: RideID) throws -> Int {
         let format = NativeBatchFormat()
         let sizes = fixes.map(format.featureBytes)
         return try write { db in
-            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM rides WHERE id = ?", arguments: [ride.uuidString]) == true else {
+            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM rides WHERE id = ?", arguments: [ride.rawValue]) == true else {
                 throw SyncError(.notFound, "no ride \(ride) in the store; start it before appending fixes")
             }
             let statement = try db.cachedStatement(sql: """
@@ -69,7 +69,7 @@ extension RideStore {
             var added = 0
             for (fix, size) in zip(fixes, sizes) {
                 try statement.execute(arguments: [
-                    ride.uuidString, StoreTime.millis(fix.timestamp), fix.coordinate.latitude, fix.coordinate.longitude,
+                    ride.rawValue, StoreTime.millis(fix.timestamp), fix.coordinate.latitude, fix.coordinate.longitude,
                     fix.altitude, fix.horizontalAccuracy, fix.verticalAccuracy, fix.speed, fix.course,
                     fix.source.rawValue, size,
                 ])
@@ -84,20 +84,20 @@ extension RideStore {
     /// - throws: ``SyncError`` `.notFound` for an unknown ride, `.storage` when the write fails.
     public func recordGap(_ gap: GapRecord) throws {
         try write { db in
-            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM rides WHERE id = ?", arguments: [gap.ride.uuidString]) == true else {
+            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM rides WHERE id = ?", arguments: [gap.ride.rawValue]) == true else {
                 throw SyncError(.notFound, "no ride \(gap.ride) in the store; start it before recording gaps")
             }
             try db.execute(sql: "INSERT INTO gaps (ride_id, start_ms, end_ms, reason) VALUES (?, ?, ?, ?)",
-                           arguments: [gap.ride.uuidString, StoreTime.millis(gap.start), StoreTime.millis(gap.end), gap.reason])
+                           arguments: [gap.ride.rawValue, StoreTime.millis(gap.start), StoreTime.millis(gap.end), gap.reason])
         }
     }
 
     /// The ride's gap markers, oldest first.
     ///
     /// - throws: ``SyncError`` with code `.storage` when the read fails.
-    public func gaps(of ride: UUID) throws -> [GapRecord] {
+    public func gaps(of ride: RideID) throws -> [GapRecord] {
         try read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM gaps WHERE ride_id = ? ORDER BY start_ms", arguments: [ride.uuidString])
+            try Row.fetchAll(db, sql: "SELECT * FROM gaps WHERE ride_id = ? ORDER BY start_ms", arguments: [ride.rawValue])
                 .map(Self.gap(from:))
         }
     }
@@ -112,17 +112,17 @@ extension RideStore {
     }
 
     static func gap(from row: Row) -> GapRecord {
-        GapRecord(ride: UUID(uuidString: row["ride_id"]) ?? UUID(), start: StoreTime.date(row["start_ms"]),
+        GapRecord(ride: RideID(row["ride_id"] as String), start: StoreTime.date(row["start_ms"]),
                   end: StoreTime.date(row["end_ms"]), reason: row["reason"])
     }
 
     /// The ride's fixes still on the device (not yet acknowledged by the server), oldest first.
     ///
     /// - throws: ``SyncError`` with code `.storage` when the read fails.
-    public func fixes(of ride: UUID) throws -> [Fix] {
+    public func fixes(of ride: RideID) throws -> [Fix] {
         try read { db in
             try Row.fetchAll(db, sql: "SELECT \(Self.fixColumns) FROM fixes WHERE ride_id = ? ORDER BY timestamp_ms",
-                             arguments: [ride.uuidString]).map(Self.fix(from:))
+                             arguments: [ride.rawValue]).map(Self.fix(from:))
         }
     }
 
@@ -134,7 +134,7 @@ extension RideStore {
     }
 
     static func ride(from row: Row) -> RideRecord {
-        RideRecord(id: UUID(uuidString: row["id"]) ?? UUID(), started: StoreTime.date(row["started_ms"]),
+        RideRecord(id: RideID(row["id"] as String), started: StoreTime.date(row["started_ms"]),
                    ended: (row["ended_ms"] as Int64?).map(StoreTime.date), state: row["state"], policy: row["policy"])
     }
 

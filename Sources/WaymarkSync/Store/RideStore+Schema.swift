@@ -9,6 +9,7 @@ extension RideStore {
         static let v2 = "v2-upload-batches"
         /// The upload queue's retry state, and gap markers riding along in upload batches.
         static let v3 = "v3-backoff-gap-upload"
+        static let v4 = "v4-ride-checkpoints"
     }
 
     static let migrator: DatabaseMigrator = {
@@ -73,6 +74,11 @@ extension RideStore {
                 ALTER TABLE gaps ADD COLUMN uploaded INTEGER NOT NULL DEFAULT 0;
                 CREATE INDEX gaps_batch ON gaps(batch_key, uploaded);
                 """)
+        }
+        migrator.registerMigration(Migration.v4) { db in
+            // The engine's latest `RideSnapshot` of each ride (JSON), so a relaunched app hands the
+            // running ride back to the engine (RideRecorder, `lastCheckpoint()`).
+            try db.execute(sql: "ALTER TABLE rides ADD COLUMN checkpoint TEXT")
         }
         return migrator
     }()

@@ -11,6 +11,6 @@ extension NativeBatchFormat {
 extension NativeBatchFormat.Gap {
     /// The wire form of a stored gap marker (its ride's UUID as `ride_id`).
     public init(_ marker: GapRecord) {
-        self.init(rideID: marker.ride.uuidString, start: marker.start, end: marker.end, reason: marker.reason)
+        self.init(rideID: marker.ride, start: marker.start, end: marker.end, reason: marker.reason)
     }
 }

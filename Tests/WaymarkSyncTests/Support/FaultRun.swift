@@ -3,6 +3,8 @@ import WaymarkEngine
 import WaymarkGeo
 import WaymarkSimulator
 @testable import WaymarkSync
+import WaymarkSimulatedPhone
+import WaymarkCLI
 
 /// Plays one ``FaultSchedule`` against a real server: the app records fixes into a store file,
 /// a ``VirtualTimeUploader`` uploads them; kills drop the queue and the store object and reopen the
@@ -26,7 +28,6 @@ struct FaultRun {
 
     var device: String { "dev-\(schedule.seed)" }
 
-    @available(macOS 15, iOS 18, *)
     func run() async throws -> Result {
         let path = TestFixes.temporaryStorePath()
         defer { TestFixes.removeStore(at: path) }

@@ -3,6 +3,8 @@ import WaymarkEngine
 import WaymarkGeo
 import WaymarkSimulator
 @testable import WaymarkSync
+import WaymarkSimulatedPhone
+import WaymarkCLI
 
 /// One randomized fault schedule played with the real app: ``EngineApp`` (the full engine core
 /// with its `RideTracker`) records a short commute on the simulated iPhone, with the scenario's
@@ -114,7 +116,6 @@ struct SimulatedRideRun {
         return (scenario, offline)
     }
 
-    @available(macOS 15, iOS 18, *)
     func run() async throws -> Result {
         let path = TestFixes.temporaryStorePath()
         defer { TestFixes.removeStore(at: path) }

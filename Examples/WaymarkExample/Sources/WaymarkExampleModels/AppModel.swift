@@ -2,9 +2,12 @@ import Foundation
 import Observation
 import WaymarkEngine
 import WaymarkGeo
+import WaymarkSync
+import WaymarkTransport
 
 /// The example app's root: one ``Engine`` over the device, the tab models, the first-launch
-/// permissions and what the app stores.
+/// permissions, and the library's shipping path: WaymarkSync's `RideStore`, `RideRecorder` and
+/// `UploadDriver`.
 ///
 /// Create it once per process, as early as possible (the app delegate's
 /// `didFinishLaunchingWithOptions`, also for background launches), call ``start()``, and call
@@ -12,7 +15,8 @@ import WaymarkGeo
 /// the foreground. On a phone the device is `LiveDevice`; in the Linux tests a `SimulatedDevice`.
 ///
 /// ```swift
-/// let app = AppModel(device: LiveDevice(), store: FileAppStateStore(url: stateURL))
+/// let app = try AppModel(device: LiveDevice(), store: FileAppStateStore(url: stateURL),
+///                        rides: RideStore(path: storePath), tokens: KeychainTokenStore())
 /// await app.start()
 /// await app.requestFirstLaunchPermissions()   // notifications, then location, one at a time
 /// ```
@@ -46,19 +50,20 @@ public final class AppModel: Observable {
         public var tab: Tab = .map
         /// The first-launch requests.
         public var firstLaunch: FirstLaunch = .notAsked
-        /// The latest location authorization, nil before the first callback.
+        /// Location authorization as the engine last published it.
         public var authorization: LocationAuthorization?
-        /// Configuration problems a developer must fix (missing Info.plist keys), with messages.
+        /// Configuration problems for the developer: the engine's latest publication (each one
+        /// replaces the last) and prompts iOS could not show. The UI shows them in debug builds only.
         public var problems: [String] = []
-        /// The latest known position (the launch fix, then the ride's fixes), for "add a fence here".
+        /// The latest fix seen (launch fix or ride fix).
         public var lastKnownLocation: Coordinate?
-        /// The server the Ride tab uploads to.
+        /// The server in use, nil until the user sets one.
         public var server: ServerSettings?
     }
 
     /// The engine.
     public let engine: Engine
-    /// The device the engine runs on (`LiveDevice` on a phone).
+    /// The device under the engine.
     public let device: any Device
     /// The Map tab.
     public let map: MapModel
@@ -66,51 +71,60 @@ public final class AppModel: Observable {
     public let ride: RideModel
     /// The Fences tab.
     public let fences: FencesModel
+    /// Stores what the engine records, entry by entry.
+    public let recorder: RideRecorder
     private var observed = ObservedValue(State())
     private let store: any AppStateStore
+    private let tokens: any TokenStore
     private var stored: StoredAppState
-    private let makeUploader: @MainActor (ServerSettings) -> any RideUploader
+    private let makeTransport: @MainActor (ServerSettings) throws -> any UploadTransport
+    private let uploadClock: any UploadClock
+    private var engineProblems: [String] = []
+    private var promptProblems: [String] = []
     private var tasks: [Task<Void, Never>] = []
-    private var unsavedChanges = 0
 
-    /// What the root view shows; observed by SwiftUI.
+    /// What the root view shows.
     public private(set) var state: State {
         get { observed.read(self, \.state) }
         set { observed.write(self, \.state, newValue) }
     }
 
-    /// Makes the app over `device` with what `store` holds.
+    /// Makes the app's model; nothing runs until ``start()``.
     ///
-    /// - parameter clock: wakes the engine at its deadlines (a manual clock in tests).
-    /// - parameter declaredUsageDescriptions: the Info.plist's usage descriptions
-    ///   (`InfoPlistCheck.declaredUsageDescriptions(in:)`), so a missing one is reported at once.
-    /// - parameter configurationProblems: what `LiveDevice.configurationProblems(for:)` found; shown on screen.
-    /// - parameter backend: the Core Location API the engine uses (see `LocationBackend`).
-    /// - parameter makeUploader: makes the uploader for a server (``URLSessionRideUploader`` by default).
-    public init(device: any Device, clock: any Clock<Duration> = ContinuousClock(), store: any AppStateStore,
-                declaredUsageDescriptions: Set<UsageDescriptionKey>? = nil,
+    /// - parameter device: `LiveDevice` on a phone, a `SimulatedDevice` in tests.
+    /// - parameter clock: the engine's clock (`device.clock` for a simulated device).
+    /// - parameter uploadClock: the upload driver's time (`device.uploadClock` for a simulated device).
+    /// - parameter store: the app's small stored state (permission memory, fences, server address).
+    /// - parameter rides: the phone's ride and upload store.
+    /// - parameter tokens: where device tokens are kept (the Keychain on a phone).
+    /// - parameter makeTransport: the transport to a server (a `URLSessionUploadTransport` by default).
+    /// - throws: `SyncError` when the ride store cannot be read.
+    public init(device: any Device, clock: any Clock<Duration> = ContinuousClock(),
+                uploadClock: any UploadClock = SystemUploadClock(), store: any AppStateStore, rides: RideStore,
+                tokens: any TokenStore, declaredUsageDescriptions: Set<UsageDescriptionKey>? = nil,
                 configurationProblems: [ConfigurationProblem] = [], backend: LocationBackend = .locationManager,
-                makeUploader: @escaping @MainActor (ServerSettings) -> any RideUploader = { URLSessionRideUploader(settings: $0) }) {
+                makeTransport: @escaping @MainActor (ServerSettings) throws -> any UploadTransport = {
+                    try URLSessionUploadTransport(server: $0.baseURL)
+                }) throws {
         let stored = store.load()
         self.device = device
         self.store = store
+        self.tokens = tokens
         self.stored = stored
-        self.makeUploader = makeUploader
+        self.makeTransport = makeTransport
+        self.uploadClock = uploadClock
         engine = Engine(device: device, clock: clock,
                         configuration: ExampleApp.engineConfiguration(declaredUsageDescriptions: declaredUsageDescriptions,
                                                                       backend: backend),
-                        memory: stored.permissionMemory, geofences: stored.geofences, ride: stored.ride)
+                        memory: stored.permissionMemory, geofences: stored.geofences, ride: try rides.lastCheckpoint())
+        recorder = try RideRecorder(store: rides)
         map = MapModel()
-        ride = RideModel(engine: engine, device: device, uploads: stored.uploads, checkpoint: stored.ride,
-                         uploader: stored.server.map(makeUploader))
+        ride = RideModel(engine: engine, device: device, store: rides)
         fences = FencesModel(engine: engine, stored: stored.geofences, log: stored.fenceLog)
-        state.problems = configurationProblems.map(\.message)
-        state.server = stored.server
-        ride.changed = { [weak self] uploads, checkpoint in
-            guard let self else { return }
-            self.stored.uploads = uploads
-            self.stored.ride = checkpoint
-            self.saveSoon()
+        engineProblems = configurationProblems.map(\.message)
+        state.problems = engineProblems
+        if let url = stored.serverURL, let token = tokens.token(for: url) {
+            state.server = ServerSettings(baseURL: url, deviceToken: token)
         }
         fences.logChanged = { [weak self] log in
             self?.stored.fenceLog = log
@@ -118,11 +132,8 @@ public final class AppModel: Observable {
         }
     }
 
-    /// Subscribes every tab to the engine, then runs the engine. Call once, at launch.
-    ///
-    /// Fence events and ride records are not replayed, so every subscription is made here, at once
-    /// (`subscribe()`), before the engine starts reading the device's events, which wait in the
-    /// device's stream until then.
+    /// Subscribes every tab to the engine, starts the recorder and the upload driver, then runs
+    /// the engine (once per process).
     public func start() async {
         guard tasks.isEmpty else { return }
         let engine = engine
@@ -131,9 +142,8 @@ public final class AppModel: Observable {
             app.ride.apply(auth)
         }
         await observe(engine.diagnostics.problems) { app, problems in
-            for message in problems.map(\.message) where !app.state.problems.contains(message) {
-                app.state.problems.append(message)
-            }
+            app.engineProblems = problems.map(\.message)
+            app.state.problems = app.engineProblems + app.promptProblems
         }
         await observe(engine.permissions.memory) { app, memory in
             app.stored.permissionMemory = memory
@@ -151,23 +161,26 @@ public final class AppModel: Observable {
             app.fences.apply(stored: stored)
             app.save()
         }
-        await observe(engine.ride.states) { app, ride in
-            app.ride.apply(ride)
-            app.save()
-        }
+        await observe(engine.ride.states) { app, ride in app.ride.apply(ride) }
         await observe(engine.ride.statistics) { app, statistics in app.ride.apply(statistics) }
         await observe(engine.ride.recorded) { app, record in
             if case .fix(let fix) = record { app.state.lastKnownLocation = fix.coordinate }
             app.ride.record(record)
         }
+        // The shipping path: every entry into the store, then the driver; the app's lifecycle and
+        // network events to the driver. Both subscribe before the engine runs (no replay).
+        let entries = await engine.ride.recorded.subscribe()
+        let system = await engine.system.events.subscribe()
+        let recorder = recorder, ride = ride
+        tasks.append(Task { await recorder.record(entries) { await ride.stored() } })
+        tasks.append(Task { @MainActor [weak self] in
+            for await event in system { await self?.ride.driver?.handle(event) }
+        })
+        await connect(state.server)
         tasks.append(Task.detached { await engine.run() })
     }
 
-    /// Asks for notifications, then location while in use, one at a time, and records the outcomes.
-    ///
-    /// Call when the UI is on screen, on every launch: already-determined permissions are skipped
-    /// without a prompt, and a granted notification permission registers for remote
-    /// notifications again, as Apple recommends. Runs once per process.
+    /// Asks for notifications, then location (when in use), one prompt at a time.
     public func requestFirstLaunchPermissions() async {
         guard state.firstLaunch == .notAsked else { return }
         state.firstLaunch = .asking
@@ -176,37 +189,56 @@ public final class AppModel: Observable {
             state.firstLaunch = .finished(outcomes)
             for outcome in outcomes {
                 if case .misconfigured(let key) = outcome.result {
-                    state.problems.append("Info.plist lacks \(key.rawValue): iOS shows no prompt for it.")
+                    promptProblems.append("Info.plist lacks \(key.rawValue): iOS shows no prompt for it.")
                 }
             }
+            state.problems = engineProblems + promptProblems
         } catch {
             state.firstLaunch = .finished([])
         }
     }
 
+    /// Shows a problem for the developer (debug builds) beside the engine's.
+    public func report(_ problem: String) {
+        promptProblems.append(problem)
+        state.problems = engineProblems + promptProblems
+    }
+
     /// Selects a tab.
     public func select(_ tab: Tab) { state.tab = tab }
 
-    /// Sets (or clears) the server the Ride tab uploads to, and stores it.
-    public func setServer(_ settings: ServerSettings?) {
+    /// Uploads to `settings` from now on (nil: stop uploading). The token goes to the token store;
+    /// the previous server's token is removed and its driver stopped. What waits in the store goes
+    /// to the new server.
+    public func setServer(_ settings: ServerSettings?) async {
+        if let old = stored.serverURL, old != settings?.baseURL { tokens.setToken(nil, for: old) }
+        if let settings { tokens.setToken(settings.deviceToken, for: settings.baseURL) }
+        stored.serverURL = settings?.baseURL
         state.server = settings
-        stored.server = settings
-        ride.uploader = settings.map(makeUploader)
         save()
+        guard !tasks.isEmpty else { return }   // start() connects
+        await connect(settings)
     }
 
-    /// Writes what the app stores now (call when the app leaves the foreground).
+    /// Writes the small stored state (the ride store writes itself, entry by entry).
     public func save() {
-        unsavedChanges = 0
         store.save(stored)
     }
 
-    /// Stores after every tenth ride change: a termination loses at most the last few seconds of
-    /// unsent fixes, and a batch acknowledged but not yet stored is sent again with the same
-    /// idempotency key, which the server answers without storing twice.
-    private func saveSoon() {
-        unsavedChanges += 1
-        if unsavedChanges >= 10 { save() }
+    private func connect(_ settings: ServerSettings?) async {
+        guard let settings else { return await ride.use(nil) }
+        do {
+            let executor = UploadExecutor(store: ride.store, transport: try makeTransport(settings),
+                                          credentials: DeviceCredentials(token: settings.deviceToken))
+            let device = device
+            let driver = try UploadDriver(executor: executor, clock: uploadClock,
+                                          commands: { await device.perform($0) })
+            await ride.use(driver)
+        } catch {
+            promptProblems.append("Uploads to \(settings.baseURL.absoluteString) cannot start: \(error)")
+            state.problems = engineProblems + promptProblems
+            await ride.use(nil)
+        }
     }
 
     private func observe<Value: Sendable>(_ values: ReplaySequence<Value>,

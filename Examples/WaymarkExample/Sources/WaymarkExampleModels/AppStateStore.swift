@@ -1,8 +1,12 @@
 import Foundation
 import WaymarkEngine
 
-/// Everything the app keeps across launches: what the engine asks the app to store, the records
-/// not yet uploaded, the fence log and the server settings.
+/// The small state the app keeps across launches besides the ride store: what the engine asks
+/// the app to store, the fence log and the server's address.
+///
+/// Fixes, gap markers, the ride's checkpoint and the upload queue live in WaymarkSync's
+/// `RideStore` (SQLite, written entry by entry), not here; the device token lives in a
+/// ``TokenStore``. So this file is small and written only when one of these few things changes.
 ///
 /// A `Sendable`, `Codable` value type.
 public struct StoredAppState: Hashable, Sendable, Codable {
@@ -10,27 +14,21 @@ public struct StoredAppState: Hashable, Sendable, Codable {
     public var permissionMemory = PermissionMemory()
     /// The geofences and their records, for `Engine(geofences:)`.
     public var geofences: GeofenceMonitor.PersistentState?
-    /// The ride's last checkpoint, so a relaunched app resumes the ride.
-    public var ride: RideSnapshot?
-    /// Records not yet acknowledged by the server.
-    public var uploads = UploadBuffer()
     /// The latest fence events, newest first (at most ``FencesModel/logLimit``).
     public var fenceLog: [FenceEvent] = []
-    /// Where to upload; nil until the user sets it.
-    public var server: ServerSettings?
+    /// The server to upload to; nil until the user sets it (its token is in the ``TokenStore``).
+    public var serverURL: URL?
 
     /// Makes a state; a fresh install has nothing stored.
     public init(permissionMemory: PermissionMemory = PermissionMemory(), geofences: GeofenceMonitor.PersistentState? = nil,
-                ride: RideSnapshot? = nil, uploads: UploadBuffer = UploadBuffer(), fenceLog: [FenceEvent] = [],
-                server: ServerSettings? = nil) {
+                fenceLog: [FenceEvent] = [], serverURL: URL? = nil) {
         self.permissionMemory = permissionMemory
         self.geofences = geofences
-        self.ride = ride
-        self.uploads = uploads
         self.fenceLog = fenceLog
-        self.server = server
+        self.serverURL = serverURL
     }
 }
+
 
 /// Where ``StoredAppState`` lives: a JSON file on the phone, memory in tests.
 @MainActor

@@ -2,20 +2,22 @@ import Foundation
 import Observation
 import WaymarkEngine
 import WaymarkGeo
+import WaymarkSync
 
 /// The Ride tab: start, pause, resume and stop a ride that records in the background with the
 /// engine's battery-aware policy, and upload what it records to `waymark serve`.
 ///
 /// Starting the first ride asks for the Always upgrade (once per install, through the engine's
-/// sequencer); the ride then asks for motion itself. Recorded fixes and gap markers go into an
-/// ``UploadBuffer``; a batch goes out when ``batchThreshold`` fixes are waiting, when the ride
-/// pauses or ends, and on ``uploadNow()``. A record leaves the buffer only when the server
-/// acknowledged it.
+/// sequencer); the ride then asks for motion itself. What the ride records goes into WaymarkSync's
+/// `RideStore` through a `RideRecorder` (``AppModel`` wires it), and an `UploadDriver` empties the
+/// store in batches: when a batch is full or old enough, when the network returns, when the app
+/// goes to the background, and on ``uploadNow()``. A point leaves the phone's store only when the
+/// server acknowledged it, and a batch keeps its idempotency key across kills.
 ///
 /// ```swift
 /// await model.start()
 /// model.state.ride            // .moving
-/// model.state.uploads.acknowledgedFixes
+/// model.state.waitingPoints   // recorded, not yet acknowledged
 /// ```
 ///
 /// Main-actor isolated, observable by SwiftUI.
@@ -28,15 +30,19 @@ public final class RideModel: Observable {
         /// Distance, moving time and speed.
         public var statistics = RideStatistics()
         /// The current (or last) ride's identifier.
-        public var rideID: String?
+        public var rideID: RideID?
         /// Fixes recorded in this process.
         public var recordedFixes = 0
         /// Gap markers recorded in this process.
         public var gaps = 0
-        /// The upload buffer: pending, acknowledged, the last problem.
-        public var uploads = UploadBuffer()
+        /// Points recorded and not yet acknowledged by the server (stored on the phone).
+        public var waitingPoints = 0
+        /// Batches the server could never accept, set aside on the phone.
+        public var quarantinedBatches = 0
         /// Whether an upload is on its way.
         public var uploading = false
+        /// Failed attempts since the last success (the driver backs off between them).
+        public var uploadFailures = 0
         /// Whether a start was tapped and the ride has not started yet (the Always prompt may be up).
         public var starting = false
         /// Whether the user chose approximate location (the ride would be 1–20 km off).
@@ -54,43 +60,36 @@ public final class RideModel: Observable {
         public var canStop: Bool { ride.isActive }
     }
 
-    /// Upload when this many fixes wait (about 30 s of riding at 1 Hz).
-    public let batchThreshold: Int
     private var observed = ObservedValue(State())
     private let engine: Engine
     private let device: any Device
-    private let makeRideID: @MainActor () -> String
-    /// Sends batches; nil until the user sets a server.
-    public var uploader: (any RideUploader)? {
-        didSet { state.serverConfigured = uploader != nil; if uploader != nil { pumpUploads() } }
-    }
-    /// Called whenever something the app stores changed (the buffer, the ride checkpoint).
-    var changed: ((_ uploads: UploadBuffer, _ checkpoint: RideSnapshot?) -> Void)?
-    private var checkpoint: RideSnapshot?
-    private var uploadTask: Task<Void, Never>?
-    private var flushRequested = false
+    private let makeRideID: @MainActor () -> RideID
+    /// The phone's durable store of rides and uploads.
+    public let store: RideStore
+    /// The upload driver of the server in use; nil while no server is set.
+    public private(set) var driver: UploadDriver?
+    private var statusTask: Task<Void, Never>?
+    /// Whether the driver's latest status had nothing waiting and nothing on its way.
+    private var settled = true
+    private var settleWaiters: [CheckedContinuation<Void, Never>] = []
 
-    /// What the Ride tab shows; observed by SwiftUI.
+    /// What the tab shows.
     public private(set) var state: State {
         get { observed.read(self, \.state) }
         set { observed.write(self, \.state, newValue) }
     }
 
-    /// Makes a model over `engine` and its `device`, with the stored upload buffer and checkpoint.
+    /// Makes a model over `engine` and its `device`, with the phone's `store`.
     ///
     /// - parameter makeRideID: names a new ride (a UUID by default).
-    public init(engine: Engine, device: any Device, uploads: UploadBuffer, checkpoint: RideSnapshot?,
-                uploader: (any RideUploader)? = nil, batchThreshold: Int = 30,
-                makeRideID: @escaping @MainActor () -> String = { UUID().uuidString }) {
+    public init(engine: Engine, device: any Device, store: RideStore,
+                makeRideID: @escaping @MainActor () -> RideID = { RideID() }) {
         self.engine = engine
         self.device = device
-        self.batchThreshold = batchThreshold
+        self.store = store
         self.makeRideID = makeRideID
-        self.checkpoint = checkpoint
-        self.uploader = uploader
-        state.uploads = uploads
-        state.rideID = checkpoint?.rideID
-        state.serverConfigured = uploader != nil
+        state.rideID = try? store.lastCheckpoint()?.rideID
+        refreshBacklog()
     }
 
     /// Starts a ride: asks for the Always upgrade first (once per install), then starts recording.
@@ -124,22 +123,66 @@ public final class RideModel: Observable {
         await device.perform(.requestTemporaryFullAccuracy(purposeKey: ExampleApp.fullAccuracyPurposeKey))
     }
 
-    /// Sends what is waiting now.
+    /// Sends what is waiting now, however small the batch.
     public func uploadNow() {
-        pumpUploads(all: true)
+        guard let driver else { return }
+        Task { await driver.flush() }
     }
 
-    /// Waits for the upload in progress, if any (tests, and the app before it is suspended).
+    /// Returns once nothing is waiting and nothing is on its way, or at once without a server
+    /// (tests, and a "Send now" button that shows progress).
     public func uploadsSettled() async {
-        while let task = uploadTask { await task.value }
+        guard let driver else { return }
+        settled = false
+        await driver.flush()
+        guard !settled else { return }
+        await withCheckedContinuation { settleWaiters.append($0) }
+    }
+
+    /// Uses `driver` for uploads from now on (nil: no server); the previous driver is stopped
+    /// (its batch in flight, if any, keeps its key in the store and is resent by the next one).
+    func use(_ driver: UploadDriver?) async {
+        statusTask?.cancel()
+        if let old = self.driver { await old.stop() }
+        self.driver = driver
+        state.serverConfigured = driver != nil
+        state.uploading = false
+        releaseSettleWaiters()
+        guard let driver else { return }
+        statusTask = Task { [weak self] in
+            for await status in driver.statuses {
+                guard let self else { return }
+                self.apply(status)
+            }
+        }
+        await driver.start()
+    }
+
+    /// The recorder stored an entry: the driver counts it towards the next batch.
+    func stored() async {
+        if let driver { await driver.recorded() } else { refreshBacklog() }
+    }
+
+    func apply(_ status: UploadDriver.Status) {
+        state.waitingPoints = status.backlog.unbatchedPoints + status.backlog.pending.reduce(0) { $0 + $1.points }
+        state.quarantinedBatches = status.backlog.quarantined
+        state.uploadFailures = status.failures
+        if case .sending = status.phase { state.uploading = true } else { state.uploading = false }
+        settled = status.phase == .idle && status.backlog.pending.isEmpty && !status.backlog.hasUnbatched
+        if settled { releaseSettleWaiters() }
+    }
+
+    private func releaseSettleWaiters() {
+        let waiters = settleWaiters
+        settleWaiters = []
+        for waiter in waiters { waiter.resume() }
     }
 
     func apply(_ ride: RideState) {
         let previous = state.ride
         state.ride = ride
-        if ride != previous, ride == .autoPaused || ride == .userPaused || ride == .ended {
-            pumpUploads(all: true)
-        }
+        // A pause or the end of a ride sends what it recorded without waiting for a full batch.
+        if ride != previous, ride == .autoPaused || ride == .userPaused || ride == .ended { uploadNow() }
     }
 
     func apply(_ statistics: RideStatistics) {
@@ -150,49 +193,18 @@ public final class RideModel: Observable {
         state.approximateLocation = authorization.accuracy == .reduced
     }
 
+    /// Counts what the engine recorded (the recorder stores it; this is what the tab shows).
     func record(_ record: RideEntry) {
         switch record {
-        case .fix(let fix):
-            state.uploads.append(.fix(fix, rideID: currentRideID))
-            state.recordedFixes += 1
-            if state.uploads.pendingFixes >= batchThreshold { pumpUploads() }
-        case .gap(let gap):
-            state.uploads.append(.gap(gap, rideID: currentRideID))
-            state.gaps += 1
-        case .checkpoint(let snapshot):
-            checkpoint = snapshot
-            if state.rideID == nil { state.rideID = snapshot.rideID }
-        }
-        changed?(state.uploads, checkpoint)
-    }
-
-    private var currentRideID: String { checkpoint?.rideID ?? state.rideID ?? "unknown" }
-
-    /// Starts sending, unless a send is under way (it then takes the request into account).
-    ///
-    /// - parameter all: send everything waiting, not only full batches.
-    private func pumpUploads(all: Bool = false) {
-        if all { flushRequested = true }
-        guard uploadTask == nil, uploader != nil else { return }
-        uploadTask = Task { [weak self] in
-            await self?.drain()
-            self?.uploadTask = nil
+        case .fix: state.recordedFixes += 1
+        case .gap: state.gaps += 1
+        case .checkpoint(let snapshot): state.rideID = snapshot.rideID
         }
     }
 
-    /// Sends batches one at a time while a full batch waits (or anything waits after a flush was
-    /// asked), until a batch fails or no uploader is set. A failure keeps the flush request, so
-    /// the next trigger sends everything.
-    private func drain() async {
-        state.uploading = true
-        defer { state.uploading = false }
-        while let uploader, flushRequested || state.uploads.pendingFixes >= batchThreshold,
-              let batch = state.uploads.nextBatch() {
-            let outcome = await uploader.upload(batch)
-            state.uploads.finish(batch, with: outcome)
-            changed?(state.uploads, checkpoint)
-            if case .failed = outcome { return }
-        }
-        if state.uploads.pending.isEmpty { flushRequested = false }
+    private func refreshBacklog() {
+        guard let backlog = try? store.backlog() else { return }
+        state.waitingPoints = backlog.unbatchedPoints + backlog.pending.reduce(0) { $0 + $1.points }
+        state.quarantinedBatches = backlog.quarantined
     }
 }

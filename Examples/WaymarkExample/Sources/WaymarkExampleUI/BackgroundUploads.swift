@@ -1,49 +1,33 @@
 #if canImport(UIKit) && os(iOS)
 import Foundation
 import WaymarkApple
-import WaymarkExampleModels
 
-/// The Ride tab's uploads over background `URLSession`s: one `BackgroundUploadTransport` per
-/// server, so batches go on while iOS has the app suspended and their outcomes are picked up
-/// after a relaunch (the queue still lets a record go only once the server acknowledged it).
+/// Background `URLSession`s left from earlier versions of the app, which uploaded through one
+/// `BackgroundUploadTransport` per server.
 ///
-/// Each server gets its own session identifier (the transport's default identifier plus a hash of
-/// the URL): a background session is bound to one identifier for the life of the process, and
-/// the user may switch servers in Settings.
+/// The app now uploads with a foreground `URLSession` inside a background task (WaymarkSync's
+/// `UploadDriver` asks the device for one while it sends), which sends at once while the app runs;
+/// a background session defers tasks created in the background (Apple, `isDiscretionary`). A
+/// transfer an earlier version left in such a session still finishes, and iOS relaunches the app
+/// for its events with the session's identifier: this makes a transport for any identifier with
+/// the app's prefix, so the events are delivered and the completion handler is called, instead of
+/// being acknowledged for a session that does not exist (review 2, L6).
 @MainActor
 final class BackgroundUploads {
-    private var transports: [URL: BackgroundUploadTransport] = [:]
+    private var transports: [String: BackgroundUploadTransport] = [:]
 
-    /// The uploader for `settings`: over the server's background transport, or, if that cannot be
-    /// made (its outcome store's folder cannot be created), a foreground upload in a background task.
-    func uploader(for settings: ServerSettings) -> any RideUploader {
+    /// Delivers the events of session `identifier`; false for an identifier that is not this app's.
+    func handleEvents(forBackgroundURLSession identifier: String, server: URL?,
+                      completionHandler: @escaping () -> Void) -> Bool {
+        guard identifier.hasPrefix(BackgroundUploadTransport.defaultIdentifier) else { return false }
         do {
-            let transport = try transports[settings.baseURL]
-                ?? BackgroundUploadTransport(server: settings.baseURL, identifier: Self.identifier(for: settings.baseURL))
-            transports[settings.baseURL] = transport
-            return TransportRideUploader(transport: transport, settings: settings)
+            let transport = try transports[identifier]
+                ?? BackgroundUploadTransport(server: server ?? URL(string: "http://localhost")!, identifier: identifier)
+            transports[identifier] = transport
+            return transport.handleEvents(forBackgroundURLSession: identifier, completionHandler: completionHandler)
         } catch {
-            return BackgroundTaskUploader(URLSessionRideUploader(settings: settings))
+            return false
         }
-    }
-
-    /// Hands iOS's background-session wake-up to the transport it belongs to; false when none does.
-    func handleEvents(forBackgroundURLSession identifier: String, completionHandler: @escaping () -> Void) -> Bool {
-        for transport in transports.values
-        where transport.handleEvents(forBackgroundURLSession: identifier, completionHandler: completionHandler) {
-            return true
-        }
-        return false
-    }
-
-    /// A stable session identifier for a server (FNV-1a of its URL).
-    static func identifier(for server: URL) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in server.absoluteString.utf8 {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01b3
-        }
-        return BackgroundUploadTransport.defaultIdentifier + "." + String(hash, radix: 16)
     }
 }
 #endif

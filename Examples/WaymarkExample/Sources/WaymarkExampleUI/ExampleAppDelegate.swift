@@ -4,6 +4,7 @@ import UIKit
 import WaymarkApple
 import WaymarkEngine
 import WaymarkExampleModels
+import WaymarkSync
 
 /// Creates the live device and the ``AppModel`` when the process starts, and forwards the
 /// launch and the remote-notification callbacks to the device.
@@ -20,8 +21,10 @@ public final class ExampleAppDelegate: NSObject, UIApplicationDelegate {
     public let device = LiveDevice()
     /// The app's view models over the engine.
     public let app: AppModel
-    /// The background `URLSession` transports the Ride tab uploads through.
-    private let uploads: BackgroundUploads
+    /// Background sessions left from earlier versions of the app.
+    private let uploads = BackgroundUploads()
+    /// The app's small stored state (the server address, permission memory, fences).
+    private let state: FileAppStateStore
 
     /// Makes the app model with the state stored on earlier launches. The engine reads the
     /// Info.plist through `LiveDevice` when it starts and publishes what is missing, which the
@@ -29,27 +32,33 @@ public final class ExampleAppDelegate: NSObject, UIApplicationDelegate {
     public override init() {
         let support = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
             ?? FileManager.default.temporaryDirectory
-        let uploads = BackgroundUploads()
-        self.uploads = uploads
-        app = AppModel(device: device,
-                       store: FileAppStateStore(url: support.appendingPathComponent("Waymark/example-state.json")),
-                       makeUploader: { uploads.uploader(for: $0) })
+        let folder = support.appendingPathComponent("Waymark", isDirectory: true)
+        try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let state = FileAppStateStore(url: folder.appendingPathComponent("example-state.json"))
+        self.state = state
+        do {
+            app = try AppModel(device: device, store: state,
+                               rides: RideStore(path: folder.appendingPathComponent("rides.sqlite").path),
+                               tokens: KeychainTokenStore())
+        } catch {
+            // The ride store cannot be opened (a full disk, a damaged file): the app still works,
+            // recording into memory, and says why in the developer banner.
+            // An in-memory store always opens.
+            app = try! AppModel(device: device, store: state, rides: RideStore.inMemory(), tokens: KeychainTokenStore())
+            app.report("The ride store cannot be opened, so rides are kept in memory only: \(error)")
+        }
         super.init()
     }
 
-    /// iOS relaunched (or woke) the app for a background upload session: the transport records the
-    /// finished transfers' outcomes, then calls `completionHandler` (Apple,
-    /// `application(_:handleEventsForBackgroundURLSession:completionHandler:)`).
     public func application(_ application: UIApplication, handleEventsForBackgroundURLSession identifier: String,
                             completionHandler: @escaping () -> Void) {
-        if !uploads.handleEvents(forBackgroundURLSession: identifier, completionHandler: completionHandler) {
-            // Not a session of this process's transports (a server no longer configured): nothing to record.
+        if !uploads.handleEvents(forBackgroundURLSession: identifier, server: state.load().serverURL,
+                                 completionHandler: completionHandler) {
+            // Not a session of this app's: nothing to deliver.
             completionHandler()
         }
     }
 
-    /// Tells the device why the process started (it creates the location manager at once, as a
-    /// location relaunch requires), then starts the engine.
     public func application(_ application: UIApplication,
                             didFinishLaunchingWithOptions launchOptions: [UIApplication.LaunchOptionsKey: Any]? = nil) -> Bool {
         device.launched(options: launchOptions)

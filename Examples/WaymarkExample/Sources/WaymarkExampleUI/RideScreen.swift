@@ -43,10 +43,12 @@ struct RideScreen: View {
                 }
                 Section("Upload") {
                     LabeledContent("Server", value: app.state.server?.baseURL.absoluteString ?? "not set")
-                    LabeledContent("Waiting", value: "\(model.state.uploads.pending.count) records")
-                    LabeledContent("Acknowledged", value: "\(model.state.uploads.acknowledgedFixes) fixes, \(model.state.uploads.acknowledgedGaps) gaps")
-                    if let problem = model.state.uploads.lastProblem {
-                        Text(problem).foregroundStyle(.red)
+                    LabeledContent("Waiting on the phone", value: "\(model.state.waitingPoints) points")
+                    if model.state.uploadFailures > 0 {
+                        Text("\(model.state.uploadFailures) failed attempts; trying again with backoff").foregroundStyle(.orange)
+                    }
+                    if model.state.quarantinedBatches > 0 {
+                        Text("\(model.state.quarantinedBatches) batches the server refused are kept aside").foregroundStyle(.red)
                     }
                     Button(model.state.uploading ? "Uploading…" : "Upload now") { model.uploadNow() }
                         .disabled(model.state.uploading || !model.state.serverConfigured)
@@ -112,8 +114,10 @@ struct ServerSettingsView: View {
                 }
                 if app.state.server != nil {
                     Button("Stop uploading", role: .destructive) {
-                        app.setServer(nil)
-                        dismiss()
+                        Task {
+                            await app.setServer(nil)
+                            dismiss()
+                        }
                     }
                 }
             }
@@ -123,8 +127,10 @@ struct ServerSettingsView: View {
                 ToolbarItem(placement: .confirmationAction) {
                     Button("Save") {
                         guard let settings = ServerSettings(url: url, token: token) else { invalid = true; return }
-                        app.setServer(settings)
-                        dismiss()
+                        Task {
+                            await app.setServer(settings)
+                            dismiss()
+                        }
                     }
                 }
             }

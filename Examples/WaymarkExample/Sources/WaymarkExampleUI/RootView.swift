@@ -18,6 +18,12 @@ public struct RootView: View {
     /// Makes the root view over `app`.
     public init(app: AppModel) { self.app = app }
 
+    #if DEBUG
+    static let showsProblems = true
+    #else
+    static let showsProblems = false
+    #endif
+
     /// The tab bar, the problems banner and the first-launch requests.
     public var body: some View {
         TabView(selection: Binding(get: { app.state.tab }, set: { app.select($0) })) {
@@ -32,7 +38,8 @@ public struct RootView: View {
                 .tag(AppModel.Tab.fences)
         }
         .safeAreaInset(edge: .top) {
-            if !app.state.problems.isEmpty {
+            // Developer-facing configuration problems: debug builds only, never for end users.
+            if Self.showsProblems, !app.state.problems.isEmpty {
                 VStack(alignment: .leading, spacing: 4) {
                     ForEach(app.state.problems, id: \.self) { Text($0) }
                 }

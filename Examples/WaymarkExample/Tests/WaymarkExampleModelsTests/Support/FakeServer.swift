@@ -1,36 +1,65 @@
 import Foundation
 import WaymarkGeo
+import WaymarkTransport
 @testable import WaymarkExampleModels
 
-/// A `waymark serve` stand-in: it stores fixes by timestamp (as the server does, by device and
-/// millisecond), replays a known idempotency key, and fails on request.
-actor FakeServer: RideUploader {
-    /// Every batch received, in order.
-    private(set) var received: [RideUploadBatch] = []
-    /// The stored fixes' timestamps, once each.
+/// A `waymark serve` stand-in the app uploads to: it reads each native batch with the format's
+/// own decoder, commits it once per idempotency key, and counts what it stores by fix time.
+///
+/// It can fail the next requests with given answers, and it can lose its answer: commit a batch
+/// and then never reply, as when the phone is killed (or the connection drops) after the server
+/// committed. A lost answer ends only when the sending task is cancelled.
+actor FakeServer {
+    /// Every request received, in order.
+    private(set) var received: [UploadRequest] = []
+    /// The times of the fixes stored, in arrival order; each at most once.
     private(set) var storedFixes: [Date] = []
-    /// Gap markers stored.
-    private(set) var storedGaps = 0
-    /// Fixes that arrived a second time (a duplicate the server absorbs).
+    /// The gap markers stored.
+    private(set) var storedGaps: [NativeBatchFormat.Gap] = []
+    /// Fixes that arrived a second time under a new key (a fix stored twice would be a bug).
     private(set) var duplicates = 0
+    /// Requests being held without an answer right now.
+    private(set) var hanging = 0
     private var committedKeys: Set<String> = []
-    /// The next uploads fail with this outcome, one per upload.
-    var failures: [RideUploadOutcome] = []
+    private var failures: [UploadResponse] = []
+    private var answersToLose = 0
 
-    func fail(next outcomes: [RideUploadOutcome]) { failures = outcomes }
+    /// The next requests get these answers, in order, and store nothing.
+    func fail(next responses: [UploadResponse]) { failures = responses }
 
-    func upload(_ batch: RideUploadBatch) async -> RideUploadOutcome {
-        received.append(batch)
-        if !failures.isEmpty { return failures.removeFirst() }
-        guard committedKeys.insert(batch.idempotencyKey).inserted else { return .accepted(rejected: 0) }
-        for record in batch.records {
-            switch record {
-            case .fix(let fix, _):
-                if storedFixes.contains(fix.timestamp) { duplicates += 1 } else { storedFixes.append(fix.timestamp) }
-            case .gap:
-                storedGaps += 1
-            }
+    /// The next `count` requests are committed, then never answered.
+    func loseAnswers(next count: Int) { answersToLose = count }
+
+    func handle(_ request: UploadRequest) async -> UploadResponse {
+        received.append(request)
+        guard request.token == "wmd_test" else {
+            return .status(401, body: Array(#"{"error":{"message":"unknown or expired token"}}"#.utf8))
         }
-        return .accepted(rejected: 0)
+        if !failures.isEmpty { return failures.removeFirst() }
+        if committedKeys.insert(request.key).inserted {
+            guard let batch = try? NativeBatchFormat.decode(request.body) else {
+                return .status(400, body: Array(#"{"error":{"message":"not a native batch"}}"#.utf8))
+            }
+            for fix in batch.fixes {
+                if storedFixes.contains(fix.timestamp) { duplicates += 1 } else { storedFixes.append(fix.timestamp) }
+            }
+            storedGaps += batch.gaps
+        }
+        if answersToLose > 0 {
+            answersToLose -= 1
+            hanging += 1
+            // No answer until the sender gives up (its task is cancelled: the process died).
+            let (silence, _) = AsyncStream<Never>.makeStream()
+            for await _ in silence {}
+            hanging -= 1
+            return .cancelled
+        }
+        return .status(200, body: Array(#"{"result":"ok","stored":1}"#.utf8))
     }
+}
+
+/// The app's transport to the ``FakeServer``.
+struct FakeServerTransport: UploadTransport {
+    let server: FakeServer
+    func send(_ request: UploadRequest) async -> UploadResponse { await server.handle(request) }
 }

@@ -2,7 +2,9 @@ import Foundation
 import Testing
 import WaymarkEngine
 import WaymarkGeo
+import WaymarkSimulatedPhone
 import WaymarkSimulator
+import WaymarkSync
 @testable import WaymarkExampleModels
 
 /// The example app's ``AppModel``, with its real engine, on a ``SimulatedDevice``: the same view
@@ -18,20 +20,35 @@ import WaymarkSimulator
 final class SimulatedPhone {
     let simulated: SimulatedDevice
     let store: MemoryAppStateStore
-    let server = FakeServer()
+    let rides: RideStore
+    let tokens: MemoryTokenStore
+    let server: FakeServer
     let app: AppModel
 
+    /// A phone running the app over `scenario`. A relaunch after a kill is a new phone made with
+    /// the first one's stored state, ride store file, tokens and server.
     init(scenario: Scenario, seed: UInt64 = 1, stored: StoredAppState = StoredAppState(), declaresInfoPlistKeys: Bool = true,
-         backend: LocationBackend = .locationManager) throws {
+         backend: LocationBackend = .locationManager, rides: RideStore? = nil, tokens: MemoryTokenStore? = nil,
+         server: FakeServer = FakeServer()) throws {
         simulated = try SimulatedDevice(scenario: scenario, seed: seed)
         store = MemoryAppStateStore(stored)
-        let server = server
-        app = AppModel(device: simulated, clock: simulated.clock, store: store,
-                       declaredUsageDescriptions: declaresInfoPlistKeys ? Set(UsageDescriptionKey.allCases) : nil,
-                       backend: backend, makeUploader: { _ in server })
+        self.rides = try rides ?? RideStore.inMemory()
+        self.tokens = tokens ?? MemoryTokenStore()
+        self.server = server
+        app = try AppModel(device: simulated, clock: simulated.clock, uploadClock: simulated.uploadClock, store: store,
+                           rides: self.rides, tokens: self.tokens,
+                           declaredUsageDescriptions: declaresInfoPlistKeys ? Set(UsageDescriptionKey.allCases) : nil,
+                           backend: backend, makeTransport: { _ in FakeServerTransport(server: server) })
     }
 
-    /// The simulation as it stands.
+    /// The process dies: nothing more runs and nothing is saved on the way out (the engine's
+    /// device stream ends and the upload driver's work in flight is cancelled, as a kill would
+    /// end them). What the stores hold is what the next process finds.
+    func kill() async {
+        await app.ride.driver?.stop()
+        await simulated.finish()
+    }
+
     var sim: Simulation { get async { await simulated.state } }
 
     /// The virtual second.

@@ -2,6 +2,8 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
+import WaymarkSync
+import WaymarkTransport
 
 /// The HTTP transport over AsyncHTTPClient: `POST {server}{path}` with the native batch body.
 ///

@@ -1,6 +1,7 @@
 import Foundation
 import WaymarkEngine
 import WaymarkGeo
+import WaymarkSimulator
 import WaymarkSync
 import WaymarkTransport
 
@@ -43,7 +44,7 @@ public struct SimulatedPhone {
     /// The app's store as the current process opened it.
     public private(set) var store: RideStore
     /// The store's ride that this phone records into.
-    public let rideID: UUID
+    public let rideID: RideID
     /// The current process's upload queue: nil before the first launch and once the app has died;
     /// kept while the app is suspended (it sends nothing then).
     public private(set) var uploader: VirtualTimeUploader?

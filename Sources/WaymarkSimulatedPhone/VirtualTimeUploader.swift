@@ -1,5 +1,7 @@
 import Foundation
 import WaymarkEngine
+import WaymarkSync
+import WaymarkTransport
 
 /// Runs an ``UploadQueue`` step by step on a clock you drive: the simulated-time counterpart of
 /// ``UploadDriver``, for a simulated phone (the demo) and for tests.

@@ -1,0 +1,85 @@
+import Foundation
+import Logging
+import WaymarkEngine
+import WaymarkGeo
+
+/// Takes everything the engine records during a ride into the device store: fixes, gap markers
+/// and checkpoints, in the order the engine recorded them.
+///
+/// The one piece between `engine.ride.recorded` and ``RideStore``, so no app code sits on the
+/// path where points could be lost. A checkpoint names the ride the following fixes and gaps
+/// belong to (the engine checkpoints a ride when it starts, with every fix and at every state
+/// change); the recorder creates the ride's row from it and keeps the latest snapshot, which
+/// ``RideStore/lastCheckpoint()`` hands back after a relaunch.
+///
+/// ```swift
+/// let store = try RideStore(path: storeURL.path)
+/// let engine = Engine(device: device, ride: try store.lastCheckpoint())
+/// let recorder = try RideRecorder(store: store)
+/// let records = await engine.ride.recorded.subscribe()    // before engine.run()
+/// Task { await recorder.record(records) { await driver.recorded() } }
+/// ```
+///
+/// Each entry is written in its own transaction before the next is read, so a kill loses at most
+/// the entry being written, never one already stored. Thread safety: an actor.
+public actor RideRecorder {
+    /// The store the entries go to.
+    public nonisolated let store: RideStore
+    /// The ride the next fix or gap belongs to: the one of the latest checkpoint.
+    public private(set) var currentRide: RideID?
+    private let logger = Logger(label: "waymark.recorder")
+
+    /// A recorder into `store`, continuing the ride under way there, if any.
+    ///
+    /// - throws: ``SyncError`` (`.storage`) when the store cannot be read.
+    public init(store: RideStore) throws {
+        self.store = store
+        currentRide = try store.lastCheckpoint()?.rideID
+    }
+
+    /// Stores one entry.
+    ///
+    /// - returns: whether the entry added something to upload (a new fix or a gap marker).
+    /// - throws: ``SyncError``: `.notFound` for a fix or gap before any ride was checkpointed,
+    ///   `.storage` when the store cannot be written.
+    @discardableResult
+    public func record(_ entry: RideEntry) throws -> Bool {
+        switch entry {
+        case .checkpoint(let snapshot):
+            try store.saveCheckpoint(snapshot)
+            currentRide = snapshot.rideID
+            return false
+        case .fix(let fix):
+            return try store.append([fix], to: try ride(for: "a fix at \(fix.timestamp)")) > 0
+        case .gap(let gap):
+            try store.recordGap(GapRecord(ride: try ride(for: "a gap marker from \(gap.start)"), start: gap.start,
+                                          end: gap.end, reason: gap.reason.rawValue))
+            return true
+        }
+    }
+
+    /// Stores every entry of `entries` until the sequence ends (the engine stopped), calling
+    /// `recorded` after each entry that added something to upload, typically
+    /// `UploadDriver.recorded()`.
+    ///
+    /// An entry the store refuses is logged (`waymark.recorder`, error level) with the reason,
+    /// and recording goes on with the next.
+    public func record<Entries: AsyncSequence & Sendable>(
+        _ entries: Entries, then recorded: @Sendable () async -> Void = {}
+    ) async where Entries.Element == RideEntry, Entries.Failure == Never {
+        for await entry in entries {
+            do {
+                if try record(entry) { await recorded() }
+            } catch {
+                logger.error("cannot store a ride entry: \(error)")
+            }
+        }
+    }
+
+    private func ride(for what: String) throws -> RideID {
+        guard let currentRide else {
+            throw SyncError(.notFound, "\(what) arrived before any ride checkpoint; start a ride with engine.ride.start(rideID:)")
+        }
+        return currentRide
+    }
+}
