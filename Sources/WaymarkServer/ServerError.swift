@@ -39,12 +39,17 @@ public struct ServerError: CodedError {
         public static let payloadTooLarge = Code(rawValue: "payloadTooLarge", status: 413)
         /// The client took too long to send its request (HTTP 408).
         public static let requestTimeout = Code(rawValue: "requestTimeout", status: 408)
+        /// The client holds as much of a per-client resource as it may (live streams, stream tickets) (HTTP 429).
+        public static let tooManyRequests = Code(rawValue: "tooManyRequests", status: 429)
         /// The server is at a capacity limit (connections, queued decodes); retry later (HTTP 503).
         public static let busy = Code(rawValue: "busy", status: 503)
         /// The client went away before the request was answered (logged and counted; the client sees nothing).
         public static let cancelled = Code(rawValue: "cancelled", status: 499)
         /// The body parsed but contains no valid point (HTTP 422); see ``ServerError/problems``.
         public static let noValidPoint = Code(rawValue: "noValidPoint", status: 422)
+        /// An `Idempotency-Key` already used by this device with a different request body or route (HTTP 422):
+        /// nothing was stored; send the new batch under a new key.
+        public static let idempotencyKeyReused = Code(rawValue: "idempotencyKeyReused", status: 422)
         /// The database failed or is misconfigured (HTTP 500).
         public static let storage = Code(rawValue: "storage", status: 500)
         /// The server configuration is invalid (bad database URL, unreadable file).
@@ -100,6 +105,7 @@ extension ServerError: HTTPResponseError {
         }
         var response = JSONReply.response(["error": error], status: status)
         if code == .busy { response.headers[.retryAfter] = "1" }
+        if code == .tooManyRequests { response.headers[.retryAfter] = "5" }
         return response
     }
 }

@@ -76,6 +76,22 @@ struct WebhookDestinationTests {
         }
     }
 
+    @Test("M4: the probe's translated destinations are refused at creation with 400 naming the embedded address",
+          arguments: StoreKind.available)
+    func translatedRefusedAtCreation(kind: StoreKind) async throws {
+        // Before: 201 for each of them.
+        try await TestServer.run(kind, webhooks: WebhookPolicy()) { server in
+            for (url, embedded) in [("http://[64:ff9b::a9fe:a9fe]/latest/meta-data/", "169.254.169.254"),
+                                    ("http://[64:ff9b:1::a00:1]/", "10.0.0.1"), ("http://[2002:a9fe:a9fe::1]/", "169.254.169.254"),
+                                    ("http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/", "127.0.0.1"),
+                                    ("http://[::ffff:0:7f00:1]/", "127.0.0.1")] {
+                let reply = try await Self.create(server, url)
+                #expect(reply.status == .badRequest, "\(url): \(reply.status)")
+                #expect(try Self.message(reply).contains("embedding \(embedded)"), "\(url)")
+            }
+        }
+    }
+
     @Test("a name that resolves to 127.0.0.1 is accepted at creation and refused at delivery, with no request sent",
           arguments: StoreKind.available)
     func nameRefusedAtDelivery(kind: StoreKind) async throws {
@@ -267,6 +283,27 @@ struct WebhookDestinationClassifierTests {
         ("::127.0.0.1", "an IPv4-compatible IPv6 address"), ("2001:4860:4860::8888", nil), ("2606:4700::1111", nil),
         ("::ffff:127.0.0.1", "a loopback address"), ("::ffff:a9fe:a9fe", "a cloud metadata address"), ("::ffff:8.8.8.8", nil),
     ]
+
+    /// M4 (probe 2): IPv6 forms that carry an IPv4 address for a translator or a tunnel. Before: every one
+    /// of the refused rows was classified as public (nil), and `POST /api/webhooks` answered 201.
+    static let translated: [(String, String?)] = [
+        ("64:ff9b::a9fe:a9fe", "64:ff9b::/96 (NAT64) embedding 169.254.169.254, a cloud metadata address"),
+        ("64:ff9b::a00:1", "64:ff9b::/96 (NAT64) embedding 10.0.0.1, a private (RFC 1918) address"),
+        ("64:ff9b::808:808", nil),                                            // NAT64 to 8.8.8.8: public
+        ("64:ff9b:1::a00:1", "64:ff9b:1::/48 (local-use NAT64) embedding 10.0.0.1, a private (RFC 1918) address"),
+        ("64:ff9b:1:7f00:0:100::", "64:ff9b:1::/48 (local-use NAT64) embedding 127.0.0.1, a loopback address"),   // the /48 layout
+        ("2002:a9fe:a9fe::1", "2002::/16 (6to4) embedding 169.254.169.254, a cloud metadata address"),
+        ("2002:808:808::1", nil),
+        ("2001:0:4136:e378:8000:63bf:80ff:fffe", "2001::/32 (Teredo) embedding 127.0.0.1, a loopback address"),
+        ("2001:0:a00:1::", "2001::/32 (Teredo) embedding 10.0.0.1, a private (RFC 1918) address"),          // the server half
+        ("::ffff:0:7f00:1", "::ffff:0:0:0/96 (SIIT) embedding 127.0.0.1, a loopback address"),
+    ]
+
+    @Test("M4: unwraps IPv4 embedded by NAT64, local-use NAT64, 6to4, Teredo and SIIT before the check", arguments: translated)
+    func translatedPrefixes(text: String, expected: String?) throws {
+        let address = try #require(IPAddress(text))
+        #expect(address.restriction == expected)
+    }
 
     @Test("classifies IPv4, IPv6 and IPv4-mapped addresses", arguments: addresses)
     func classify(text: String, expected: String?) throws {

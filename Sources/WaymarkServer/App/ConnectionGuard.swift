@@ -47,6 +47,11 @@ public final class ConnectionLimiter: Sendable {
 ///   never sending anything no longer holds a connection forever.
 /// - **Body timeout.** Once a head has arrived, its whole body must arrive within `bodyTimeout`; otherwise
 ///   the connection is closed (the route's body read then fails and nothing is stored).
+/// - **Answered early.** A request answered before its body ended (401 before the body is read, 404, 413)
+///   keeps a timer: the rest of its body must arrive within the body timeout and within `headerTimeout` of
+///   the answer, and the connection then idles under the header timeout like any other. No order of
+///   request and response parts leaves a connection without a timer, except a response still being
+///   written to a complete request (a live stream; those are bounded by ``LiveFeed``'s caps and lifetime).
 final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -59,8 +64,15 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private let onRefuse: @Sendable (String) -> Void
     private var counted = false
     private var started = false
+    /// A request head arrived and its end has not.
     private var requestOpen = false
+    /// The current request has been answered completely (its response's end was written).
+    private var answered = false
+    /// When the current request's body must be complete (set at its head).
+    private var bodyDeadline: NIODeadline?
     private var timer: Scheduled<Void>?
+    /// A request could not be framed; it was answered 400 and the connection is closing.
+    private var refusedFraming = false
 
     /// `onRefuse` hears `"connections"` or `"timeout"` each time a connection is refused or closed (for metrics).
     init(limiter: ConnectionLimiter, headerTimeout: TimeAmount, bodyTimeout: TimeAmount,
@@ -90,23 +102,52 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !refusedFraming else { return }     // the connection is closing; nothing more is read
         switch unwrapInboundIn(data) {
-        case .head:
+        case .head(let head):
+            // RFC 9112 §6.3: a request whose transfer coding is not chunked cannot be framed; answering it
+            // and reading on would let a lenient proxy and this server disagree where the next request starts.
+            if let coding = head.headerFields[.transferEncoding],
+               coding.lowercased() != "chunked" {
+                refusedFraming = true
+                respond(context, status: .badRequest,
+                        message: "Transfer-Encoding must be chunked (or absent, with Content-Length), not \(ClientText.quoted(coding))")
+                return
+            }
             requestOpen = true
+            answered = false
+            bodyDeadline = context.eventLoop.now + bodyTimeout
             schedule(context, after: bodyTimeout, status: nil)
         case .body: break
         case .end:
-            timer?.cancel()
-            timer = nil
+            requestOpen = false
+            bodyDeadline = nil
+            if answered {
+                // Answered before the body ended (401, 404, 413 …): the connection now idles like any
+                // kept-alive one, and the header timer closes it if nothing useful follows.
+                schedule(context, after: headerTimeout, status: .requestTimeout)
+            } else {
+                // The handler is working on a complete request; the response's end arms the next timer.
+                timer?.cancel()
+                timer = nil
+            }
         }
         context.fireChannelRead(data)
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         if case .end = unwrapOutboundIn(data) {
-            requestOpen = false
-            // The response is complete: the connection now waits (keep-alive) for the next head.
-            schedule(context, after: headerTimeout, status: .requestTimeout)
+            answered = true
+            if requestOpen {
+                // Answered before the request ended: the rest of the body must still come in time, and an
+                // answered client gets no longer than the header timeout to send it (the server needs none of it).
+                let now = context.eventLoop.now
+                let remaining = (bodyDeadline ?? now) - now
+                schedule(context, after: min(remaining, headerTimeout), status: nil)
+            } else {
+                // The response is complete: the connection now waits (keep-alive) for the next head.
+                schedule(context, after: headerTimeout, status: .requestTimeout)
+            }
         }
         context.write(data, promise: promise)
     }
@@ -152,8 +193,12 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// Writes a small JSON error response with `Connection: close`, then closes.
     private func respond(_ context: ChannelHandlerContext, status: HTTPResponse.Status, message: String) {
-        let code = status == .serviceUnavailable ? "busy" : "requestTimeout"
-        let body = ByteBuffer(string: #"{"error":{"code":"\#(code)","message":"\#(message)"}}"#)
+        let code = switch status {
+        case .serviceUnavailable: "busy"
+        case .badRequest: "badRequest"
+        default: "requestTimeout"
+        }
+        let body = ByteBuffer(string: #"{"error":{"code":"\#(code)","message":"# + JSONText.quoted(message) + "}}")
         var headers: HTTPFields = [.contentType: "application/json; charset=utf-8", .connection: "close",
                                    .contentLength: String(body.readableBytes)]
         if status == .serviceUnavailable { headers[.retryAfter] = "1" }

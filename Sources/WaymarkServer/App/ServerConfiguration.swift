@@ -74,6 +74,25 @@ public struct ServerConfiguration: Sendable {
     /// Live-stream positions a subscriber may have waiting; a subscriber further behind is disconnected
     /// rather than buffered (it reconnects and reads what it missed from the query API).
     public var liveStreamMaxPendingPositions: Int = 20_000
+    /// Most fence events one ingest request may cause (enters, exits, dwells); a request past it is refused
+    /// whole with 413, so no request creates unbounded events, webhook deliveries or reply entries.
+    public var maxFenceEventsPerRequest: Int = 10_000
+    /// Most fence events one point may cause (its own and the crossings of the segment leading to it);
+    /// past it the request is refused whole with 413.
+    public var maxFenceEventsPerPoint: Int = 200
+    /// Live streams (`/api/stream`) one device may have open at once; one more gets 429.
+    public var maxStreamsPerDevice: Int = 4
+    /// Live streams the admin may have open at once (dashboards); one more gets 429.
+    public var maxStreamsPerAdmin: Int = 16
+    /// Live streams open at once in all, well below ``maxConnections`` so streams can never take every
+    /// connection; one more gets 429.
+    public var maxStreams: Int = 200
+    /// Seconds between the `: keep-alive` comments of a live stream (a write to a peer that is gone fails,
+    /// and the stream ends).
+    public var liveStreamKeepAliveSeconds: Double = 15
+    /// Seconds a live stream lasts at most; it then ends, and the client reconnects (EventSource does so itself,
+    /// the dashboard with a new ticket).
+    public var liveStreamMaxSeconds: Double = 3_600
     /// Seconds a stream ticket (`POST /api/stream/ticket`) stays valid; it is good for one connection.
     public var streamTicketSeconds: Double = 60
 
@@ -97,7 +116,10 @@ extension ServerConfiguration {
         for (name, value) in [("maxBodyBytes", maxBodyBytes), ("maxPointsPerRequest", maxPointsPerRequest),
                               ("maxJSONValues", maxJSONValues), ("maxBodyBytesBeforeAuthentication", maxBodyBytesBeforeAuthentication),
                               ("maxConcurrentDecodes", maxConcurrentDecodes), ("maxConnections", maxConnections),
-                              ("liveStreamMaxPendingPositions", liveStreamMaxPendingPositions)] {
+                              ("liveStreamMaxPendingPositions", liveStreamMaxPendingPositions),
+                              ("maxFenceEventsPerRequest", maxFenceEventsPerRequest), ("maxFenceEventsPerPoint", maxFenceEventsPerPoint),
+                              ("maxStreamsPerDevice", maxStreamsPerDevice), ("maxStreamsPerAdmin", maxStreamsPerAdmin),
+                              ("maxStreams", maxStreams)] {
             check.require(value >= 1, "\(name) must be at least 1, not \(value)")
         }
         check.nonNegative("rejectionSampleLimit", rejectionSampleLimit)
@@ -105,6 +127,8 @@ extension ServerConfiguration {
         check.nonNegative("maxQueuedDecodes", maxQueuedDecodes)
         check.positive("rideGapSeconds", rideGapSeconds)
         check.finitePositive("streamTicketSeconds", streamTicketSeconds)
+        check.finitePositive("liveStreamKeepAliveSeconds", liveStreamKeepAliveSeconds)
+        check.finitePositive("liveStreamMaxSeconds", liveStreamMaxSeconds)
         for (name, value) in [("headerTimeoutSeconds", headerTimeoutSeconds), ("bodyTimeoutSeconds", bodyTimeoutSeconds)] {
             check.require(value >= 0 && value <= Self.maximumTimeoutSeconds,
                           "\(name) must be from 0 to \(Int(Self.maximumTimeoutSeconds)) seconds (a year), not \(value)")

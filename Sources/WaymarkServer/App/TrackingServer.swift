@@ -42,7 +42,9 @@ public enum TrackingServer {
                             auth: Authenticator(store: store, adminTokenDigest: configuration.adminTokenDigest),
                             metrics: metrics, feed: feed,
                             decodeGate: DecodeGate(slots: configuration.maxConcurrentDecodes, queueLimit: configuration.maxQueuedDecodes),
-                            tickets: StreamTickets(lifetime: configuration.streamTicketSeconds, clock: configuration.clock))
+                            tickets: StreamTickets(lifetime: configuration.streamTicketSeconds, clock: configuration.clock),
+                            streams: StreamQuota(perDevice: configuration.maxStreamsPerDevice, perAdmin: configuration.maxStreamsPerAdmin,
+                                                 total: configuration.maxStreams))
         routes.addLiveRoutes(to: router)
         routes.addDashboardRoute(to: router)
         routes.addIngestRoutes(to: router)
@@ -115,6 +117,7 @@ struct Routes: Sendable {
     let feed: LiveFeed
     let decodeGate: DecodeGate
     let tickets: StreamTickets
+    let streams: StreamQuota
 
     /// Collects the body, mapping an oversized one to 413. `limit` lowers ``ServerConfiguration/maxBodyBytes``
     /// (for bodies read before authentication).

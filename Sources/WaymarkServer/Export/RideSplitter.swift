@@ -38,6 +38,15 @@ struct RideSplitter: Sendable {
         last = p
     }
 
+    /// The rides finished so far, handed over once (they are forgotten here).
+    mutating func takeFinished() -> [RideSummary] {
+        defer { finished.removeAll(keepingCapacity: true) }
+        return finished
+    }
+
+    /// The ride in progress, if any.
+    var inProgress: RideSummary? { current }
+
     /// All rides, the one in progress included.
     var rides: [RideSummary] { finished + (current.map { [$0] } ?? []) }
 }

@@ -8,13 +8,18 @@ extension FenceEngine {
         var box: Box
         var circle: (center: Coordinate, radius: Double, projectionScale: Double, cosLatitude: Double)?
         var dwellSeconds: Double?
+        /// A polygon's edges by latitude.
+        var polygon: PolygonEdgeIndex?
 
         init(_ fence: ServerFence) {
             box = Box(fence.bounds)
             dwellSeconds = fence.dwellSeconds
-            if case .circle(let center, let radius) = fence.shape {
+            switch fence.shape {
+            case .circle(let center, let radius):
                 let cosLatitude = cos(center.latitude * .pi / 180)
                 circle = (center, radius, cosLatitude * SegmentCrossing.metersPerDegree, cosLatitude)
+            case .polygon(let shape):
+                polygon = PolygonEdgeIndex(shape)
             }
         }
     }

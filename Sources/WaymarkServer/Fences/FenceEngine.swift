@@ -93,8 +93,29 @@ public struct FenceEngine: Sendable {
         return candidates.compactMap { i in contains(Int(i), &probe) ? fences[Int(i)].id : nil }
     }
 
-    /// The events caused by `positions` (all of one device), updating `state`.
+    /// The events caused by `positions` (all of one device), updating `state`, with no limit on their number.
     public func evaluate(_ positions: [Position], state: inout DeviceFenceState) -> [ServerFenceEvent] {
+        // With no limit nothing can be refused.
+        (try? evaluate(positions, state: &state, limits: .unlimited)) ?? []
+    }
+
+    /// The events caused by `positions` (all of one device), updating `state`.
+    ///
+    /// - throws: ``ServerError/Code/payloadTooLarge`` naming the limit when one point, or all of them,
+    ///   would cause more events than `limits` allows; `state` is then left as it was.
+    public func evaluate(_ positions: [Position], state: inout DeviceFenceState,
+                         limits: FenceEventLimits) throws -> [ServerFenceEvent] {
+        let original = state
+        do {
+            return try evaluateChecked(positions, state: &state, limits: limits)
+        } catch {
+            state = original
+            throw error
+        }
+    }
+
+    private func evaluateChecked(_ positions: [Position], state: inout DeviceFenceState,
+                                 limits: FenceEventLimits) throws -> [ServerFenceEvent] {
         var events: [ServerFenceEvent] = []
         // The fences the device is inside, as ascending indices (fences no longer in the engine are left
         // to `DeviceFenceState.prune`), kept in step with `state.inside`.
@@ -106,10 +127,14 @@ public struct FenceEngine: Sendable {
             // Only the coordinate and time are read per point; the device id (a string) only for events.
             let here = ordered[k].fix.coordinate, now = ordered[k].fix.timestamp
             if let last = state.lastTimestamp, now <= last { continue }
+            // A jump no vehicle can make (bad data, a spoofed track) is a gap: only where the device is
+            // now counts, and nothing is interpolated along it.
             let previous = state.lastCoordinate.flatMap { c in state.lastTimestamp.map { (c, $0) } }
+                .flatMap { Self.isPlausibleStep(from: $0.0, at: $0.1, to: here, at: now) ? $0 : nil }
             index.candidates(previous?.0 ?? here, here, into: &candidates)
             var probe = Probe(here)
             let segment = previous.map { Segment(from: $0.0, to: here) }
+            let eventsBefore = events.count
             entered.removeAll(keepingCapacity: true)
             exited.removeAll(keepingCapacity: true)
             // Candidates and the fences the device is inside, merged in ascending fence order.
@@ -158,6 +183,14 @@ public struct FenceEngine: Sendable {
                     state.dwelled.insert(id)
                 }
             }
+            if events.count - eventsBefore > limits.perPoint {
+                throw ServerError(.payloadTooLarge, "the point at \(ISO8601DateFormatter().string(from: now)) causes "
+                                  + "\(events.count - eventsBefore) fence events, more than the limit of \(limits.perPoint) per point")
+            }
+            if events.count > limits.perRequest {
+                throw ServerError(.payloadTooLarge, "the request causes more than \(limits.perRequest) fence events, the limit "
+                                  + "per request (the first \(k + 1) of its new points in time order already do); send smaller batches")
+            }
             if !entered.isEmpty || !exited.isEmpty {
                 inside.removeAll { exited.contains($0) }
                 inside += entered
@@ -167,6 +200,19 @@ public struct FenceEngine: Sendable {
             state.lastCoordinate = here
         }
         return events
+    }
+
+    /// The fastest a device may move between two points for the segment between them to count (m/s):
+    /// 400 m/s (1,440 km/h) is beyond any airliner's ground speed. A faster jump is a gap.
+    public static let maximumPlausibleSpeed = 400.0
+    /// Distance always allowed for a step, whatever the time (metres): two fixes' position errors.
+    public static let jumpAllowanceMeters = 1_000.0
+
+    /// Whether the step from `a` (at `then`) to `b` (at `now`) is one a device can make: at most
+    /// ``jumpAllowanceMeters`` plus ``maximumPlausibleSpeed`` times the time between them.
+    public static func isPlausibleStep(from a: Coordinate, at then: Date, to b: Coordinate, at now: Date) -> Bool {
+        let seconds = max(0, now.timeIntervalSince(then))
+        return Geodesy.haversineDistance(a, b) <= jumpAllowanceMeters + maximumPlausibleSpeed * seconds
     }
 
     /// `positions` sorted by time (stable), without copying when they already are.
@@ -191,7 +237,7 @@ public struct FenceEngine: Sendable {
             let h = s1 * s1 + cosCenter * probe.cosLatitude * s2 * s2
             return 2 * Geodesy.meanEarthRadius * asin(min(1, h.squareRoot())) <= radius
         case nil:
-            return fences[i].contains(probe.point)
+            return entry.polygon?.contains(probe.point) ?? fences[i].contains(probe.point)
         }
     }
 
@@ -201,6 +247,7 @@ public struct FenceEngine: Sendable {
         if let (center, radius, scale, _) = entries[i].circle {
             return SegmentCrossing.circleCrossing(center: center, radius: radius, scale: scale, from: from, to: to)
         }
+        if let polygon = entries[i].polygon { return polygon.crossing(from: from, to: to) }
         return SegmentCrossing.crossing(fences[i], from: from, to: to)
     }
 }

@@ -39,8 +39,14 @@ public struct ServerFence: Hashable, Sendable {
     /// The largest circle radius the server accepts: 20,000 km (half the Earth's circumference).
     public static let maximumRadiusMeters = 20_000_000.0
 
+    /// The most vertices a polygon fence may have, all its rings together.
+    public static let maximumPolygonVertices = 10_000
+    /// The most holes a polygon fence may have.
+    public static let maximumPolygonHoles = 100
+
     /// What makes this fence unfit to store, or nil: an id of 0 or more than 200 bytes, a name over
-    /// 200 UTF-8 bytes, a radius outside (0, ``maximumRadiusMeters``], a negative or non-finite dwell.
+    /// 200 UTF-8 bytes, a radius outside (0, ``maximumRadiusMeters``], a negative or non-finite dwell,
+    /// a polygon with more than ``maximumPolygonVertices`` vertices or ``maximumPolygonHoles`` holes.
     /// The stores refuse such a fence, so one bad fence can never stop fence loading (and ingest).
     public var problem: String? {
         if id.isEmpty || id.utf8.count > 200 { return "an id must have 1 to 200 bytes" }
@@ -49,6 +55,15 @@ public struct ServerFence: Hashable, Sendable {
             return "radiusMeters must be a number of metres in (0, \(Int(Self.maximumRadiusMeters))]"
         }
         if let dwellSeconds, !(dwellSeconds.isFinite && dwellSeconds >= 0) { return "dwellSeconds must be a non-negative number" }
+        if case .polygon(let polygon) = shape {
+            if polygon.holes.count > Self.maximumPolygonHoles {
+                return "a polygon may have at most \(Self.maximumPolygonHoles) holes; this one has \(polygon.holes.count)"
+            }
+            let vertices = polygon.exterior.count + polygon.holes.reduce(0) { $0 + $1.count }
+            if vertices > Self.maximumPolygonVertices {
+                return "a polygon may have at most \(Self.maximumPolygonVertices) vertices in all its rings; this one has \(vertices)"
+            }
+        }
         return nil
     }
 

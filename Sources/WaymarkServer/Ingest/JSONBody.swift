@@ -17,8 +17,12 @@ enum JSONBody {
         do {
             return try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
         } catch {
-            let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "\(error)"
-            throw ServerError(.malformedBody, "the body is not valid JSON\(errorPosition(detail, in: data)): \(detail)")
+            let full = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "\(error)"
+            // The parser's message may repeat a whole literal of the body (a number of 9 million digits):
+            // it is cut like every other client value an error repeats.
+            let detail = full.utf8.count > 4 * ClientText.echoLimit
+                ? ClientText.truncated(full, maxBytes: 4 * ClientText.echoLimit) + "… (\(full.utf8.count) bytes)" : full
+            throw ServerError(.malformedBody, "the body is not valid JSON\(errorPosition(full, in: data)): \(detail)")
         }
     }
 

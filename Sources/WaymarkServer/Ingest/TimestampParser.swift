@@ -88,6 +88,8 @@ enum TimestampParser {
                     guard let m = digits(2) else { return nil }
                     om = m
                 }
+                // Real offsets run from -12:00 to +14:00; anything past ±23:59 is not a time zone.
+                guard oh <= 23, om <= 59 else { return nil }
                 offsetSeconds = sign * (oh * 3600 + om * 60)
             }
         }

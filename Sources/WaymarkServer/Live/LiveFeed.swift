@@ -61,7 +61,7 @@ public final class LiveFeed: Sendable {
     /// Messages about the devices `filter` admits, published from now on. The sequence ends when the
     /// subscriber falls too far behind (then ``Subscription/wasDropped`` is true), or is finished.
     public func subscribe(filter: @escaping @Sendable (_ deviceID: String) -> Bool = { _ in true }) -> Subscription {
-        let (stream, continuation) = AsyncStream<Message>.makeStream(bufferingPolicy: .unbounded)
+        let (stream, continuation) = AsyncStream<Frame>.makeStream(bufferingPolicy: .unbounded)
         let id = nextID.withLockedValue { value -> UInt64 in
             value += 1
             return value
@@ -95,21 +95,28 @@ public final class LiveFeed: Sendable {
         let weight = message.weight
         for subscriber in subscribers.withLockedValue({ Array($0.values) }) where subscriber.filter(deviceID) {
             if subscriber.admit(weight, limit: maxPendingPositions) {
-                subscriber.continuation.yield(message)
+                subscriber.continuation.yield(.message(message))
             } else {
                 subscriber.drop()
             }
         }
     }
 
+    /// What a subscriber's stream carries: a message, or a keep-alive tick (``Subscription/keepAlive()``),
+    /// which the public iteration skips.
+    enum Frame: Sendable {
+        case message(Message)
+        case keepAlive
+    }
+
     /// One subscriber's state: its filter, and the positions published to it and not yet taken.
     final class Subscriber: Sendable {
-        let continuation: AsyncStream<Message>.Continuation
+        let continuation: AsyncStream<Frame>.Continuation
         let filter: @Sendable (String) -> Bool
         private let pending = NIOLockedValueBox(0)
         private let dropped = NIOLockedValueBox(false)
 
-        init(continuation: AsyncStream<Message>.Continuation, filter: @escaping @Sendable (String) -> Bool) {
+        init(continuation: AsyncStream<Frame>.Continuation, filter: @escaping @Sendable (String) -> Bool) {
             self.continuation = continuation
             self.filter = filter
         }
@@ -136,11 +143,24 @@ public final class LiveFeed: Sendable {
     /// The messages of one subscriber. Iterate it once.
     public struct Subscription: AsyncSequence, Sendable {
         public typealias Element = Message
-        let stream: AsyncStream<Message>
+        let stream: AsyncStream<Frame>
         let subscriber: Subscriber
 
-        /// Ends the subscription (e.g. at shutdown); iteration then finishes.
+        /// Ends the subscription (e.g. at shutdown, or when its connection closes); iteration then finishes
+        /// and the feed forgets the subscriber at once.
         public func finish() { subscriber.continuation.finish() }
+
+        /// Wakes the consumer of ``frames()`` with a keep-alive tick (no message is counted).
+        func keepAlive() { subscriber.continuation.yield(.keepAlive) }
+
+        /// Messages and keep-alive ticks, for a consumer that writes something at each tick.
+        func frames() -> AsyncMapSequence<AsyncStream<Frame>, Frame> {
+            let subscriber = subscriber
+            return stream.map { frame in
+                if case .message(let message) = frame { subscriber.taken(message.weight) }
+                return frame
+            }
+        }
 
         /// Whether the feed disconnected this subscriber for falling too far behind.
         public var wasDropped: Bool { subscriber.wasDropped }
@@ -153,13 +173,16 @@ public final class LiveFeed: Sendable {
         }
 
         public struct Iterator: AsyncIteratorProtocol {
-            var base: AsyncStream<Message>.Iterator
+            var base: AsyncStream<Frame>.Iterator
             let subscriber: Subscriber
 
             public mutating func next() async -> Message? {
-                guard let message = await base.next() else { return nil }
-                subscriber.taken(message.weight)
-                return message
+                while let frame = await base.next() {
+                    guard case .message(let message) = frame else { continue }
+                    subscriber.taken(message.weight)
+                    return message
+                }
+                return nil
             }
         }
     }

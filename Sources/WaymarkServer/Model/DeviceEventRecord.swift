@@ -42,12 +42,4 @@ public struct DeviceEventRecord: Hashable, Sendable {
     var digest: String {
         TokenHasher.digest("\(kind)\n\(time.map { String($0.millisecondsSince1970) } ?? "-")\n\(detail)")
     }
-
-    /// `{"id","device_id","kind","time","received","detail"}` for a JSON reply (`detail` as an object; time null when unknown).
-    var jsonObject: [String: Any] {
-        let parsed = (try? JSONSerialization.jsonObject(with: Data(detail.utf8), options: [.fragmentsAllowed])) ?? detail
-        return ["id": id, "device_id": deviceID, "kind": kind,
-                "time": time.map { TimestampParser.format($0) as Any } ?? NSNull(),
-                "received": TimestampParser.format(receivedAt), "detail": parsed]
-    }
 }

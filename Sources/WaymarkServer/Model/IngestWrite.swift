@@ -14,6 +14,12 @@ public struct IngestWrite: Sendable {
     public var gaps: [PositionGap]
     /// Records without a position (a copy of one already stored is absorbed).
     public var deviceEvents: [DeviceEventRecord]
+    /// The fingerprint of the request that carried ``idempotencyKey`` (its route and body digest). A later
+    /// request with that key and another fingerprint is refused (``ServerError/Code/idempotencyKeyReused``);
+    /// nil compares with nothing (library writes, keys stored before fingerprints were kept).
+    public var requestDigest: String?
+    /// The most fence events this request may cause; past them the store refuses it whole (413).
+    public var fenceEventLimits = FenceEventLimits()
 
     /// Makes a write for one request.
     public init(deviceID: String, idempotencyKey: String? = nil, positions: [Position], receivedAt: Date,
@@ -24,6 +30,19 @@ public struct IngestWrite: Sendable {
         self.receivedAt = receivedAt
         self.gaps = gaps
         self.deviceEvents = deviceEvents
+    }
+}
+
+extension IngestWrite {
+    /// Throws ``ServerError/Code/idempotencyKeyReused`` when a key already committed with fingerprint `stored`
+    /// comes back with another one (both known).
+    static func checkReplay(key: String, stored: String?, requested: String?) throws {
+        guard let stored, let requested, stored != requested else { return }
+        let sameRoute = stored.split(separator: ":").first == requested.split(separator: ":").first
+        throw ServerError(.idempotencyKeyReused,
+                          "Idempotency-Key '\(ClientText.truncated(key, maxBytes: 64))' was already used by this device "
+                          + (sameRoute ? "with a different request body" : "on another route")
+                          + "; nothing was stored. Send a new batch under a new key")
     }
 }
 

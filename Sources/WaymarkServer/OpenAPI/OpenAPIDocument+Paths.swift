@@ -4,6 +4,13 @@ extension OpenAPIDocument {
     /// Every route of ``TrackingServer/makeRouter(configuration:store:metrics:feed:webhooks:)``.
     static var paths: Object {
         let ingestReply = reply("Stored (Docs/SERVER.md §3).", ref("IngestReply"))
+        let error = ref("Error")
+        let tooLarge = reply("Too large (code `payloadTooLarge`): the body, its entries or JSON values, or the fence events it "
+                             + "would cause (more than 10,000 per request or 200 per point by default); nothing was stored. "
+                             + "The message names the limit.", error)
+        let unprocessable = reply("Nothing valid (code `noValidPoint`, with `problems`), or an `Idempotency-Key` this device "
+                                  + "already used with a different body or route (code `idempotencyKeyReused`, naming the key); "
+                                  + "nothing was stored.", error)
         let osmAnd = operation("OsmAnd protocol (query string)", tag: "ingest", parameters: osmAndFields,
                                responses: ["200": ingestReply])
         let osmAndPost = operation(
@@ -36,10 +43,11 @@ extension OpenAPIDocument {
                 "Native and Overland batches", tag: "ingest",
                 parameters: [["name": "Idempotency-Key", "in": "header", "required": false,
                               "schema": ["type": "string", "minLength": 1, "maxLength": 200]]],
-                body: jsonBody(ref("NativeBatch")), responses: ["200": ingestReply])],
+                body: jsonBody(ref("NativeBatch")), responses: ["200": ingestReply, "413": tooLarge, "422": unprocessable])],
             "/api/devices/{id}/gpx": ["post": operation(
                 "Upload a GPX file's track points", tag: "ingest", parameters: [deviceID, query("name", string, "The file's name.")],
-                body: ["required": true, "content": ["application/gpx+xml": ["schema": string]]], responses: ["200": ingestReply])],
+                body: ["required": true, "content": ["application/gpx+xml": ["schema": string]]],
+                responses: ["200": ingestReply, "413": tooLarge, "422": unprocessable])],
             "/api/devices": [
                 "get": operation("Devices (the admin: all; a device: itself), each with its last position", tag: "devices",
                                  responses: ["200": reply("Devices.", object(["devices": array(ref("Device"))]))]),
@@ -61,11 +69,18 @@ extension OpenAPIDocument {
                 responses: ["200": reply("One page.", object(["gaps": array(ref("Gap")), "next_cursor": nullable("string")]))])],
             "/api/devices/{id}/device-events": ["get": operation(
                 "Records without a position (OwnTracks transitions, Overland visits, heartbeats, rejected points)", tag: "query",
-                parameters: [deviceID, limit, query("after", ["type": "integer", "minimum": 0], "`next_after` of the previous page.")],
-                responses: ["200": reply("One page.", object(["device_events": array(ref("DeviceEvent")), "next_after": nullable("integer")]))])],
+                parameters: [deviceID, query("limit", ["type": "integer", "minimum": 1, "maximum": 1_000], "Page size (100 when absent)."),
+                             query("after", ["type": "integer", "minimum": 0], "`next_after` of the previous page.")],
+                responses: ["200": reply("One page, streamed: at most `limit` records, ending after the record that passes 8 MiB; "
+                                         + "`next_after` is set when more may follow.",
+                                         object(["device_events": array(ref("DeviceEvent")), "next_after": nullable("integer")]))])],
             "/api/devices/{id}/rides": ["get": operation(
-                "Rides: positions split at pauses", tag: "query", parameters: [deviceID] + timeRange + [rideGap],
-                responses: ["200": reply("Rides.", object(["rides": array(ref("Ride")), "gap_s": number]))])],
+                "Rides: positions split at pauses, a page at a time", tag: "query",
+                parameters: [deviceID] + timeRange + [rideGap, limit,
+                             query("cursor", ["type": "string", "pattern": "^-?[0-9]{1,19}$"], "`next_cursor` of the previous page.")],
+                responses: ["200": reply("One page of at most `limit` rides, oldest first, streamed; `next_cursor` is the start "
+                                         + "(ms) of the next page's first ride, or null.",
+                                         object(["rides": array(ref("Ride")), "gap_s": number, "next_cursor": nullable("string")]))])],
             "/api/devices/{id}/export": ["get": operation(
                 "Export positions", tag: "query",
                 parameters: [deviceID] + timeRange + [rideGap, query("format", ["enum": ["gpx", "geojson", "csv"]], "geojson when absent.")],
@@ -79,7 +94,9 @@ extension OpenAPIDocument {
                                  responses: ["200": reply("One page.", ref("FenceCollection"))]),
                 "post": operation("Add or replace fences (admin): a GeoJSON Feature, FeatureCollection or circle shorthand",
                                   tag: "fences", body: jsonBody(["type": "object"]),
-                                  responses: ["201": reply("The stored fences.", ref("FenceCollection"))]),
+                                  responses: ["201": reply("The stored fences.", ref("FenceCollection")),
+                                              "400": reply("A bad fence, named (code `badRequest`): e.g. a polygon with more than "
+                                                           + "10,000 vertices in all its rings or more than 100 holes.", error)]),
             ],
             "/api/fences/{id}": ["delete": operation("Delete a fence (admin)", tag: "fences", parameters: [pathID("A fence id.")],
                                                      responses: ["204": noContent])],
@@ -110,7 +127,10 @@ extension OpenAPIDocument {
             "/api/stream": ["get": operation(
                 "Live positions and fence events (server-sent events)", tag: "live",
                 parameters: [query("ticket", string, "A ticket from POST /api/stream/ticket (EventSource cannot send headers).")],
-                responses: ["200": reply("An endless `text/event-stream`.", string, type: "text/event-stream")])],
+                responses: ["200": reply("A `text/event-stream` with a `: keep-alive` comment every 15 s, ending after an hour.",
+                                         string, type: "text/event-stream"),
+                            "429": reply("Too many live streams (code `tooManyRequests`, `Retry-After: 5`): 4 per device, 16 for "
+                                         + "the admin, 200 in all by default; the message names the cap.", error)])],
             "/api/stream/ticket": ["post": operation(
                 "A single-use ticket for /api/stream", tag: "live",
                 responses: ["201": reply("The ticket.", object(["ticket": string, "expires_in": integer]))])],

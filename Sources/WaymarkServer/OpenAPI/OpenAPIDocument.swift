@@ -77,7 +77,7 @@ public enum OpenAPIDocument {
          query("to", string, "Exclusive end: ISO-8601 or epoch seconds/milliseconds.")]
     }
     static var limit: Object { query("limit", ["type": "integer", "minimum": 1, "maximum": 10_000], "Page size (1000 when absent).") }
-    static var rideGap: Object { query("gap", ["type": "number", "exclusiveMinimum": 0], "Seconds without points that split rides.") }
+    static var rideGap: Object { query("gap", ["type": "number", "minimum": 1], "Seconds without points that split rides (at least 1).") }
 
     static func jsonBody(_ schema: Object, required: Bool = true) -> Object {
         ["required": required].merging(content("application/json", schema)) { $1 }

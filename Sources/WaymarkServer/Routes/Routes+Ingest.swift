@@ -27,7 +27,7 @@ extension Routes {
         let checked = try await decode(buffer, device: device, context: context) {
             try NativeBatchScanner.decode($0, limits: limits) ?? OverlandDecoder.decode(try JSONBody.parse($0, limits: limits), limits: limits)
         }
-        let outcome = try await commit(checked, device: device, idempotencyKey: key)
+        let outcome = try await commit(checked, device: device, idempotencyKey: key.map { IdempotencyClaim(key: $0, route: "ingest", body: buffer) })
         return okReply(outcome, checked.rejections)
     }
 
@@ -178,7 +178,7 @@ extension Routes {
             }
             return decoded
         }
-        let outcome = try await commit(checked, device: device, idempotencyKey: key)
+        let outcome = try await commit(checked, device: device, idempotencyKey: key.map { IdempotencyClaim(key: $0, route: "gpx", body: buffer) })
         return okReply(outcome, checked.rejections)
     }
 
@@ -220,7 +220,7 @@ extension Routes {
     /// Commits what validation accepted; throws 422 when nothing in the request is valid (a request of gap
     /// markers only has no point but succeeds when a marker is valid). The error lists the problems of the
     /// first ``ServerConfiguration/rejectionSampleLimit`` rejected entries and counts the rest.
-    func commit(_ checked: PositionValidator.Outcome, device: DeviceRecord, idempotencyKey: String?,
+    func commit(_ checked: PositionValidator.Outcome, device: DeviceRecord, idempotencyKey: IdempotencyClaim?,
                 receivedAt: Date? = nil) async throws -> IngestOutcome {
         let now = receivedAt ?? configuration.clock()
         guard !checked.positions.isEmpty || !checked.gaps.isEmpty || !checked.deviceEvents.isEmpty else {
@@ -229,9 +229,13 @@ extension Routes {
         }
         let outcome: IngestOutcome
         do {
-            outcome = try await store.ingest(IngestWrite(deviceID: device.id, idempotencyKey: idempotencyKey,
-                                                         positions: checked.positions, receivedAt: now, gaps: checked.gaps,
-                                                         deviceEvents: checked.deviceEvents))
+            var write = IngestWrite(deviceID: device.id, idempotencyKey: idempotencyKey?.key,
+                                    positions: checked.positions, receivedAt: now, gaps: checked.gaps,
+                                    deviceEvents: checked.deviceEvents)
+            write.requestDigest = idempotencyKey?.digest
+            write.fenceEventLimits = FenceEventLimits(perRequest: configuration.maxFenceEventsPerRequest,
+                                                      perPoint: configuration.maxFenceEventsPerPoint)
+            outcome = try await store.ingest(write)
         } catch let error as ServerError where error.code == .unauthorized {
             auth.forget(deviceID: device.id)   // revoked since its token was cached
             throw error

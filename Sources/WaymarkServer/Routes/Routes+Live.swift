@@ -5,7 +5,7 @@ import ServiceLifecycle
 
 extension Routes {
     func addLiveRoutes(to router: Router<TrackingServer.Context>) {
-        router.get("/api/stream") { request, _ in try await stream(request) }
+        router.get("/api/stream") { request, context in try await stream(request, closeFuture: context.closeFuture) }
         router.post("/api/stream/ticket") { request, _ in
             let principal = try await auth.require(request)
             return JSONReply.response(["ticket": tickets.issue(for: principal), "expires_in": Int(tickets.lifetime)],
@@ -25,8 +25,10 @@ extension Routes {
     /// `?token=`. The admin token is never accepted in a URL. The stream opens with a `: connected`
     /// comment so a client knows it is subscribed. A subscriber that falls more than
     /// ``ServerConfiguration/liveStreamMaxPendingPositions`` positions behind is disconnected; it should
-    /// reconnect and read what it missed from the query API.
-    func stream(_ request: Request) async throws -> Response {
+    /// reconnect and read what it missed from the query API. Streams are capped per device, for the admin and
+    /// in all (429 past a cap), send a `: keep-alive` comment every ``ServerConfiguration/liveStreamKeepAliveSeconds``,
+    /// end after ``ServerConfiguration/liveStreamMaxSeconds``, and are released as soon as their connection closes.
+    func stream(_ request: Request, closeFuture: EventLoopFuture<Void>?) async throws -> Response {
         let principal: Principal
         if let ticket = request.uri.queryParameters["ticket"] {
             guard let redeemed = tickets.redeem(String(ticket)) else {
@@ -36,15 +38,40 @@ extension Routes {
         } else {
             principal = try await auth.require(request)
         }
+        let lease = try streams.acquire(principal)
         // Filtered when published: this subscriber never holds another device's positions.
         let subscription = feed.subscribe(filter: { principal.mayRead(deviceID: $0) })
+        // A closed connection ends the subscription and frees its place at once, whether or not its device
+        // ever publishes again.
+        closeFuture?.whenComplete { _ in
+            subscription.finish()
+            lease.release()
+        }
         let metrics = metrics
+        let keepAlive = configuration.liveStreamKeepAliveSeconds, lifetime = configuration.liveStreamMaxSeconds
         let body = ResponseBody { writer in
+            defer {
+                subscription.finish()
+                lease.release()
+            }
+            // Keep-alive ticks find a peer that is gone (the write fails); the lifetime bounds every stream.
+            let ticker = Task {
+                let end = ContinuousClock.now + .seconds(lifetime)
+                while ContinuousClock.now < end {
+                    try await Task.sleep(for: .seconds(min(keepAlive, max(0.001, (end - ContinuousClock.now) / .seconds(1)))))
+                    subscription.keepAlive()
+                }
+                subscription.finish()
+            }
+            defer { ticker.cancel() }
             try await writer.write(ByteBuffer(string: ": connected\n\n"))
             // The stream ends when the server shuts down gracefully, so shutdown never waits on a listener.
             try await withGracefulShutdownHandler {
-                for await message in subscription {
-                    try await writer.write(ByteBuffer(string: Self.serverSentEvent(message)))
+                for await frame in subscription.frames() {
+                    switch frame {
+                    case .message(let message): try await writer.write(ByteBuffer(string: Self.serverSentEvent(message)))
+                    case .keepAlive: try await writer.write(ByteBuffer(string: ": keep-alive\n\n"))
+                    }
                 }
             } onGracefulShutdown: {
                 subscription.finish()

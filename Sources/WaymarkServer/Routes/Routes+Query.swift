@@ -21,10 +21,10 @@ extension Routes {
             try await gaps(request, device: try await readableDevice(request, context))
         }
         router.get("/api/devices/:id/device-events") { request, context in
-            try await deviceEvents(request, device: try await readableDevice(request, context))
+            try deviceEvents(request, device: try await readableDevice(request, context))
         }
         router.get("/api/devices/:id/rides") { request, context in
-            try await rides(request, device: try await readableDevice(request, context))
+            try rides(request, device: try await readableDevice(request, context))
         }
         router.get("/api/devices/:id/export") { request, context in
             let device = try await readableDevice(request, context)
@@ -78,19 +78,6 @@ extension Routes {
                                                         ? page.last.map { GapQuery.Cursor(after: $0).text } : nil))
     }
 
-    /// `GET /api/devices/{id}/device-events?after=ID&limit=N`: the device's records without a position
-    /// (``DeviceEventRecord``), oldest first: `{"device_events":[{"id","device_id","kind","time","received","detail"}],"next_after":ID|null}`.
-    func deviceEvents(_ request: Request, device: DeviceRecord) async throws -> Response {
-        let limit = try pageLimit(request)
-        let afterText = request.uri.queryParameters["after"].map(String.init) ?? "0"
-        guard let after = Int64(afterText), after >= 0 else {
-            throw ServerError(.badRequest, "after '\(afterText)' is not an event id (a whole number, 0 or more)")
-        }
-        let page = try await store.deviceEvents(deviceID: device.id, afterID: after, limit: limit)
-        let next: Any = page.count == limit ? (page.last?.id ?? after) : NSNull()
-        return JSONReply.response(["device_events": page.map(\.jsonObject), "next_after": next])
-    }
-
     /// `{"gaps":[…],"next_cursor":"…"|null}`.
     struct GapPage: Encodable {
         var gaps: [PositionGap]
@@ -103,26 +90,6 @@ extension Routes {
         }
 
         enum Key: String, CodingKey { case gaps, nextCursor = "next_cursor" }
-    }
-
-    /// `?from&to&gap`: rides split at pauses longer than `gap` seconds.
-    func rides(_ request: Request, device: DeviceRecord) async throws -> Response {
-        let (from, to) = try timeRange(request)
-        let gap = try rideGap(request)
-        var splitter = RideSplitter(gapSeconds: gap)
-        var after: Int64?
-        while true {
-            let page = try await store.positions(PositionQuery(deviceID: device.id, from: from, to: to,
-                                                               afterMillis: after, limit: Self.streamPage))
-            page.forEach { splitter.add($0) }
-            guard page.count == Self.streamPage, let last = page.last else { break }
-            after = last.timestampMillis
-        }
-        let rides = splitter.rides.map { ride -> [String: Any] in
-            ["start": TimestampParser.format(ride.start), "end": TimestampParser.format(ride.end),
-             "points": ride.points, "distance_m": ride.distanceMeters]
-        }
-        return JSONReply.response(["rides": rides, "gap_s": gap])
     }
 
     /// A streamed export (`?format&from&to&gap`), read from the store page by page while writing.
@@ -159,23 +126,27 @@ extension Routes {
         ], body: body)
     }
 
-    /// The `limit` query parameter of a paged listing: 1…10000, 1000 when absent.
-    func pageLimit(_ request: Request) throws -> Int {
-        guard let text = request.uri.queryParameters["limit"] else { return 1000 }
-        guard let n = Int(text), (1...10_000).contains(n) else {
-            throw ServerError(.badRequest, "limit '\(text)' is not a number in 1…10000")
+    /// The `limit` query parameter of a paged listing: 1…`maximum` (10000), `fallback` (1000) when absent.
+    func pageLimit(_ request: Request, default fallback: Int = 1000, maximum: Int = 10_000) throws -> Int {
+        guard let text = request.uri.queryParameters["limit"] else { return fallback }
+        guard let n = Int(text), (1...maximum).contains(n) else {
+            throw ServerError(.badRequest, "limit '\(text)' is not a number in 1…\(maximum)")
         }
         return n
     }
 
-    /// The `gap` query parameter (seconds of pause that end a ride), or the configured ride gap.
+    /// The `gap` query parameter (seconds of pause that end a ride, at least ``minimumRideGapSeconds``), or the
+    /// configured ride gap.
     func rideGap(_ request: Request) throws -> TimeInterval {
         guard let text = request.uri.queryParameters["gap"] else { return configuration.rideGapSeconds }
-        guard let seconds = Double(text), seconds > 0, seconds.isFinite else {
-            throw ServerError(.badRequest, "gap '\(text)' is not a positive number of seconds")
+        guard let seconds = Double(text), seconds >= Self.minimumRideGapSeconds, seconds.isFinite else {
+            throw ServerError(.badRequest, "gap '\(text)' is not a number of seconds of at least \(Int(Self.minimumRideGapSeconds))")
         }
         return seconds
     }
+
+    /// The shortest `gap` accepted: a pause of under a second does not end a ride.
+    static let minimumRideGapSeconds = 1.0
 
     /// `from` and `to` query parameters (ISO-8601 or epoch seconds/milliseconds).
     ///

@@ -131,7 +131,8 @@ extension PostgresStore {
         var events = Array(repeating: [ServerFenceEvent](), count: writes.count)
         if !engine.fences.isEmpty {
             for index in live {
-                events[index] = engine.evaluate(newlyStored[index], state: &states[writes[index].deviceID, default: DeviceFenceState()])
+                events[index] = try engine.evaluate(newlyStored[index], state: &states[writes[index].deviceID, default: DeviceFenceState()],
+                                                    limits: writes[index].fenceEventLimits)
             }
             for device in states.keys { states[device]?.prune(to: engine) }
             try await saveFenceStates(connection, states)

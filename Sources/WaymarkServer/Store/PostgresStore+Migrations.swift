@@ -168,6 +168,8 @@ extension PostgresStore {
             """,
             "CREATE TABLE position_chunks_default PARTITION OF position_chunks DEFAULT",
         ]),
+        // The fingerprint (route and body digest) of the request that used a key: a reuse with another body is refused.
+        ("v8-idempotency-digest", ["ALTER TABLE ingest_batches ADD COLUMN request_digest text"]),
     ]
 
     /// Creates or upgrades the schema; see ``StoreSchema/migrate()``.

@@ -14,16 +14,17 @@ extension PostgresStore {
                 if let key = write.idempotencyKey {
                     // A concurrent request with the same key blocks here until the first commits.
                     let claimed = try await connection.query("""
-                        INSERT INTO ingest_batches (device_id, idem_key, received_ms, stored, duplicates)
-                        VALUES (\(write.deviceID), \(key), \(received), 0, 0)
+                        INSERT INTO ingest_batches (device_id, idem_key, received_ms, stored, duplicates, request_digest)
+                        VALUES (\(write.deviceID), \(key), \(received), 0, 0, \(write.requestDigest))
                         ON CONFLICT (device_id, idem_key) DO NOTHING RETURNING 1
                         """, logger: logger).collect()
                     if claimed.isEmpty {
                         let row = try await connection.query("""
-                            SELECT stored, duplicates FROM ingest_batches
+                            SELECT stored, duplicates, request_digest FROM ingest_batches
                             WHERE device_id = \(write.deviceID) AND idem_key = \(key)
                             """, logger: logger).collect().first
-                        let (stored, duplicates) = try row?.decode((Int, Int).self) ?? (0, 0)
+                        let (stored, duplicates, digest) = try row?.decode((Int, Int, String?).self) ?? (0, 0, nil)
+                        try IngestWrite.checkReplay(key: key, stored: digest, requested: write.requestDigest)
                         return IngestOutcome(stored: stored, duplicates: duplicates, replayed: true)
                     }
                 }
@@ -70,7 +71,7 @@ extension PostgresStore {
                 let stored = newlyStored.count
                 var events: [ServerFenceEvent] = []
                 if !engine.fences.isEmpty {
-                    events = engine.evaluate(newlyStored, state: &state)
+                    events = try engine.evaluate(newlyStored, state: &state, limits: write.fenceEventLimits)
                     state.prune(to: engine)
                     try await saveFenceState(connection, deviceID: write.deviceID, state: state)
                 }

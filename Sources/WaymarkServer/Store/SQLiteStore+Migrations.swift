@@ -134,6 +134,10 @@ extension SQLiteStore {
                 CREATE INDEX device_events_by_device ON device_events (device_id, id);
                 """)
         }
+        // The fingerprint (route and body digest) of the request that used a key: a reuse with another body is refused.
+        migrator.registerMigration("v6-idempotency-digest") { db in
+            try db.execute(sql: "ALTER TABLE ingest_batches ADD COLUMN request_digest TEXT")
+        }
         return migrator
     }
 }

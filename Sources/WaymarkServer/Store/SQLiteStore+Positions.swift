@@ -11,8 +11,9 @@ extension SQLiteStore {
         try Self.requireActiveDevice(db, id: write.deviceID)
         if let key = write.idempotencyKey {
             if let row = try Row.fetchOne(db.cachedStatement(
-                sql: "SELECT stored, duplicates FROM ingest_batches WHERE device_id = ? AND idem_key = ?"),
+                sql: "SELECT stored, duplicates, request_digest FROM ingest_batches WHERE device_id = ? AND idem_key = ?"),
                 arguments: [write.deviceID, key]) {
+                try IngestWrite.checkReplay(key: key, stored: row["request_digest"], requested: write.requestDigest)
                 return IngestOutcome(stored: row["stored"], duplicates: row["duplicates"], replayed: true)
             }
         }
@@ -27,7 +28,7 @@ extension SQLiteStore {
         } else {
             var state = try Self.fenceState(db, deviceID: write.deviceID)
             newlyStored = try Self.insertPositions(db, write.positions, deviceID: write.deviceID, receivedMillis: received)
-            events = engine.evaluate(newlyStored, state: &state)
+            events = try engine.evaluate(newlyStored, state: &state, limits: write.fenceEventLimits)
             state.prune(to: engine)
             try Self.saveFenceState(db, deviceID: write.deviceID, state: state)
         }
@@ -41,9 +42,9 @@ extension SQLiteStore {
         outcome.newPositions = newlyStored
         if let key = write.idempotencyKey {
             try db.cachedStatement(sql: """
-                INSERT INTO ingest_batches (device_id, idem_key, received_ms, stored, duplicates)
-                VALUES (?, ?, ?, ?, ?)
-                """).execute(arguments: [write.deviceID, key, received, outcome.stored, outcome.duplicates])
+                INSERT INTO ingest_batches (device_id, idem_key, received_ms, stored, duplicates, request_digest)
+                VALUES (?, ?, ?, ?, ?, ?)
+                """).execute(arguments: [write.deviceID, key, received, outcome.stored, outcome.duplicates, write.requestDigest])
         }
         return outcome
     }

@@ -52,8 +52,45 @@ struct IPAddress: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Why a webhook may not be delivered here by default, as "a loopback address"; nil for a public address.
+    ///
+    /// An IPv6 address that carries an IPv4 address for a translator or tunnel (NAT64, 6to4, Teredo, SIIT)
+    /// is judged by the IPv4 address it reaches as well: `64:ff9b::a9fe:a9fe` is refused as "64:ff9b::/96
+    /// (NAT64) embedding 169.254.169.254, a cloud metadata address".
     var restriction: String? {
-        IPNetwork.restricted.first { $0.network.contains(self) }?.kind
+        if let kind = IPNetwork.restricted.first(where: { $0.network.contains(self) })?.kind { return kind }
+        for (prefix, embedded) in embeddedIPv4 {
+            if let kind = embedded.restriction { return "\(prefix) embedding \(embedded), \(kind)" }
+        }
+        return nil
+    }
+
+    /// The IPv4 addresses an IPv6 address of a translation or tunnelling prefix stands for, with the prefix's
+    /// name; empty for other addresses.
+    /// - `64:ff9b::/96` (NAT64, RFC 6052) and `::ffff:0:a.b.c.d` (SIIT, RFC 7915): the last 32 bits;
+    /// - `64:ff9b:1::/48` (local-use NAT64, RFC 8215): the last 32 bits when bits 48–95 are zero (the /96
+    ///   layout), else bits 48–63 and 72–87 (the /48 layout);
+    /// - `2002::/16` (6to4): bits 16–47;
+    /// - `2001::/32` (Teredo): the server (bits 32–63) and the client (the last 32 bits, inverted).
+    var embeddedIPv4: [(prefix: String, address: IPAddress)] {
+        guard bytes.count == 16 else { return [] }
+        let b = bytes
+        func v4(_ values: [UInt8]) -> IPAddress { IPAddress(bytes: values) }
+        if b[0...11] == [0x00, 0x64, 0xff, 0x9b, 0, 0, 0, 0, 0, 0, 0, 0] {
+            return [("64:ff9b::/96 (NAT64)", v4(Array(b[12...])))]
+        }
+        if b[0...5] == [0x00, 0x64, 0xff, 0x9b, 0x00, 0x01] {
+            // Bits 48–95 all zero: the /96 layout; otherwise the /48 one (bits 64–71 are the reserved "u" octet).
+            let layout96 = b[6...11].allSatisfy { $0 == 0 }
+            return [("64:ff9b:1::/48 (local-use NAT64)", layout96 ? v4(Array(b[12...])) : v4([b[6], b[7], b[9], b[10]]))]
+        }
+        if b[0...1] == [0x20, 0x02] { return [("2002::/16 (6to4)", v4(Array(b[2...5])))] }
+        if b[0...3] == [0x20, 0x01, 0x00, 0x00] {
+            return [("2001::/32 (Teredo)", v4(Array(b[4...7]))), ("2001::/32 (Teredo)", v4(b[12...].map { ~$0 }))]
+        }
+        if b[0...7].allSatisfy({ $0 == 0 }), b[8] == 0xff, b[9] == 0xff, b[10] == 0, b[11] == 0 {
+            return [("::ffff:0:0:0/96 (SIIT)", v4(Array(b[12...])))]
+        }
+        return []
     }
 }
 

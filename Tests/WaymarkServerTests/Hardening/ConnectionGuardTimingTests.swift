@@ -79,6 +79,56 @@ struct ConnectionGuardTimingTests {
         #expect(!channel.isActive)
     }
 
+    /// Writes a complete response (head and end), as a route answering 401 or 404 does.
+    static func answer(_ channel: EmbeddedChannel, _ status: HTTPResponse.Status) throws {
+        try channel.writeOutbound(HTTPResponsePart.head(HTTPResponse(status: status)))
+        try channel.writeOutbound(HTTPResponsePart.end(nil))
+        while try channel.readOutbound(as: HTTPResponsePart.self) != nil {}
+    }
+
+    @Test("H3: a request answered before its body ended is still timed: the late end arms the header timer")
+    func answeredBeforeTheBody() throws {
+        // Before: the late request end cancelled the only timer, and the connection stayed open for good.
+        let refusals = NIOLockedValueBox<[String]>([])
+        let channel = try Self.channel(refusals: refusals)
+        try channel.writeInbound(HTTPRequestPart.head(Self.request))
+        try Self.answer(channel, .unauthorized)
+        try channel.writeInbound(HTTPRequestPart.body(ByteBuffer(string: "x")))
+        try channel.writeInbound(HTTPRequestPart.end(nil))
+        channel.embeddedEventLoop.advanceTime(by: Self.header - .nanoseconds(1))
+        #expect(channel.isActive)
+        channel.embeddedEventLoop.advanceTime(by: .nanoseconds(1))
+        #expect(try Self.response(channel)?.status == .requestTimeout)
+        #expect(!channel.isActive)
+        #expect(refusals.withLockedValue { $0 } == ["timeout"])
+    }
+
+    @Test("H3: an answered request whose body never ends is closed within the header timeout of the answer")
+    func answeredBodyNeverEnds() throws {
+        let channel = try Self.channel()
+        try channel.writeInbound(HTTPRequestPart.head(Self.request))
+        channel.embeddedEventLoop.advanceTime(by: .milliseconds(100))
+        try Self.answer(channel, .notFound)
+        try channel.writeInbound(HTTPRequestPart.body(ByteBuffer(string: "x")))  // a trickle does not extend it
+        channel.embeddedEventLoop.advanceTime(by: Self.header - .nanoseconds(1))
+        #expect(channel.isActive)
+        channel.embeddedEventLoop.advanceTime(by: .nanoseconds(1))
+        #expect(!channel.isActive)
+        #expect(try Self.response(channel) == nil)
+    }
+
+    @Test("H3: an answer late in the body timeout leaves only what remains of it")
+    func answeredLate() throws {
+        let channel = try Self.channel()
+        try channel.writeInbound(HTTPRequestPart.head(Self.request))
+        channel.embeddedEventLoop.advanceTime(by: Self.body - .milliseconds(100))
+        try Self.answer(channel, .payloadTooLarge)
+        channel.embeddedEventLoop.advanceTime(by: .milliseconds(100) - .nanoseconds(1))
+        #expect(channel.isActive)
+        channel.embeddedEventLoop.advanceTime(by: .nanoseconds(1))
+        #expect(!channel.isActive)
+    }
+
     @Test("past the limit a connection gets 503 with Retry-After and is closed; a closed connection frees its place")
     func cap() throws {
         let limiter = ConnectionLimiter(limit: 2)

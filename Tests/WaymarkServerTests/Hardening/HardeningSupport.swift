@@ -7,7 +7,7 @@ import Testing
 /// A server on a real 127.0.0.1 socket with the production HTTP pipeline (``TrackingServer/httpServer``:
 /// connection cap and timeouts), for the hardening tests that need real connections.
 enum HardenedServer {
-    static func run<T: Sendable>(configure: @Sendable (inout ServerConfiguration) -> Void = { _ in },
+    static func run<T: Sendable>(configure: @Sendable (inout ServerConfiguration) -> Void = { _ in }, feed: LiveFeed? = nil,
                                  _ body: @Sendable (TestServer, Int, ServerMetrics) async throws -> T) async throws -> T {
         try await StoreKind.sqlite.withStore { store in
             var configuration = ServerConfiguration(adminTokenDigest: TokenHasher.digest(TestServer.adminToken))
@@ -15,7 +15,8 @@ enum HardenedServer {
             configure(&configuration)
             let (device, token) = try await DeviceRegistry.register(name: "phone", in: store, at: TestServer.now)
             let metrics = ServerMetrics()
-            let app = Application(router: TrackingServer.makeRouter(configuration: configuration, store: store, metrics: metrics),
+            let app = Application(router: TrackingServer.makeRouter(configuration: configuration, store: store, metrics: metrics,
+                                                                                feed: feed),
                                   server: TrackingServer.httpServer(configuration: configuration, metrics: metrics),
                                   configuration: .init(address: .hostname("127.0.0.1", port: 0)))
             return try await app.test(.live) { client in
