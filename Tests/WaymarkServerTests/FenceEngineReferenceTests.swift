@@ -28,6 +28,9 @@ struct FenceEngineReferenceTests {
                     state.inside[fence.id] = nil
                     state.dwelled.remove(fence.id)
                 } else if !isInside, let from = state.lastCoordinate, let then = state.lastTimestamp,
+                          // A jump faster than any vehicle is a gap: nothing is interpolated along it.
+                          Geodesy.haversineDistance(from, here)
+                            <= FenceEngine.jumpAllowanceMeters + FenceEngine.maximumPlausibleSpeed * now.timeIntervalSince(then),
                           let crossing = SegmentCrossing.crossing(fence, from: from, to: here) {
                     for (kind, t) in [(ServerFenceEvent.Kind.enter, crossing.enter), (.exit, crossing.exit)] {
                         let lat = from.latitude + (here.latitude - from.latitude) * t
@@ -74,12 +77,17 @@ struct FenceEngineReferenceTests {
     static func batches(around center: (lat: Double, lon: Double), spread: Double, rng: inout SplitMix64) -> [[Position]] {
         var lat = center.lat, lon = center.lon
         var walk: [Position] = []
-        for s in 0..<400 {
-            let step = Double.random(in: 0..<1, using: &rng) < 0.05 ? spread : spread / 40
+        var time = 1_750_000_000.0
+        for _ in 0..<400 {
+            let jump = Double.random(in: 0..<1, using: &rng) < 0.05
+            let step = jump ? spread : spread / 40
+            // Half the long jumps take long enough to be travelled (crossings along them count); the others are
+            // faster than any vehicle (gaps). Short steps take long enough for their length (120 s for 0.05°).
+            time += jump && Bool.random(using: &rng) ? 3_000 : 3 * max(1, spread * 20)
             lat = max(-89.99, min(89.99, lat + Double.random(in: -step...step, using: &rng)))
             lon = Coordinate.normalizedLongitude(lon + Double.random(in: -step...step, using: &rng))
             walk.append(Position(deviceID: "d", fix: Fix(coordinate: Coordinate(uncheckedLatitude: lat, longitude: lon),
-                                                          timestamp: Date(timeIntervalSince1970: 1_750_000_000 + Double(s) * 3))))
+                                                          timestamp: Date(timeIntervalSince1970: time))))
         }
         var batches: [[Position]] = []
         var k = 0

@@ -73,6 +73,10 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var timer: Scheduled<Void>?
     /// A request could not be framed; it was answered 400 and the connection is closing.
     private var refusedFraming = false
+    /// A request head has arrived and its response has not ended.
+    private var inFlight = false
+    /// The response being written is a live stream (`text/event-stream`), which never ends on its own.
+    private var streaming = false
 
     /// `onRefuse` hears `"connections"` or `"timeout"` each time a connection is refused or closed (for metrics).
     init(limiter: ConnectionLimiter, headerTimeout: TimeAmount, bodyTimeout: TimeAmount,
@@ -116,6 +120,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             }
             requestOpen = true
             answered = false
+            inFlight = true
             bodyDeadline = context.eventLoop.now + bodyTimeout
             schedule(context, after: bodyTimeout, status: nil)
         case .body: break
@@ -135,9 +140,25 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         context.fireChannelRead(data)
     }
 
+    /// The client closed its sending side. Nothing more can arrive, so an idle connection, or one carrying a
+    /// live stream (whose reader has gone), is closed now rather than at its next timeout or failed write; a
+    /// request still being answered is answered first.
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let event = event as? ChannelEvent, event == .inputClosed, !inFlight || streaming {
+            context.close(promise: nil)
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        if case .head(let response) = unwrapOutboundIn(data) {
+            streaming = response.headerFields[.contentType]?.hasPrefix("text/event-stream") ?? false
+        }
         if case .end = unwrapOutboundIn(data) {
             answered = true
+            inFlight = false
+            streaming = false
             if requestOpen {
                 // Answered before the request ended: the rest of the body must still come in time, and an
                 // answered client gets no longer than the header timeout to send it (the server needs none of it).

@@ -122,11 +122,32 @@ struct ConnectionGuardTimingTests {
         let channel = try Self.channel()
         try channel.writeInbound(HTTPRequestPart.head(Self.request))
         channel.embeddedEventLoop.advanceTime(by: Self.body - .milliseconds(100))
-        try Self.answer(channel, .payloadTooLarge)
+        try Self.answer(channel, .contentTooLarge)
         channel.embeddedEventLoop.advanceTime(by: .milliseconds(100) - .nanoseconds(1))
         #expect(channel.isActive)
         channel.embeddedEventLoop.advanceTime(by: .nanoseconds(1))
         #expect(!channel.isActive)
+    }
+
+    @Test("H6: a client that closes its side ends a live stream at once; a plain request in progress is still answered")
+    func inputClosed() throws {
+        // Before: a half-closed stream connection stayed open until a write to it failed (its device's next upload).
+        let stream = try Self.channel()
+        try stream.writeInbound(HTTPRequestPart.head(HTTPRequest(method: .get, scheme: "http", authority: "x", path: "/api/stream")))
+        try stream.writeInbound(HTTPRequestPart.end(nil))
+        try stream.writeOutbound(HTTPResponsePart.head(HTTPResponse(status: .ok, headerFields: [.contentType: "text/event-stream"])))
+        stream.pipeline.fireUserInboundEventTriggered(ChannelEvent.inputClosed)
+        #expect(!stream.isActive)
+
+        let working = try Self.channel()
+        try working.writeInbound(HTTPRequestPart.head(Self.request))
+        try working.writeInbound(HTTPRequestPart.end(nil))
+        working.pipeline.fireUserInboundEventTriggered(ChannelEvent.inputClosed)
+        #expect(working.isActive)
+
+        let idle = try Self.channel()
+        idle.pipeline.fireUserInboundEventTriggered(ChannelEvent.inputClosed)
+        #expect(!idle.isActive)
     }
 
     @Test("past the limit a connection gets 503 with Retry-After and is closed; a closed connection frees its place")

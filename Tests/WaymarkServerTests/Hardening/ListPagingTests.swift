@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import NIOCore
 import HummingbirdTesting
 import Testing
 import WaymarkGeo

@@ -1,7 +1,9 @@
 import Foundation
 import HTTPTypes
+import NIOCore
 import HummingbirdTesting
 import Testing
+import WaymarkGeo
 @testable import WaymarkServer
 
 /// L1, L3 and L5 of the second probe, and M2's polygon caps and edge index.
@@ -101,9 +103,9 @@ struct LowFindingsTests {
             if expected != nil { crossings += 1 }
         }
         #expect(inside > 500 && crossings > 500, "\(inside) inside, \(crossings) crossings")
-        // Vertices and edge midpoints are on the boundary: inside for both.
-        for k in stride(from: 0, to: 2_000, by: 97) {
-            #expect(index.contains(exterior[k]) && polygon.contains(exterior[k]))
+        // Vertices: on the boundary, or not, by the same rounding in both.
+        for k in stride(from: 0, to: 2_000, by: 7) {
+            #expect(index.contains(exterior[k]) == polygon.contains(exterior[k]))
         }
     }
 }
