@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
 """Re-runs the security probe's reproductions (shared/research/security-probe.md) against a `waymark`
 binary and prints, per finding, the status, reply size, time and the server's memory; then, with
---soak SECONDS, runs a mixed abusive load while a well-behaved client uploads one point every 100 ms,
-and reports that client's latency and whether every acknowledged point was stored.
+--soak SECONDS, runs a mixed abusive load (the first probe's abusers and the second probe's,
+shared/research/security-probe-2.md) while a well-behaved client uploads one point every 100 ms from
+another loopback address (127.0.0.2, so the per-address connection share does not count it with the
+abusers), and reports that client's latency and whether every acknowledged point was stored.
+--database URL runs the soak's server on that database (a postgres:// URL) instead of a fresh SQLite file.
 
     python3 Scripts/probe_hardening.py .build/release/waymark            # reproductions
     python3 Scripts/probe_hardening.py .build/release/waymark --soak 60  # and the soak
@@ -19,9 +22,9 @@ def free_port():
 
 
 class Server:
-    def __init__(self, binary, directory, extra=()):
+    def __init__(self, binary, directory, extra=(), database=None):
         self.port = free_port()
-        self.db = os.path.join(directory, f"probe-{self.port}.sqlite")
+        self.db = database or os.path.join(directory, f"probe-{self.port}.sqlite")
         env = dict(os.environ, WAYMARK_ADMIN_TOKEN=ADMIN)
         self.proc = subprocess.Popen([binary, "serve", "--port", str(self.port), "--database", self.db, *extra],
                                      env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -45,8 +48,8 @@ class Server:
         try: self.proc.wait(10)
         except subprocess.TimeoutExpired: self.proc.kill()
 
-    def request(self, method, path, body=None, token=None, headers=None, timeout=600):
-        c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
+    def request(self, method, path, body=None, token=None, headers=None, timeout=600, source=None):
+        c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout, source_address=(source, 0) if source else None)
         h = dict(headers or {})
         if token: h["Authorization"] = "Bearer " + token
         if isinstance(body, str): body = body.encode()
@@ -228,7 +231,7 @@ def good_client(port, token, seconds, results):
         ts = int(time.time() * 1000) - 5000
         body = json.dumps({"locations": [{"type": "Feature", "geometry": {"type": "Point", "coordinates": [14.5, 46.05]},
                                           "properties": {"timestamp": ts / 1000}}]})
-        c = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        c = http.client.HTTPConnection("127.0.0.1", port, timeout=30, source_address=("127.0.0.2", 0))
         start = time.time()
         try:
             c.request("POST", "/api/ingest", body, {"Authorization": "Bearer " + token, "Idempotency-Key": f"good-{i}"})
@@ -243,11 +246,17 @@ def good_client(port, token, seconds, results):
     results.put((latencies, acked, failures))
 
 
-def soak(binary, directory, seconds):
-    s = Server(binary, directory)
+def feature(lon, lat, ts):
+    return {"type": "Feature", "geometry": {"type": "Point", "coordinates": [lon, lat]}, "properties": {"timestamp": ts}}
+
+
+def soak(binary, directory, seconds, database=None):
+    s = Server(binary, directory, database=database)
     if os.environ.get("SOAK_LOADGEN_NICE"):  # run the load generator (this process) at a lower CPU priority
         os.nice(int(os.environ["SOAK_LOADGEN_NICE"]))
-    ida, ta = s.device("good"); idb, tb = s.device("abuser")
+    tag = uuid.uuid4().hex[:6]   # device names unique per run (a shared PostgreSQL database keeps old ones)
+    ida, ta = s.device("good-" + tag); idb, tb = s.device("abuser-" + tag)
+    idc, tc = s.device("reader-" + tag)
     stop = threading.Event(); counts = {}
     def count(kind): counts[kind] = counts.get(kind, 0) + 1
     def loop(kind, fn):
@@ -255,7 +264,69 @@ def soak(binary, directory, seconds):
             try: fn()
             except Exception: pass
             count(kind)
-    zeros = '{"locations":[' + ",".join(["0"] * 1_000_000) + "]}"
+    # --- setup for the second probe's abusers ---
+    base = now_s() - 5 * 86400
+    s.request("POST", "/api/fences", json.dumps({"name": "depot", "lat": 46.5, "lon": 14.5, "radius": 100}), ADMIN)
+    row = [{"type": "Feature", "id": f"row_{tag}_{k}", "properties": {"name": f"r{k}", "radiusMeters": 60},
+            "geometry": {"type": "Point", "coordinates": [20.0 + k * 0.002, 40.5]}} for k in range(500)]
+    s.request("POST", "/api/fences", json.dumps({"type": "FeatureCollection", "features": row}), ADMIN)
+    import math
+    ring = [[30.5 + .5 * math.cos(2 * math.pi * k / 10_000), 40.5 + .5 * math.sin(2 * math.pi * k / 10_000)] for k in range(10_000)]
+    s.request("POST", "/api/fences", json.dumps({"type": "Feature", "id": f"big_{tag}", "properties": {"name": "big"},
+                                                 "geometry": {"type": "Polygon", "coordinates": [ring + [ring[0]]]}}), ADMIN)
+    zeros = ",".join(["0"] * 30_000)   # device events of about 60 KB, read back by the H4 reader
+    for r in range(20):
+        s.request("POST", "/pub", "[" + ",".join('{"_type":"status","tst":%d,"z":[%s]}' % (1_700_000_000 + r * 6 + i, zeros)
+                                                  for i in range(6)) + "]", tc, {"Content-Type": "application/json"})
+    rides = '{"locations":[' + ",".join(json.dumps(feature(14.0, 46.0, base + i * 601)) for i in range(700)) + "]}"
+    s.request("POST", "/api/ingest", rides, tc)   # 700 single-point rides for the H5 reader
+    rounds = [0]
+    def zig():
+        """H1 (probe 2): points alternating between places 2° apart, new ones each time (so each is evaluated)."""
+        rounds[0] += 1; t0 = base + 400_000 + rounds[0] * 3000
+        return json.dumps({"locations": [feature(14.0 if i % 2 == 0 else 15.98, 46.0 if i % 2 == 0 else 47.98, t0 + i)
+                                         for i in range(3000)]})
+    storm = json.dumps({"locations": [feature(19.99 if i % 2 == 0 else 21.01, 40.5, base + 100_000 + i * 600) for i in range(1000)]})
+    def near_polygon():
+        """M2: points inside the big polygon's box, outside the polygon, new ones each time."""
+        rounds[0] += 1; t0 = base + 400_000 + rounds[0] * 3000
+        return json.dumps({"locations": [feature(30.05 + (i % 2) * 0.001, 40.05, t0 + i) for i in range(1000)]})
+    def answered_early():
+        """H3 (probe 2): heads answered 401 before their body, then the body: the timers must still close them."""
+        socks = []
+        for _ in range(300):
+            if stop.is_set(): break
+            try:
+                c = socket.create_connection(("127.0.0.1", s.port), timeout=5)
+                c.sendall(b"POST /api/ingest HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\n\r\n"); socks.append(c)
+            except OSError: pass
+        for c in socks:
+            try: c.recv(4096); c.sendall(b"x")
+            except OSError: pass
+        stop.wait(25)
+        for c in socks: c.close()
+    def stream_churn():
+        """H6: open and drop a live stream."""
+        c = socket.create_connection(("127.0.0.1", s.port), timeout=5)
+        c.sendall(f"GET /api/stream?token={tb} HTTP/1.1\r\nHost: x\r\n\r\n".encode()); c.recv(200); c.close()
+    def streams_held():
+        """M1: hold as many streams as one token may (more get 429)."""
+        socks = []
+        for _ in range(40):
+            try:
+                c = socket.create_connection(("127.0.0.1", s.port), timeout=5)
+                c.sendall(f"GET /api/stream?token={tb} HTTP/1.1\r\nHost: x\r\n\r\n".encode()); socks.append(c)
+            except OSError: pass
+        stop.wait(10)
+        for c in socks: c.close()
+    reuse = [0]
+    def key_reuse():
+        """M3: one Idempotency-Key, a different body each time (422 after the first)."""
+        reuse[0] += 1
+        s.request("POST", "/api/ingest", json.dumps({"locations": [feature(14.2, 46.2, base + 300_000 + reuse[0])]}), tb,
+                  {"Idempotency-Key": "reused-" + tag})
+    ds = {"Content-Type": "application/json"}
+    zeros_body = '{"locations":[' + ",".join(["0"] * 1_000_000) + "]}"
     anon = '{"location":[' + ",".join(["0"] * 500_000) + "]}"
     attrs = ('<gpx version="1.1" creator="x" xmlns="http://www.topografix.com/GPX/1/1"><trk><trkseg><trkpt lat="46" lon="14" '
              + " ".join(f'a{i}="1"' for i in range(500_000)) + "><time>2026-11-23T10:00:00Z</time></trkpt></trkseg></trk></gpx>")
@@ -277,14 +348,23 @@ def soak(binary, directory, seconds):
         c = socket.socket(); c.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096); c.connect(("127.0.0.1", s.port))
         c.sendall(f"GET /api/stream?token={tb} HTTP/1.1\r\nHost: x\r\n\r\n".encode()); stop.wait(10); c.close()
     abusers = [
-        ("H1 million zeros", lambda: s.request("POST", "/api/ingest", zeros, tb)),
+        ("H1 million zeros", lambda: s.request("POST", "/api/ingest", zeros_body, tb)),
         ("H1 100k invalid points", lambda: s.request("POST", "/api/ingest", invalid, tb)),
-        ("H2 anonymous 1 MB", lambda: s.request("POST", "/", anon, None, {"Content-Type": "application/json"})),
+        ("H2 anonymous 1 MB", lambda: s.request("POST", "/", anon, None, ds)),
         ("H3 500k-attribute GPX", lambda: s.request("POST", f"/api/devices/{idb}/gpx", attrs, tb)),
         ("M4 50 slowloris connections", slowloris),
         ("M5 stalled stream", stalled_stream),
         ("M5 own uploads", lambda: s.request("POST", "/api/ingest", '{"locations":[' + ",".join(
             '{"geometry":{"coordinates":[14,46]},"properties":{"timestamp":%d}}' % (int(time.time() * 1000) - 86400000 - i) for i in range(5000)) + "]}", tb)),
+        ("2H1 3000-point zig-zag", lambda: s.request("POST", "/api/ingest", zig(), tb)),
+        ("2H2 fence-event storm", lambda: s.request("POST", "/api/ingest", storm, tb)),
+        ("2H3 300 answered-early sockets", answered_early),
+        ("2H4 device-events reader", lambda: s.request("GET", f"/api/devices/{idc}/device-events?limit=1000", None, tc)),
+        ("2H5 rides reader", lambda: s.request("GET", f"/api/devices/{idc}/rides?gap=1", None, tc)),
+        ("2H6 stream churn", stream_churn),
+        ("2M1 40 streams held", streams_held),
+        ("2M2 points near a 10k-vertex polygon", lambda: s.request("POST", "/api/ingest", near_polygon(), tb)),
+        ("2M3 Idempotency-Key reuse", key_reuse),
     ]
     only = os.environ.get("SOAK_ONLY")  # e.g. "H1,M4": run only the abusers whose names start with these
     if only is not None:
@@ -303,7 +383,7 @@ def soak(binary, directory, seconds):
         good.join()
         stop.set()
     for t in threads: t.join(30)
-    st, data, _, _ = s.request("GET", f"/api/devices/{ida}/positions?limit=10000", None, ADMIN)
+    st, data, _, _ = s.request("GET", f"/api/devices/{ida}/positions?limit=10000", None, ADMIN, source="127.0.0.3")
     stored = {round(p_["timestamp_ms"]) if "timestamp_ms" in p_ else p_["timestamp"] for p_ in json.loads(data)["positions"]}
     stored_count = len(json.loads(data)["positions"])
     latencies.sort()
@@ -322,13 +402,14 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("binary"); parser.add_argument("--soak", type=int, default=0)
     parser.add_argument("--skip-reproductions", action="store_true")
+    parser.add_argument("--database", help="a postgres:// URL for the soak's server (default: a fresh SQLite file)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as directory:
         ok = True
         if not args.skip_reproductions:
             reproductions(args.binary, directory)
         if args.soak:
-            ok = soak(args.binary, directory, args.soak)
+            ok = soak(args.binary, directory, args.soak, args.database)
     sys.exit(0 if ok else 1)
 
 

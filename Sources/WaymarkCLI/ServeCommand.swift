@@ -51,6 +51,11 @@ struct ServeCommand: AsyncParsableCommand {
             help: "Open connections accepted at once (more get 503); default: 1000, or less under a lower file-descriptor limit.")
     var maxConnections: Int?
 
+    @Option(name: .customLong("max-connections-per-address"),
+            help: ArgumentHelp("Open connections accepted at once from one IPv4 address or IPv6 /64 (more get 503); default: "
+                               + "a quarter of --max-connections, at least 16. Behind a reverse proxy, set it to --max-connections."))
+    var maxConnectionsPerAddress: Int?
+
     @Option(name: .customLong("header-timeout"),
             help: "Seconds a connection may take to send a request head, also the keep-alive idle time (then 408, closed).")
     var headerTimeout: Double = 20
@@ -91,6 +96,7 @@ struct ServeCommand: AsyncParsableCommand {
         guard retentionDays >= 0, retentionDays.isFinite else { throw ValidationError("--retention-days must be 0 or more") }
         guard maxPointsPerRequest > 0 else { throw ValidationError("--max-points-per-request must be positive") }
         guard (maxConnections ?? 1) > 0 else { throw ValidationError("--max-connections must be positive") }
+        guard (maxConnectionsPerAddress ?? 1) > 0 else { throw ValidationError("--max-connections-per-address must be positive") }
         let longest = ServerConfiguration.maximumTimeoutSeconds
         guard headerTimeout > 0, headerTimeout <= longest else {
             throw ValidationError("--header-timeout must be a positive number of seconds, at most \(Int(longest)) (a year)")
@@ -128,6 +134,7 @@ struct ServeCommand: AsyncParsableCommand {
             configuration.historyRetentionSeconds = command.retentionDays > 0 ? command.retentionDays * 86_400 : nil
             configuration.maxPointsPerRequest = command.maxPointsPerRequest
             configuration.maxConnections = command.maxConnections ?? Self.defaultMaxConnections()
+            configuration.maxConnectionsPerAddress = command.maxConnectionsPerAddress
             configuration.headerTimeoutSeconds = command.headerTimeout
             configuration.bodyTimeoutSeconds = command.bodyTimeout
             var webhooks = WebhookPolicy()

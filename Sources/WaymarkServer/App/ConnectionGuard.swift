@@ -4,42 +4,68 @@ import NIOCore
 import NIOHTTPTypes
 import WaymarkGeo
 
-/// Counts the server's open connections against a cap shared by every `ConnectionGuard`.
+/// Counts the server's open connections against a cap shared by every `ConnectionGuard`, and against a
+/// share per client address, so that one source cannot take every place.
 public final class ConnectionLimiter: Sendable {
     /// Connections accepted at once.
     public let limit: Int
-    private let open = NIOLockedValueBox(0)
+    /// Connections accepted at once from one IPv4 address or one IPv6 /64 (a host's usual allocation).
+    public let perAddressLimit: Int
+    private let open = NIOLockedValueBox<(total: Int, byAddress: [[UInt8]: Int])>((0, [:]))
 
-    /// A limiter admitting `limit` connections at once.
+    /// A limiter admitting `limit` connections at once, at most `perAddressLimit` (all of them by default)
+    /// from one address.
     ///
-    /// - precondition: `limit` is at least 1 (a server that accepts no connection cannot be used); the
-    ///   program stops, naming the value, otherwise.
-    public init(limit: Int) {
+    /// - precondition: `limit` and `perAddressLimit` are at least 1 (a server that accepts no connection
+    ///   cannot be used); the program stops, naming the value, otherwise.
+    public init(limit: Int, perAddressLimit: Int? = nil) {
         var check = ContractCheck()
         check.require(limit >= 1, "limit must be at least 1, not \(limit)")
+        check.require((perAddressLimit ?? 1) >= 1, "perAddressLimit must be at least 1, not \(perAddressLimit ?? 0)")
         ContractCheck.require(check.violations, in: "ConnectionLimiter")
         self.limit = limit
+        self.perAddressLimit = min(limit, perAddressLimit ?? limit)
     }
 
     /// Connections open now.
-    public var current: Int { open.withLockedValue { $0 } }
+    public var current: Int { open.withLockedValue { $0.total } }
 
-    /// Takes a place; false (and nothing taken) when every place is taken.
-    func enter() -> Bool {
-        open.withLockedValue { count in
-            guard count < limit else { return false }
-            count += 1
-            return true
+    /// Why a new connection from `peer` is refused, or nil when it took a place.
+    enum Refusal { case full, address }
+
+    /// Takes a place for a connection from `key` (see ``addressKey(_:)``); the refusal when none is free.
+    func enter(_ key: [UInt8]) -> Refusal? {
+        open.withLockedValue { state in
+            guard state.total < limit else { return .full }
+            let mine = state.byAddress[key, default: 0]
+            guard mine < perAddressLimit else { return .address }
+            state.total += 1
+            state.byAddress[key] = mine + 1
+            return nil
         }
     }
 
-    func leave() { open.withLockedValue { $0 -= 1 } }
+    func leave(_ key: [UInt8]) {
+        open.withLockedValue { state in
+            state.total -= 1
+            let left = state.byAddress[key, default: 1] - 1
+            state.byAddress[key] = left > 0 ? left : nil
+        }
+    }
+
+    /// The share a peer counts against: its IPv4 address (also when written IPv4-mapped), or the first 64 bits
+    /// of its IPv6 address; empty for anything else (a Unix socket, an embedded channel).
+    static func addressKey(_ address: SocketAddress?) -> [UInt8] {
+        guard let text = address?.ipAddress, let ip = IPAddress(text) else { return [] }
+        return ip.isV4 ? ip.bytes : Array(ip.bytes[0..<8])
+    }
 }
 
 /// Protects the server from connections that hold resources without sending requests.
 ///
 /// One per connection, placed after HTTP decoding (it sees request heads, bodies and ends):
-/// - **Connection cap.** Past ``ConnectionLimiter/limit`` open connections a new one is answered
+/// - **Connection cap.** Past ``ConnectionLimiter/limit`` open connections, or past
+///   ``ConnectionLimiter/perAddressLimit`` from the new one's address, a new one is answered
 ///   `503 Service Unavailable` with `Retry-After` and closed at once.
 /// - **Header timeout.** A connection must deliver a complete request head within `headerTimeout` of opening
 ///   or of the end of the previous response (so an idle keep-alive connection is closed after that long
@@ -62,7 +88,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private let headerTimeout: TimeAmount
     private let bodyTimeout: TimeAmount
     private let onRefuse: @Sendable (String) -> Void
-    private var counted = false
+    private var counted: [UInt8]?
     private var started = false
     /// A request head arrived and its end has not.
     private var requestOpen = false
@@ -176,22 +202,30 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private func start(_ context: ChannelHandlerContext) {
         guard !started else { return }
         started = true
-        guard limiter.enter() else {
+        let key = ConnectionLimiter.addressKey(context.channel.remoteAddress)
+        switch limiter.enter(key) {
+        case .full?:
             onRefuse("connections")
             respond(context, status: .serviceUnavailable,
                     message: "the server has \(limiter.limit) open connections, its limit; retry shortly")
             return
+        case .address?:
+            onRefuse("connections")
+            respond(context, status: .serviceUnavailable,
+                    message: "your address has \(limiter.perAddressLimit) open connections, the limit per address; retry shortly")
+            return
+        case nil:
+            counted = key
         }
-        counted = true
         schedule(context, after: headerTimeout, status: .requestTimeout)
     }
 
     private func stop() {
         timer?.cancel()
         timer = nil
-        if counted {
-            counted = false
-            limiter.leave()
+        if let key = counted {
+            counted = nil
+            limiter.leave(key)
         }
     }
 

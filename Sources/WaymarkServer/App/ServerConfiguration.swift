@@ -66,6 +66,16 @@ public struct ServerConfiguration: Sendable {
     public var maxQueuedDecodes: Int = 16
     /// Open connections accepted at once; past that a new connection gets 503 and is closed.
     public var maxConnections: Int = 1_000
+    /// Open connections accepted at once from one IPv4 address or IPv6 /64; past that a new one from there gets
+    /// 503 and is closed, so one source cannot take every connection. Nil: a quarter of ``maxConnections``
+    /// (250 of the default 1,000), but at least 16. Behind a reverse proxy every connection comes from the
+    /// proxy: set it to ``maxConnections`` there.
+    public var maxConnectionsPerAddress: Int?
+
+    /// ``maxConnectionsPerAddress``, or its default.
+    public var effectiveMaxConnectionsPerAddress: Int {
+        maxConnectionsPerAddress ?? max(min(maxConnections, 16), maxConnections / 4)
+    }
     /// Seconds a connection may take to send a complete request head (from opening, or from the end of the
     /// previous response: this is also the keep-alive idle time). Slower connections are closed (slowloris).
     public var headerTimeoutSeconds: Double = 20
@@ -122,6 +132,7 @@ extension ServerConfiguration {
                               ("maxStreams", maxStreams)] {
             check.require(value >= 1, "\(name) must be at least 1, not \(value)")
         }
+        if let maxConnectionsPerAddress { check.require(maxConnectionsPerAddress >= 1, "maxConnectionsPerAddress must be at least 1, not \(maxConnectionsPerAddress)") }
         check.nonNegative("rejectionSampleLimit", rejectionSampleLimit)
         check.nonNegative("heavyDecodeThresholdBytes", heavyDecodeThresholdBytes)
         check.nonNegative("maxQueuedDecodes", maxQueuedDecodes)

@@ -98,7 +98,8 @@ extension TrackingServer {
     public static func httpServer(configuration: ServerConfiguration, metrics: ServerMetrics = ServerMetrics(),
                                   limiter: ConnectionLimiter? = nil) -> HTTPServerBuilder {
         ContractCheck.require(configuration.contractViolations, in: "ServerConfiguration")
-        let limiter = limiter ?? ConnectionLimiter(limit: configuration.maxConnections)
+        let limiter = limiter ?? ConnectionLimiter(limit: configuration.maxConnections,
+                                                   perAddressLimit: configuration.effectiveMaxConnectionsPerAddress)
         let headerTimeout = TimeAmount.nanoseconds(Int64(configuration.headerTimeoutSeconds * 1e9))
         let bodyTimeout = TimeAmount.nanoseconds(Int64(configuration.bodyTimeoutSeconds * 1e9))
         return .http1(configuration: .init(additionalChannelHandlers: [

@@ -15,11 +15,12 @@ struct ConnectionGuardTimingTests {
 
     /// A connected channel with a guard of `limiter`, and the reasons it refused with.
     static func channel(limiter: ConnectionLimiter = ConnectionLimiter(limit: 10),
-                        refusals: NIOLockedValueBox<[String]> = NIOLockedValueBox([])) throws -> EmbeddedChannel {
+                        refusals: NIOLockedValueBox<[String]> = NIOLockedValueBox([]),
+                        from peer: String = "127.0.0.1") throws -> EmbeddedChannel {
         let handler = ConnectionGuard(limiter: limiter, headerTimeout: header, bodyTimeout: body,
                                       onRefuse: { reason in refusals.withLockedValue { $0.append(reason) } })
         let channel = EmbeddedChannel(handler: handler)
-        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 9)).wait()
+        try channel.connect(to: SocketAddress(ipAddress: peer, port: 9)).wait()
         return channel
     }
 
@@ -148,6 +149,28 @@ struct ConnectionGuardTimingTests {
         let idle = try Self.channel()
         idle.pipeline.fireUserInboundEventTriggered(ChannelEvent.inputClosed)
         #expect(!idle.isActive)
+    }
+
+    @Test("H3: one address gets at most its share of the connections; other addresses still get in")
+    func perAddressShare() throws {
+        // Before: one source (1,000 sockets, no token) could take every place, and everyone got 503.
+        let limiter = ConnectionLimiter(limit: 10, perAddressLimit: 2)
+        let first = try Self.channel(limiter: limiter), second = try Self.channel(limiter: limiter)
+        let third = try Self.channel(limiter: limiter)
+        let refused = try #require(try Self.response(third))
+        #expect(refused.status == .serviceUnavailable)
+        #expect(!third.isActive)
+        let other = try Self.channel(limiter: limiter, from: "127.0.0.2")
+        #expect(other.isActive)
+        // IPv6 peers share by /64.
+        let v6a = try Self.channel(limiter: limiter, from: "2001:db8:1:2::1"), v6b = try Self.channel(limiter: limiter, from: "2001:db8:1:2::ff")
+        let v6c = try Self.channel(limiter: limiter, from: "2001:db8:1:2:ffff::1")
+        #expect(v6a.isActive && v6b.isActive && !v6c.isActive)
+        #expect(limiter.current == 5)
+        _ = try first.finish()
+        let again = try Self.channel(limiter: limiter)
+        #expect(again.isActive)
+        withExtendedLifetime((second, other, v6a, v6b, again)) {}
     }
 
     @Test("past the limit a connection gets 503 with Retry-After and is closed; a closed connection frees its place")
