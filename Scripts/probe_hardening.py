@@ -223,6 +223,155 @@ def reproductions(binary, directory):
     return rows
 
 
+def cpu_seconds(server):
+    with open(f"/proc/{server.proc.pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def reproductions2(binary, directory):
+    """The second probe's reproductions (shared/research/security-probe-2.md), one fresh server each where
+    state matters; prints the figures the issue's table needs."""
+    def line(name, text): print(f"{name:<8} {text}", flush=True)
+    def feature_list(points): return json.dumps({"locations": [feature(*p) for p in points]})
+    base = now_s() - 3 * 86400
+
+    s = Server(binary, directory); ida, ta = s.device("alpha")
+    s.request("POST", "/api/fences", json.dumps({"name": "depot", "lat": 46.5, "lon": 14.5, "radius": 100}), ADMIN)
+    for n in (1000, 3000):
+        body = feature_list([(14.0, 46.0, base + i) if i % 2 == 0 else (15.98, 47.98, base + i) for i in range(n)])
+        c0 = cpu_seconds(s); st, d, secs, _ = s.request("POST", "/api/ingest", body, ta); c1 = cpu_seconds(s)
+        line("H1", f"{n} zig-zag points ({len(body):,} B): {st}, {secs:.2f} s, server CPU {c1 - c0:.2f} s = {(c1 - c0) / n * 1000:.3f} ms/point, "
+                   f"events {len(json.loads(d).get('events', []))}")
+        base += n
+    s.stop()
+
+    s = Server(binary, directory); ida, ta = s.device("alpha")
+    fences = [{"type": "Feature", "id": "f_%04d" % k, "properties": {"name": "f%d" % k, "radiusMeters": 60},
+               "geometry": {"type": "Point", "coordinates": [14.0 + k * 0.002, 46.5]}} for k in range(500)]
+    s.request("POST", "/api/fences", json.dumps({"type": "FeatureCollection", "features": fences}), ADMIN)
+    for spacing in (1, 600):
+        body = feature_list([(13.99 if i % 2 == 0 else 15.01, 46.5, base + i * spacing) for i in range(1000)])
+        with Peak(s) as p:
+            st, d, secs, _ = s.request("POST", "/api/ingest", body, ta)
+        line("H2", f"1000 points across 500 fences, {spacing} s apart: {st}, reply {len(d):,} B, {secs:.2f} s, RSS peak {p.peak:.0f} MB; "
+                   f"{d[:150].decode(errors='replace')}")
+        base += 1000 * spacing
+    st, d, _, _ = s.request("GET", "/api/events?limit=10000", None, ADMIN)
+    line("H2", f"events stored: {len(json.loads(d)['events'])}")
+    s.stop()
+
+    s = Server(binary, directory, extra=("--header-timeout", "3", "--body-timeout", "6")); ida, ta = s.device("alpha")
+    socks = []
+    for _ in range(1000):
+        try:
+            c = socket.create_connection(("127.0.0.1", s.port)); c.sendall(b"POST /api/ingest HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\n\r\n")
+            socks.append(c)
+        except OSError: break
+    for c in socks:
+        try: c.settimeout(5); c.recv(4096); c.sendall(b"x")
+        except OSError: pass
+    time.sleep(8)
+    still = 0
+    for c in socks:
+        try:
+            c.settimeout(0.01); data = c.recv(4096)
+            if data and b"408" not in data: still += 1
+            elif not data: pass
+        except socket.timeout: still += 1
+        except OSError: pass
+    st, _, _, _ = s.request("POST", "/api/ingest", feature_list([(14, 46, now_s() - 5)]), ta, source="127.0.0.2")
+    line("H3", f"1000 answered-early sockets (header 3 s, body 6 s): {still} still open after 8 s; a device's upload from another address: {st}")
+    for c in socks: c.close()
+    s.stop()
+
+    s = Server(binary, directory); ida, ta = s.device("alpha")
+    zeros = ",".join(["0"] * 32700)
+    for r in range(167):
+        s.request("POST", "/pub", "[" + ",".join('{"_type":"status","tst":%d,"z":[%s]}' % (1_700_000_000 + r * 6 + i, zeros) for i in range(6)) + "]",
+                  ta, {"Content-Type": "application/json"})
+    with Peak(s) as p:
+        st, d, secs, _ = s.request("GET", f"/api/devices/{ida}/device-events?limit=1000", None, ta)
+    line("H4", f"device-events?limit=1000 over 1000 records of 64 KiB: {st}, {len(d):,} B, {secs:.2f} s, RSS {p.before:.0f} → peak {p.peak:.0f} MB; "
+               f"records {len(json.loads(d)['device_events'])}, next_after {json.loads(d)['next_after']}")
+    st, d, _, _ = s.request("GET", f"/api/devices/{ida}/device-events?limit=10000", None, ta)
+    line("H4", f"limit=10000: {st} {d[:100].decode(errors='replace')}")
+    s.stop()
+
+    s = Server(binary, directory); ida, ta = s.device("alpha")
+    start = now_s() - 200_001 * 601
+    for s0 in range(0, 200_000, 50_000):
+        s.request("POST", "/api/ingest", feature_list([(14.0, 46.0, start + i * 601) for i in range(s0, s0 + 50_000)]), ta)
+    with Peak(s) as p:
+        st, d, secs, _ = s.request("GET", f"/api/devices/{ida}/rides", None, ADMIN)
+    line("H5", f"/rides over 200,000 single-point rides: {st}, {len(d):,} B, {secs:.2f} s, RSS {p.before:.0f} → peak {p.peak:.0f} MB; "
+               f"rides {len(json.loads(d)['rides'])}, next_cursor {json.loads(d)['next_cursor']}")
+    st, d, _, _ = s.request("GET", f"/api/devices/{ida}/rides?gap=0.5", None, ADMIN)
+    line("H5", f"gap=0.5: {st}")
+    s.stop()
+
+    s = Server(binary, directory); ida, ta = s.device("alpha")
+    before = s.rss_mb(); t = time.time()
+    for n in range(20000):
+        c = socket.create_connection(("127.0.0.1", s.port))
+        c.sendall(f"GET /api/stream?token={ta} HTTP/1.1\r\nHost: x\r\n\r\n".encode()); c.recv(200); c.close()
+    time.sleep(2)
+    line("H6", f"20,000 streams opened and closed in {time.time() - t:.1f} s: RSS {before:.0f} → {s.rss_mb():.0f} MB")
+    s.stop()
+
+    s = Server(binary, directory, extra=("--max-connections", "40", "--header-timeout", "3", "--body-timeout", "5"))
+    ida, ta = s.device("alpha"); idb, tb = s.device("bravo")
+    socks, statuses = [], {}
+    for _ in range(40):
+        c = socket.create_connection(("127.0.0.1", s.port)); c.sendall(f"GET /api/stream?token={ta} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+        socks.append(c)
+    for c in socks:
+        try: c.settimeout(2); head = c.recv(200).split(b" ")[1].decode(); statuses[head] = statuses.get(head, 0) + 1
+        except Exception: statuses["none"] = statuses.get("none", 0) + 1
+    time.sleep(6)
+    st, _, _, _ = s.request("POST", "/api/ingest", feature_list([(14, 46, now_s() - 5)]), tb, source="127.0.0.2")
+    line("M1", f"40 streams from one token (--max-connections 40): answers {statuses}; after 6 s another device's upload: {st}")
+    for c in socks: c.close()
+    s.stop()
+
+    import math
+    s = Server(binary, directory); ida, ta = s.device("alpha")
+    for v in (60_000, 10_000):
+        ring = [[14.5 + .5 * math.cos(2 * math.pi * k / v), 46.5 + .5 * math.sin(2 * math.pi * k / v)] for k in range(v)]
+        st, d, _, _ = s.request("POST", "/api/fences", json.dumps({"type": "Feature", "id": f"f_big{v}", "properties": {"name": "big"},
+                                                                   "geometry": {"type": "Polygon", "coordinates": [ring + [ring[0]]]}}), ADMIN)
+        line("M2", f"{v}-vertex polygon: {st} {d[:120].decode(errors='replace')}")
+    body = feature_list([(14.05 + (i % 2) * 0.001, 46.05, base + i) for i in range(1000)])
+    c0 = cpu_seconds(s); st, _, secs, _ = s.request("POST", "/api/ingest", body, ta); c1 = cpu_seconds(s)
+    line("M2", f"1000 points in the 10k polygon's box, outside it: {st}, {secs:.2f} s, server CPU {(c1 - c0):.3f} s = {(c1 - c0):.3f} ms/point")
+    s.stop()
+
+    s = Server(binary, directory); ida, ta = s.device("alpha")
+    now = now_s()
+    s.request("POST", "/api/ingest", feature_list([(14, 46, now - 600), (14, 46, now - 590)]), ta, {"Idempotency-Key": "batch-1"})
+    st, d, _, _ = s.request("POST", "/api/ingest", feature_list([(15, 47, now - 500 + i) for i in range(5)]), ta, {"Idempotency-Key": "batch-1"})
+    line("M3", f"reused key, new body: {st} {d[:160].decode(errors='replace')}")
+    for u in ["http://[64:ff9b::a9fe:a9fe]/latest/meta-data/", "http://[64:ff9b:1::a00:1]/", "http://[2002:a9fe:a9fe::1]/",
+              "http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/", "http://[::ffff:0:7f00:1]/"]:
+        st, d, _, _ = s.request("POST", "/api/webhooks", json.dumps({"url": u}), ADMIN)
+        line("M4", f"{u}: {st} {d[:130].decode(errors='replace')}")
+    st, d, secs, _ = s.request("POST", "/api/ingest", '{"locations":[' + "1" * 9_000_000 + "]}", ta)
+    line("L1", f"9 MB number literal: {st}, reply {len(d):,} B, {secs:.2f} s")
+    c = socket.create_connection(("127.0.0.1", s.port)); c.settimeout(5)
+    c.sendall(b"POST /api/ingest HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: xchunked\r\n\r\n0\r\n\r\nGET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+    got = b""
+    try:
+        while True:
+            chunk = c.recv(4096)
+            if not chunk: break
+            got += chunk
+    except OSError: pass
+    line("L3", f"Transfer-Encoding: xchunked: {got.count(b'HTTP/1.1 ')} response(s): {got[:60]!r}")
+    st, d, _, _ = s.request("POST", "/api/ingest", json.dumps({"locations": [feature(14, 46, "2025-06-15T12:00:00+99:99")]}), ta)
+    line("L5", f"offset +99:99: {st} {d[:140].decode(errors='replace')}")
+    s.stop()
+
+
 def good_client(port, token, seconds, results):
     """One point every 100 ms with an Idempotency-Key, as a phone would; reports latencies and acknowledgements."""
     latencies, acked, failures, i = [], [], 0, 0
@@ -402,11 +551,14 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("binary"); parser.add_argument("--soak", type=int, default=0)
     parser.add_argument("--skip-reproductions", action="store_true")
+    parser.add_argument("--probe2", action="store_true", help="run the second probe's reproductions instead of the first's")
     parser.add_argument("--database", help="a postgres:// URL for the soak's server (default: a fresh SQLite file)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as directory:
         ok = True
-        if not args.skip_reproductions:
+        if args.probe2:
+            reproductions2(args.binary, directory)
+        elif not args.skip_reproductions:
             reproductions(args.binary, directory)
         if args.soak:
             ok = soak(args.binary, directory, args.soak, args.database)

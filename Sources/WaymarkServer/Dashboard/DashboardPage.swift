@@ -55,7 +55,7 @@ public enum DashboardPage {
     <main>
     <aside>
     <h2>Devices</h2><ul id="devices"></ul>
-    <h2>Rides</h2><ul id="rides"></ul>
+    <h2>Rides (last two days)</h2><ul id="rides"></ul>
     <h2>Events</h2><ol id="events" reversed></ol>
     </aside>
     <section>
@@ -234,7 +234,10 @@ public enum DashboardPage {
     }
     async function selectDevice(id) {
       state.device = id; renderDevices();
-      const rides = (await api(`/api/devices/${encodeURIComponent(id)}/rides`)).rides;
+      // The rides of the two days up to the device's last position: one bounded page, however long its history.
+      const dev = state.devices.find(d => d.id === id);
+      const since = dev && dev.last ? "?from=" + encodeURIComponent(new Date(Date.parse(dev.last.timestamp) - 2 * 86400000).toISOString()) : "";
+      const rides = (await api(`/api/devices/${encodeURIComponent(id)}/rides${since}`)).rides;
       const ul = $("rides"); ul.replaceChildren();
       rides.forEach((r, i) => {
         const li = el("li", { class: "ride" });
