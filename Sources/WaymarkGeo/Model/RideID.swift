@@ -1,5 +1,4 @@
 import Foundation
-import WaymarkGeo
 
 /// The name of a ride, the one identifier type from the engine to the device store, the upload
 /// and the server's gap markers.

@@ -58,15 +58,14 @@ public actor RideRecorder {
         }
     }
 
-    /// Stores every entry of `entries` until the sequence ends (the engine stopped), calling
+    /// Stores every entry of `entries` (a subscription to `engine.ride.recorded`) until it ends
+    /// (the engine stopped), calling
     /// `recorded` after each entry that added something to upload, typically
     /// `UploadDriver.recorded()`.
     ///
     /// An entry the store refuses is logged (`waymark.recorder`, error level) with the reason,
     /// and recording goes on with the next.
-    public func record<Entries: AsyncSequence & Sendable>(
-        _ entries: Entries, then recorded: @Sendable () async -> Void = {}
-    ) async where Entries.Element == RideEntry, Entries.Failure == Never {
+    public func record(_ entries: AsyncStream<RideEntry>, then recorded: @Sendable () async -> Void = {}) async {
         for await entry in entries {
             do {
                 if try record(entry) { await recorded() }
