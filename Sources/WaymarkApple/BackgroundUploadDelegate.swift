@@ -69,24 +69,41 @@ final class BackgroundUploadDelegate: NSObject, URLSessionDataDelegate, @uncheck
 /// Holds the completion handler from `application(_:handleEventsForBackgroundURLSession:completionHandler:)`
 /// until the session has delivered its events. Main actor only: UIKit hands the handler over on
 /// the main thread and it must be called there.
+///
+/// The session is created at launch, before iOS hands the handler over, so it may finish
+/// delivering its events first: then the handler is called as soon as it arrives, in this wake,
+/// instead of at the next one (review 2, L1; the race of Alamofire/Alamofire#804 and
+/// AFNetworking/AFNetworking#2386, "completion handler was never called").
 @MainActor
 final class BackgroundSessionEvents {
     private var completionHandler: (() -> Void)?
+    /// The session finished delivering its events while no handler was held.
+    private var finishedWithoutHandler = false
 
     nonisolated init() {}
 
     /// Keeps the handler; one still held from an earlier wake is called first, so iOS is never
-    /// left waiting for it.
+    /// left waiting for it. When the session already finished its events in this wake, the
+    /// handler is called at once.
     func store(_ handler: @escaping () -> Void) {
         completionHandler?()
-        completionHandler = handler
+        completionHandler = nil
+        if finishedWithoutHandler {
+            finishedWithoutHandler = false
+            handler()
+        } else {
+            completionHandler = handler
+        }
     }
 
-    /// Calls the held handler, once.
+    /// Calls the held handler, once; without one, remembers that the events are finished.
     func finish() {
-        let handler = completionHandler
+        guard let handler = completionHandler else {
+            finishedWithoutHandler = true
+            return
+        }
         completionHandler = nil
-        handler?()
+        handler()
     }
 }
 #endif

@@ -45,7 +45,15 @@ final class LocationDelegate: NSObject, CLLocationManagerDelegate, Sendable {
         }
     }
 
+    /// Only the main and significant-change managers' errors are the location service's; the
+    /// one-shot manager's `locationUnknown` is its own timeout (Apple, `requestLocation()`), which
+    /// the engine's one-shot wait handles by its deadline, so it is logged, not forwarded as a
+    /// failure of the standard updates (review 2, L2).
     func locationManager(_ manager: CLLocationManager, didFailWithError error: any Error) {
+        if role == .oneShot, (error as? CLError)?.code != .denied {
+            LiveDevice.log.info("one-shot request failed: \(error.localizedDescription, privacy: .public)")
+            return
+        }
         if let mapped = CoreLocationRules.locationError(code: (error as? CLError)?.code.rawValue ?? -1) {
             sink.emit(.locationError(mapped))
         }
@@ -106,7 +114,8 @@ final class LocationDelegate: NSObject, CLLocationManagerDelegate, Sendable {
         let code = (error as? CLError)?.code.rawValue ?? -1
         guard let reason = CoreLocationRules.regionFailure(
             code: code, monitoredRegionCount: manager.monitoredRegions.count,
-            monitoringAvailable: CLLocationManager.isMonitoringAvailable(for: CLCircularRegion.self)) else {
+            monitoringAvailable: CLLocationManager.isMonitoringAvailable(for: CLCircularRegion.self),
+            reducedAccuracy: manager.accuracyAuthorization == .reducedAccuracy) else {
             LiveDevice.log.info("region \(region?.identifier ?? "?", privacy: .public): monitoring delayed (CLError \(code)), not failed")
             return
         }

@@ -6,8 +6,9 @@ import WaymarkGeo
 import os
 
 /// The iOS 17 services of ``LiveDevice`` (an engine with `EngineCore.Configuration.backend`
-/// `.modern` sends these commands): `CLLocationUpdate.liveUpdates`, `CLBackgroundActivitySession`
-/// and one `CLMonitor`. Main actor only, like the rest of the device's state.
+/// `.modern` sends these commands): `CLLocationUpdate.liveUpdates`, `CLBackgroundActivitySession`,
+/// one `CLMonitor` and, on iOS 18, an explicit `CLServiceSession`. Main actor only, like the rest
+/// of the device's state.
 @MainActor
 final class ModernServices {
     /// The task iterating the live updates.
@@ -15,11 +16,17 @@ final class ModernServices {
     /// The background activity session: held in a property, because it ends when released
     /// (Apple, `CLBackgroundActivitySession`).
     var session: CLBackgroundActivitySession?
-    /// The monitor, once opened; every monitor call goes through ``chain`` so they keep their order.
+    /// The `CLServiceSession` (iOS 18), held for the same reason; typed `Sendable` because a stored
+    /// property cannot be iOS 18 only.
+    var serviceSession: (any Sendable)?
+    /// The task logging the service session's diagnostics.
+    var serviceDiagnostics: Task<Void, Never>?
+    /// The monitor, once created (creating it iterates nothing); every monitor call goes through
+    /// ``chain`` so they keep their order.
     var monitor: CLMonitor?
     /// The last monitor operation: the next one waits for it.
     var chain: Task<Void, Never>?
-    /// The task reading the monitor's events.
+    /// The task reading the monitor's events, once `openMonitor` asked for them.
     var monitorEvents: Task<Void, Never>?
 
     /// Nothing running yet; made with the device, on any thread.
@@ -29,6 +36,9 @@ final class ModernServices {
 extension LiveDevice {
     /// The name of the app's monitor (one per name per app, Apple `CLMonitor`).
     static let monitorName = "waymark"
+    /// The `UserDefaults` key remembering that this app has opened its monitor: only then is there
+    /// one whose conditions ``monitoredRegionIdentifiers()`` must report.
+    static let monitorUsedKey = "waymark.monitor.opened"
 
     /// Performs one of the iOS 17 commands; false for any other command.
     @MainActor
@@ -39,7 +49,10 @@ extension LiveDevice {
             let sink = sink
             let updates = CLLocationUpdate.liveUpdates(configuration.clConfiguration)
             // Iterated off the main actor: the sequence's elements are Sendable values, and the
-            // events go through the sink's own queue, in order.
+            // events go through the sink's own queue, in order. While the device is stationary no
+            // update may come for a long time, so the task is cancelled (stopLiveUpdates) rather
+            // than left to notice a flag at the next update (review 2, L5; verify on device that
+            // the sequence ends at once when its task is cancelled).
             modern.live = Task.detached {
                 do {
                     for try await update in updates {
@@ -62,56 +75,154 @@ extension LiveDevice {
             modern.session?.invalidate()
             modern.session = nil
         case .openMonitor:
+            UserDefaults.standard.set(true, forKey: Self.monitorUsedKey)
             monitorOperation { _ in }
+            startMonitorEvents()
         case .addMonitorCondition(let region):
+            // As on the legacy path: no condition where the device cannot monitor, and the radius
+            // clamped to maximumRegionMonitoringDistance (review 2, L4; CoreLocationRules.regionRadius).
+            guard CLLocationManager.isMonitoringAvailable(for: CLCircularRegion.self),
+                  let radius = CoreLocationRules.regionRadius(requested: region.radiusMeters,
+                                                              maximum: maximumRegionMonitoringDistance) else {
+                emit(.regionMonitoringFailed(identifier: region.identifier, reason: .unavailable))
+                return true
+            }
             let condition = CLMonitor.CircularGeographicCondition(
                 center: CLLocationCoordinate2D(latitude: region.center.latitude, longitude: region.center.longitude),
-                radius: max(0, region.radiusMeters.isFinite ? region.radiusMeters : 0))
+                radius: radius)
             monitorOperation { await $0.add(condition, identifier: region.identifier) }
         case .removeMonitorCondition(let identifier):
             monitorOperation { await $0.remove(identifier) }
         case .requestMonitorState(let identifier):
             let sink = sink
             monitorOperation { monitor in
+                // No record: the monitor does not hold the condition (never added, or removed by the
+                // host app). Answered unknown, as the legacy path answers an unknown region, so one
+                // missing record never reads as a failure of all monitoring (review 2, M2).
                 let state = await monitor.record(for: identifier)?.lastEvent.state
-                sink.emit(.monitorEvent(identifier: identifier, state: state.map(MonitorConditionState.init) ?? .unmonitored))
+                sink.emit(.monitorEvent(identifier: identifier, state: state.map(MonitorConditionState.init) ?? .unknown))
             }
-        case .beginServiceSession, .endServiceSession:
-            // CLServiceSession is iOS 18; the iOS 17.4 SDK this package compiles against lacks it.
-            LiveDevice.log.info("service sessions need the iOS 18 SDK; ignored")
+        case .beginServiceSession(let goal):
+            beginServiceSession(goal)
+        case .endServiceSession:
+            endServiceSession()
         default:
             return false
         }
         return true
     }
 
-    /// Runs `body` on the monitor after every earlier monitor operation, opening it first. Opening
-    /// starts reading its events: Core Location delivers the events that came while the app was
-    /// not running to the monitor opened at launch (Apple, `CLMonitor`).
+    /// Holds an explicit `CLServiceSession` with `goal` (iOS 18), replacing any held one; the
+    /// engine's adapter asks only for the goal the app is already authorized for, so it never
+    /// prompts, and again after every launch (WWDC24 10212). Its diagnostics are logged. On iOS 17
+    /// there are no service sessions, and nothing to hold.
+    @MainActor
+    private func beginServiceSession(_ goal: ServiceSessionGoal) {
+        endServiceSession()
+        guard #available(iOS 18, *) else {
+            Self.log.info("service sessions are iOS 18; nothing to hold on this system")
+            return
+        }
+        let session = CLServiceSession(authorization: goal.clRequirement)
+        modern.serviceSession = session
+        modern.serviceDiagnostics = Task.detached {
+            do {
+                for try await diagnostic in session.diagnostics {
+                    if diagnostic.serviceSessionRequired || diagnostic.insufficientlyInUse || diagnostic.authorizationDenied
+                        || diagnostic.alwaysAuthorizationDenied {
+                        LiveDevice.log.notice("""
+                            service session: required \(diagnostic.serviceSessionRequired), insufficiently in use \(diagnostic.insufficientlyInUse), \
+                            denied \(diagnostic.authorizationDenied), always denied \(diagnostic.alwaysAuthorizationDenied)
+                            """)
+                    }
+                }
+            } catch {
+                LiveDevice.log.error("service session diagnostics ended: \(error.localizedDescription, privacy: .public)")
+            }
+        }
+    }
+
+    @MainActor
+    private func endServiceSession() {
+        modern.serviceDiagnostics?.cancel()
+        modern.serviceDiagnostics = nil
+        if #available(iOS 18, *), let session = modern.serviceSession as? CLServiceSession { session.invalidate() }
+        modern.serviceSession = nil
+    }
+
+    /// The monitor's condition identifiers, when this app has opened its monitor before (creating
+    /// the `CLMonitor` object iterates nothing, so it raises no prompt); nil otherwise.
+    func monitorIdentifiers() async -> Set<String>? {
+        guard UserDefaults.standard.bool(forKey: Self.monitorUsedKey) else { return nil }
+        let monitor = await MainActor.run { () -> Task<CLMonitor, Never> in
+            let previous = modern.chain
+            let services = modern
+            let opening = Task { @MainActor () -> CLMonitor in
+                await previous?.value
+                return await LiveDevice.monitor(in: services)
+            }
+            modern.chain = Task { _ = await opening.value }
+            return opening
+        }.value
+        return Set(await monitor.identifiers)
+    }
+
+    /// The services' monitor, created on first use.
+    @MainActor
+    private static func monitor(in services: ModernServices) async -> CLMonitor {
+        if let open = services.monitor { return open }
+        let monitor = await CLMonitor(LiveDevice.monitorName)
+        services.monitor = monitor
+        return monitor
+    }
+
+    /// Runs `body` on the monitor after every earlier monitor operation, creating it first.
     @MainActor
     private func monitorOperation(_ body: @escaping @Sendable (CLMonitor) async -> Void) {
         let previous = modern.chain
-        let sink = sink
         let services = modern
         modern.chain = Task { @MainActor in
             await previous?.value
-            let monitor: CLMonitor
-            if let open = services.monitor {
-                monitor = open
-            } else {
-                monitor = await CLMonitor(LiveDevice.monitorName)
-                services.monitor = monitor
-                services.monitorEvents = Task.detached {
-                    do {
-                        for try await event in await monitor.events {
-                            sink.emit(.monitorEvent(identifier: event.identifier, state: MonitorConditionState(event.state)))
-                        }
-                    } catch {
-                        LiveDevice.log.error("monitor events ended: \(error.localizedDescription, privacy: .public)")
+            await body(await LiveDevice.monitor(in: services))
+        }
+    }
+
+    /// Starts reading the monitor's events, once per process: Core Location delivers the events
+    /// that came while the app was not running to the monitor opened at launch (Apple, `CLMonitor`).
+    /// A loop that ends or throws is opened again a second later, so monitoring never goes deaf
+    /// for the rest of the process (review 2, L5).
+    @MainActor
+    private func startMonitorEvents() {
+        guard modern.monitorEvents == nil else { return }
+        let sink = sink
+        let services = modern
+        let opened = modern.chain
+        modern.monitorEvents = Task.detached {
+            await opened?.value
+            guard let monitor = await services.monitor else { return }
+            while !Task.isCancelled {
+                do {
+                    for try await event in await monitor.events {
+                        sink.emit(.monitorEvent(identifier: event.identifier, state: MonitorConditionState(event.state)))
                     }
+                    LiveDevice.log.error("monitor events ended; reopening")
+                } catch {
+                    LiveDevice.log.error("monitor events failed: \(error.localizedDescription, privacy: .public); reopening")
                 }
+                try? await Task.sleep(for: .seconds(1))
             }
-            await body(monitor)
+        }
+    }
+}
+
+extension ServiceSessionGoal {
+    /// The CoreLocation requirement.
+    @available(iOS 18, *)
+    var clRequirement: CLServiceSession.AuthorizationRequirement {
+        switch self {
+        case .none: .none
+        case .whenInUse: .whenInUse
+        case .always: .always
         }
     }
 }

@@ -68,6 +68,10 @@ public final class LiveDevice: NSObject, Device, @unchecked Sendable {
     private var delegates: [LocationDelegate] = []
     private var backgroundTasks: [Int: UIBackgroundTaskIdentifier] = [:]
     private var observers: [any NSObjectProtocol] = []
+    /// A keyless launch in the background, not yet decided (``launched(options:)``).
+    private var pendingLaunch: LaunchReasonResolver?
+    /// When ``launched(options:)`` was called: the time of the `.launched` event.
+    private var launchTime = Date()
     /// The iOS 17 services (`LiveDevice+Modern`).
     let modern: ModernServices
     #if canImport(CoreMotion)
@@ -101,8 +105,20 @@ public final class LiveDevice: NSObject, Device, @unchecked Sendable {
         let center = NotificationCenter.default
         observers.append(center.addObserver(forName: UIApplication.didEnterBackgroundNotification, object: nil,
                                             queue: .main) { [sink] _ in sink.emit(.didEnterBackground) })
+        // UIKit posts both at a resume and, in a UIScene app, when the first scene comes to the
+        // foreground at a user launch (TelemetryDeck/SwiftSDK#113): either settles a provisional
+        // launch as a user launch before the event itself goes out.
         observers.append(center.addObserver(forName: UIApplication.willEnterForegroundNotification, object: nil,
-                                            queue: .main) { [sink] _ in sink.emit(.willEnterForeground) })
+                                            queue: .main) { [weak self] _ in
+            MainActor.assumeIsolated {
+                self?.observeLaunch(.sceneWillEnterForeground)
+                self?.emit(.willEnterForeground)
+            }
+        })
+        observers.append(center.addObserver(forName: UIApplication.didBecomeActiveNotification, object: nil,
+                                            queue: .main) { [weak self] _ in
+            MainActor.assumeIsolated { self?.observeLaunch(.sceneWillEnterForeground) }
+        })
         #if canImport(Network)
         // The monitor reports every path update, also repeats of the same status; only changes
         // are events, as in the simulator.
@@ -127,10 +143,14 @@ public final class LiveDevice: NSObject, Device, @unchecked Sendable {
     /// Reports why the process started and creates the location manager; call from
     /// `didFinishLaunchingWithOptions`, before anything the app awaits.
     ///
-    /// Without a launch key, a launch while `applicationState == .background` is reported as
-    /// `LaunchReason.background`: under the UIScene life cycle iOS delivers no launch options,
-    /// so a location relaunch carries no `.location` key (Apple,
-    /// `UIApplication.LaunchOptionsKey.location`); see `CoreLocationRules.launchReason(hasLocationKey:hasRemoteNotificationKey:launchedInBackground:)`.
+    /// Without a launch key, a launch while `applicationState == .background` is provisional
+    /// (`LaunchReasonResolver`): under the UIScene life cycle iOS delivers no launch options, so a
+    /// location relaunch carries no `.location` key (Apple, `UIApplication.LaunchOptionsKey.location`),
+    /// and `applicationState` is `.background` during every launch, user launches included, until
+    /// the first scene connects (bugsnag/bugsnag-cocoa#1263, #1307). The `.launched` event then
+    /// waits for the first scene to come to the foreground (a user launch) or for the main run loop
+    /// to turn with the app still in the background (a background launch); every event of the
+    /// meantime (the manager's authorization callback among them) is held and follows it in order.
     ///
     /// The manager is created here, synchronously, because a location relaunch leaves the app
     /// about 10 s, and the event that caused it is delivered only to a location manager with a
@@ -139,12 +159,32 @@ public final class LiveDevice: NSObject, Device, @unchecked Sendable {
     /// `createLocationManager` would spend that window on whatever the app awaits first.
     @MainActor
     public func launched(options: [UIApplication.LaunchOptionsKey: Any]? = nil) {
-        let reason = CoreLocationRules.launchReason(
+        let resolver = LaunchReasonResolver(
             hasLocationKey: options?[.location] != nil,
             hasRemoteNotificationKey: options?[.remoteNotification] != nil,
-            launchedInBackground: UIApplication.shared.applicationState == .background)
-        emit(.launched(reason: reason))
+            inBackgroundAtLaunch: UIApplication.shared.applicationState == .background)
+        launchTime = Date()
+        if let reason = resolver.reason {
+            emit(.launched(reason: reason))
+        } else {
+            pendingLaunch = resolver
+            sink.hold()
+            DispatchQueue.main.async { [weak self] in
+                MainActor.assumeIsolated {
+                    self?.observeLaunch(.runLoopTurned(inBackground: UIApplication.shared.applicationState == .background))
+                }
+            }
+        }
         _ = mainManager()
+    }
+
+    /// Feeds a provisional launch; once decided, `.launched` goes out, then the held events.
+    @MainActor
+    private func observeLaunch(_ observation: LaunchReasonResolver.Observation) {
+        guard var resolver = pendingLaunch else { return }
+        let decided = resolver.observe(observation)
+        pendingLaunch = decided == nil ? resolver : nil
+        if let decided { sink.release(first: .launched(reason: decided), at: launchTime) }
     }
 
     /// Forward `didRegisterForRemoteNotificationsWithDeviceToken` here.
@@ -158,13 +198,23 @@ public final class LiveDevice: NSObject, Device, @unchecked Sendable {
     }
 
     /// The identifiers of every region the OS monitors for this app (Waymark's and the host app's;
-    /// they persist across launches), read from `monitoredRegions`.
+    /// they persist across launches), read from `monitoredRegions`, and the conditions of the
+    /// app's `CLMonitor` when it has one.
     ///
     /// The engine reads them at each launch (the `Device` requirement) to reconcile its stored
     /// regions; reading them creates the main manager if the launch has not yet.
     public func monitoredRegionIdentifiers() async -> Set<String>? {
-        await MainActor.run { Set(self.mainManager().monitoredRegions.map(\.identifier)) }
+        let legacy = await MainActor.run { Set(self.mainManager().monitoredRegions.map(\.identifier)) }
+        // The iOS 17 backend's conditions are the monitor's, not monitoredRegions (review 2, M1):
+        // without them every launch would re-add every condition, resetting its state to unknown
+        // (Apple, `CLMonitor.add(_:identifier:)`).
+        guard let conditions = await monitorIdentifiers() else { return legacy }
+        return legacy.union(conditions)
     }
+
+    /// `maximumRegionMonitoringDistance` of the main manager.
+    @MainActor
+    var maximumRegionMonitoringDistance: CLLocationDistance { mainManager().maximumRegionMonitoringDistance }
 
     /// `UIApplication.backgroundRefreshStatus` is `.available` and Low Power Mode is off: without
     /// either, iOS does not relaunch the app for region events or significant changes (see
@@ -391,10 +441,31 @@ final class EventSink: Sendable {
 
     /// The last reachability emitted; read and written only on `queue`.
     nonisolated(unsafe) private var lastReachability: Bool?
+    /// Events held while a launch is provisional (nil when not holding); only on `queue`.
+    nonisolated(unsafe) private var held: [TimedDeviceEvent]?
 
     func emit(_ event: DeviceEvent) {
         let time = Date()
-        queue.async { [continuation] in continuation.yield(TimedDeviceEvent(time: time, event: event)) }
+        queue.async { [self] in deliver(TimedDeviceEvent(time: time, event: event)) }
+    }
+
+    /// Holds every event from now until ``release(first:at:)``.
+    func hold() {
+        queue.async { [self] in held = held ?? [] }
+    }
+
+    /// Yields `event` stamped `time`, then every held event, and stops holding.
+    func release(first event: DeviceEvent, at time: Date) {
+        queue.async { [self] in
+            continuation.yield(TimedDeviceEvent(time: time, event: event))
+            for timed in held ?? [] { continuation.yield(timed) }
+            held = nil
+        }
+    }
+
+    /// Yields `timed`, or holds it; on `queue`.
+    private func deliver(_ timed: TimedDeviceEvent) {
+        if held != nil { held?.append(timed) } else { continuation.yield(timed) }
     }
 
     /// The reachability event, only when it differs from the last one.
@@ -403,7 +474,7 @@ final class EventSink: Sendable {
         queue.async { [self] in
             guard lastReachability != online else { return }
             lastReachability = online
-            continuation.yield(TimedDeviceEvent(time: time, event: .networkReachability(online: online)))
+            deliver(TimedDeviceEvent(time: time, event: .networkReachability(online: online)))
         }
     }
 
@@ -416,10 +487,10 @@ final class EventSink: Sendable {
         let status = manager.authorizationStatus.waymarkStatus
         let accuracy: AccuracyAuthorization = manager.accuracyAuthorization == .fullAccuracy ? .full : .reduced
         let time = Date()
-        queue.async { [continuation] in
+        queue.async { [self] in
             let enabled = status != .denied || CLLocationManager.locationServicesEnabled()
             let auth = LocationAuthorization(status: status, accuracy: accuracy, servicesEnabled: enabled)
-            continuation.yield(TimedDeviceEvent(time: time, event: .authorizationChanged(auth)))
+            deliver(TimedDeviceEvent(time: time, event: .authorizationChanged(auth)))
         }
     }
 

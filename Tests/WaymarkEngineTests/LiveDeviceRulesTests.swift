@@ -84,17 +84,20 @@ struct LiveDeviceRulesTests {
         #expect(CoreLocationRules.locationError(code: -1) == .locationUnknown)   // not a CLError
     }
 
-    @Test("region errors: delays are not failures; the generic failure is the slot limit only at 20 regions")
+    @Test("region errors: delays are not failures; the generic failure is the slot limit only at 20 regions, else that region's (M3); reduced accuracy, read, blocks all")
     func regionErrors() {
-        func failure(_ code: CoreLocationRules.ErrorCode, count: Int = 5, available: Bool = true) -> RegionFailure? {
-            CoreLocationRules.regionFailure(code: code.rawValue, monitoredRegionCount: count, monitoringAvailable: available)
+        func failure(_ code: CoreLocationRules.ErrorCode, count: Int = 5, available: Bool = true, reduced: Bool = false) -> RegionFailure? {
+            CoreLocationRules.regionFailure(code: code.rawValue, monitoredRegionCount: count, monitoringAvailable: available,
+                                            reducedAccuracy: reduced)
         }
+        #expect(failure(.regionMonitoringFailure, count: 3, reduced: true) == .unavailable)
+        #expect(failure(.regionMonitoringFailure, count: 20, reduced: true) == .unavailable)
         #expect(failure(.regionMonitoringSetupDelayed) == nil)
         #expect(failure(.regionMonitoringResponseDelayed) == nil)
         #expect(failure(.regionMonitoringDenied) == .denied)
         #expect(failure(.denied) == .denied)
         #expect(failure(.regionMonitoringFailure, count: 20) == .tooManyRegions)
-        #expect(failure(.regionMonitoringFailure, count: 19) == .unavailable)
+        #expect(failure(.regionMonitoringFailure, count: 19) == .failed, "that region's, not a global block")
         #expect(failure(.regionMonitoringFailure, count: 20, available: false) == .unavailable)
     }
 

@@ -9,10 +9,19 @@ struct ModernBackendAdapterTests {
     static let fix = Fix(coordinate: T.place, horizontalAccuracy: 5, timestamp: T.origin, source: .gnss)
     static let region = MonitoredRegion(identifier: "waymark.fence.a", center: T.place, radiusMeters: 300)
 
+    /// An adapter in a process whose authorization is determined (when in use) and whose monitor
+    /// and service session are open.
+    static func authorized(_ status: LocationAuthorizationStatus = .authorizedWhenInUse) -> ModernBackendAdapter {
+        var adapter = ModernBackendAdapter()
+        _ = adapter.commands([.createLocationManager])
+        _ = adapter.events(.authorizationChanged(LocationAuthorization(status: status)))
+        _ = adapter.commands([])
+        return adapter
+    }
+
     @Test("standard updates become live updates; background permission a background activity session")
     func updates() {
-        var adapter = ModernBackendAdapter()
-        #expect(adapter.commands([.createLocationManager]) == [.createLocationManager, .openMonitor])
+        var adapter = Self.authorized()
         let ride = LocationConfiguration(desiredAccuracy: .best, activityType: .fitness, allowsBackgroundLocationUpdates: true)
         #expect(adapter.commands([.startUpdatingLocation(ride)]) == [.startLiveUpdates(.fitness), .beginBackgroundActivitySession])
         // The ride's low-power setting: the same live updates (no desired accuracy), nothing to send.
@@ -36,12 +45,13 @@ struct ModernBackendAdapterTests {
         #expect(adapter.events(.liveUpdate(LiveUpdate(fix: nil))) == [.locationError(.locationUnknown)])
     }
 
-    @Test("conditions: the first state is only a state; a change is a crossing then the state; unmonitored a failure")
+    @Test("conditions: the first state is only a state; a change is a crossing then the state; unmonitored that condition's failure")
     func monitorEvents() {
-        var adapter = ModernBackendAdapter()
+        var adapter = Self.authorized()
         let id = Self.region.identifier
         #expect(adapter.commands([.startMonitoring(Self.region), .requestRegionState(identifier: id), .stopMonitoring(identifier: id)]) ==
-                [.addMonitorCondition(Self.region), .requestMonitorState(identifier: id), .removeMonitorCondition(identifier: id)])
+                [.addMonitorCondition(Self.region), .requestMonitorState(identifier: id), .requestMonitorState(identifier: id),
+                 .removeMonitorCondition(identifier: id)], "each add is followed by a read of the condition's record")
         #expect(adapter.events(.monitorEvent(identifier: id, state: .unknown)) == [.regionState(identifier: id, state: .unknown)])
         #expect(adapter.events(.monitorEvent(identifier: id, state: .unsatisfied)) == [.regionState(identifier: id, state: .outside)])
         #expect(adapter.events(.monitorEvent(identifier: id, state: .satisfied)) ==
@@ -50,7 +60,36 @@ struct ModernBackendAdapterTests {
         #expect(adapter.events(.monitorEvent(identifier: id, state: .unsatisfied)) ==
                 [.regionExited(identifier: id), .regionState(identifier: id, state: .outside)])
         #expect(adapter.events(.monitorEvent(identifier: id, state: .unmonitored)) ==
-                [.regionMonitoringFailed(identifier: id, reason: .unavailable)])
+                [.regionMonitoringFailed(identifier: id, reason: .failed)], "never the global .unavailable (review 2, M2)")
+    }
+
+    @Test("H3: nothing of the iOS 17 vocabulary goes out before authorization is determined; then the monitor, the session and the waiting commands, in order")
+    func deferredUntilDetermined() {
+        var adapter = ModernBackendAdapter()
+        #expect(adapter.commands([.createLocationManager]) == [.createLocationManager], "no monitor at launch")
+        let ride = LocationConfiguration(desiredAccuracy: .best, activityType: .fitness, allowsBackgroundLocationUpdates: true)
+        #expect(adapter.commands([.startMonitoring(Self.region), .startUpdatingLocation(ride), .requestNotificationAuthorization(.alert)])
+                == [.requestNotificationAuthorization(.alert)], "only what creates no implicit session")
+        _ = adapter.events(.authorizationChanged(LocationAuthorization(status: .notDetermined)))
+        #expect(adapter.commands([]).isEmpty, "notDetermined: still waiting")
+        _ = adapter.events(.authorizationChanged(LocationAuthorization(status: .authorizedWhenInUse)))
+        #expect(adapter.commands([]) == [.openMonitor, .beginServiceSession(.whenInUse), .addMonitorCondition(Self.region),
+                                         .requestMonitorState(identifier: Self.region.identifier),
+                                         .startLiveUpdates(.fitness), .beginBackgroundActivitySession])
+    }
+
+    @Test("M4: the explicit service session follows authorization (never a goal above it) and is re-created after a launch")
+    func serviceSessionFollowsAuthorization() {
+        var adapter = Self.authorized(.authorizedWhenInUse)
+        #expect(adapter.serviceSession == .whenInUse)
+        _ = adapter.events(.authorizationChanged(LocationAuthorization(status: .authorizedAlways)))
+        #expect(adapter.commands([]) == [.endServiceSession, .beginServiceSession(.always)])
+        _ = adapter.events(.authorizationChanged(LocationAuthorization(status: .denied)))
+        #expect(adapter.commands([]) == [.endServiceSession])
+        _ = adapter.events(.launched(reason: .background))
+        #expect(adapter.commands([.createLocationManager]) == [.createLocationManager])
+        _ = adapter.events(.authorizationChanged(LocationAuthorization(status: .authorizedAlways)))
+        #expect(adapter.commands([]) == [.openMonitor, .beginServiceSession(.always)], "re-created in the new process")
     }
 
     @Test("a new process starts with nothing running")

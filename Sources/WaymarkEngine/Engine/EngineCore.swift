@@ -57,7 +57,10 @@ public struct EngineCore: Sendable {
             self.launchLocation = launchLocation
             self.geofencing = geofencing
             self.ride = ride
-            self.capabilities = capabilities
+            var uses = capabilities
+            // The iOS 17/18 backend needs NSLocationRequireExplicitServiceSession (InfoPlistCheck).
+            if backend == .modern { uses.iOS17LocationBackend = true }
+            self.capabilities = uses
         }
 
         /// The geofence configuration the core runs: ``geofencing`` with one slot reserved for

@@ -8,8 +8,23 @@ import Foundation
 ///   ``LiveUpdateConfiguration``; background permission becomes a `CLBackgroundActivitySession`
 ///   (begun while the updates run in the background, ended with them). Live updates have no
 ///   desired accuracy: iOS picks it, so the ride policy's low-power settings cost what iOS decides;
-/// - regions become `CLMonitor` conditions, a state request the condition's record; the monitor
-///   is opened when the location manager is created (at launch), as Apple asks for pending events.
+/// - regions become `CLMonitor` conditions, a state request the condition's record.
+///
+/// **Nothing of the iOS 17 vocabulary goes out before location authorization is determined.**
+/// On iOS 18, iterating a monitor's events or live updates creates an implicit service session,
+/// which raises the location prompt when it can (WWDC24 10212 "What's new in location
+/// authorization"; Apple, `CLServiceSession`; PLATFORM.md §9), outside the `PermissionSequencer`,
+/// next to whatever prompt it shows: the collision Waymark exists to prevent (review 2, H3). So the
+/// monitor is opened, and live updates, sessions and conditions are sent, at the first authorization
+/// callback that is not `notDetermined` (the one answering the manager's creation at a relaunch,
+/// the user's answer at a first launch), in the order the components asked for them.
+///
+/// **An explicit `CLServiceSession`** is held from then on, with the goal the app is authorized for
+/// (`whenInUse` or `always`; none while denied), so it never prompts by itself: the sequencer's
+/// requests stay the only prompts. It is re-created at every launch (the adapter starts afresh at
+/// `launched`), as Apple asks after a relaunch (WWDC24 10212), and follows authorization changes.
+/// iOS 18 scopes background delivery of monitor events to an explicit session
+/// (customerio/customerio-ios#1158; review 2, M4).
 ///
 /// Events, as the components expect them:
 /// - a live update with a fix becomes `locations`, one without a fix while moving the transient
@@ -20,7 +35,7 @@ import Foundation
 ///   the ride to sleep, and the wake fence's exit comes minutes late.)
 /// - a monitor event becomes `regionState`, preceded by `regionEntered` or `regionExited` when the
 ///   state changed from a known one. The first state of a condition is only a state, as a legacy
-///   region reports no crossing for the side it starts on; `unmonitored` is a monitoring failure.
+///   region reports no crossing for the side it starts on; `unmonitored` is that condition's failure.
 ///
 /// A `Sendable` value type, owned by ``EngineCore`` (one per process).
 public struct ModernBackendAdapter: Hashable, Sendable {
@@ -30,6 +45,17 @@ public struct ModernBackendAdapter: Hashable, Sendable {
     public private(set) var session = false
     /// The last known state of each condition.
     public private(set) var conditions: [String: MonitorConditionState] = [:]
+    /// The last location authorization reported in this process.
+    public private(set) var authorization: LocationAuthorization?
+    /// Whether the monitor has been opened in this process.
+    public private(set) var monitorOpened = false
+    /// The goal of the explicit service session held, if any.
+    public private(set) var serviceSession: ServiceSessionGoal?
+    /// iOS 17 commands waiting for authorization to be determined, in order.
+    public private(set) var deferred: [DeviceCommand] = []
+
+    /// Whether the iOS 17 services may be used without raising a prompt of their own.
+    var authorizationDetermined: Bool { authorization.map { $0.status != .notDetermined } ?? false }
 
     /// An adapter with nothing running (a new process).
     public init() {}
@@ -37,10 +63,53 @@ public struct ModernBackendAdapter: Hashable, Sendable {
     /// The commands of one step in the iOS 17 vocabulary.
     public mutating func commands(_ legacy: [DeviceCommand]) -> [DeviceCommand] {
         var out: [DeviceCommand] = []
+        if authorizationDetermined {
+            if !monitorOpened {
+                monitorOpened = true
+                out.append(.openMonitor)
+            }
+            let goal: ServiceSessionGoal? = switch authorization?.status {
+            case .authorizedAlways: .always
+            case .authorizedWhenInUse: .whenInUse
+            default: nil
+            }
+            if goal != serviceSession {
+                if serviceSession != nil { out.append(.endServiceSession) }
+                if let goal { out.append(.beginServiceSession(goal)) }
+                serviceSession = goal
+            }
+            out += deferred
+            deferred = []
+        }
+        for command in translate(legacy) {
+            if authorizationDetermined || !Self.usesIOS17Services(command) {
+                out.append(command)
+            } else {
+                deferred.append(command)
+            }
+        }
+        return out
+    }
+
+    /// Whether `command` iterates or configures an iOS 17 service (and so may create an implicit session).
+    static func usesIOS17Services(_ command: DeviceCommand) -> Bool {
+        switch command {
+        case .startLiveUpdates, .stopLiveUpdates, .beginBackgroundActivitySession, .endBackgroundActivitySession,
+             .openMonitor, .addMonitorCondition, .removeMonitorCondition, .requestMonitorState,
+             .beginServiceSession, .endServiceSession:
+            true
+        default:
+            false
+        }
+    }
+
+    /// The legacy commands in the iOS 17 vocabulary.
+    private mutating func translate(_ legacy: [DeviceCommand]) -> [DeviceCommand] {
+        var out: [DeviceCommand] = []
         for command in legacy {
             switch command {
             case .createLocationManager:
-                out += [.createLocationManager, .openMonitor]
+                out.append(.createLocationManager)
             case .startUpdatingLocation(let configuration):
                 let wanted = LiveUpdateConfiguration(activityType: configuration.activityType)
                 if live != wanted {
@@ -58,8 +127,11 @@ public struct ModernBackendAdapter: Hashable, Sendable {
                 live = nil
                 session = false
             case .startMonitoring(let region):
+                // The record is read after each add: a legacy region reports its state after
+                // registration by itself (didDetermineState), a condition only when the state
+                // changes, so one added just before suspension would otherwise stay unknown.
                 conditions[region.identifier] = nil
-                out.append(.addMonitorCondition(region))
+                out += [.addMonitorCondition(region), .requestMonitorState(identifier: region.identifier)]
             case .stopMonitoring(let identifier):
                 conditions[identifier] = nil
                 out.append(.removeMonitorCondition(identifier: identifier))
@@ -77,6 +149,9 @@ public struct ModernBackendAdapter: Hashable, Sendable {
         switch event {
         case .launched:
             self = ModernBackendAdapter()
+            return [event]
+        case .authorizationChanged(let auth):
+            authorization = auth
             return [event]
         case .liveUpdate(let update):
             // Stationary: nothing to do (see above). No location while moving: iOS cannot fix the
@@ -97,8 +172,10 @@ public struct ModernBackendAdapter: Hashable, Sendable {
             case .unknown:
                 return [.regionState(identifier: identifier, state: .unknown)]
             case .unmonitored:
+                // That condition's failure, never all monitoring's (review 2, M2): iOS 18 reports a
+                // full pool or unavailable persistence for one condition this way.
                 conditions[identifier] = nil
-                return [.regionMonitoringFailed(identifier: identifier, reason: .unavailable)]
+                return [.regionMonitoringFailed(identifier: identifier, reason: .failed)]
             }
         default:
             return [event]

@@ -156,9 +156,12 @@ extension GeofenceMonitor {
                    basis: .os(.regionState(identifier: identifier, state: state), receivedAt: now), into: &out)
     }
 
-    /// A refused registration: the slot is taken off the budget (tooManyRegions) or monitoring is
-    /// blocked until authorization changes; then a reselection with what is left, which never
-    /// retries a region refused since the last move.
+    /// A refused registration: the slot is taken off the budget (tooManyRegions); monitoring is
+    /// blocked until authorization changes only when it cannot work at all (denied, unavailable:
+    /// review 2, M2 and M3); a failure of one region (``RegionFailure/failed``,
+    /// ``RegionFailure/radiusTooLarge``) drops that region alone. Then a reselection with what is
+    /// left, which never retries a region refused since the last move: the next move, or the
+    /// refresh fence's exit, retries it, so a region that keeps failing costs one try per move.
     mutating func regionFailed(_ identifier: String, _ reason: RegionFailure, into out: inout Output) {
         // Every refusal of a Waymark region is one start the OS could not take, even when a
         // reselection already dropped the region before its refusal arrived.
@@ -166,10 +169,10 @@ extension GeofenceMonitor {
         stored.regions[identifier] = nil
         changed()
         recentlyFailed.insert(identifier)
-        if reason == .tooManyRegions {
-            stored.slotPenalty += 1
-        } else {
-            blocked = true
+        switch reason {
+        case .tooManyRegions: stored.slotPenalty += 1
+        case .denied, .unavailable: blocked = true
+        case .failed, .radiusTooLarge: break
         }
         let before = out.updates.count
         if let center = stored.selectionCenter { reselect(around: center, into: &out) }

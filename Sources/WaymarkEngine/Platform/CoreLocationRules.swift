@@ -43,22 +43,28 @@ public enum CoreLocationRules {
     /// - `regionMonitoringFailure` is Core Location's generic "a registered region cannot be
     ///   monitored". It means the slot limit only when the app already monitors
     ///   ``regionLimit`` regions (a ``RegionFailure/tooManyRegions`` costs the engine a slot for
-    ///   good). Any other cause (monitoring unavailable on this device, approximate location,
-    ///   which rules out region monitoring) is ``RegionFailure/unavailable``: the engine pauses
-    ///   monitoring until the next authorization callback, which iOS also sends when the user
-    ///   turns Precise Location back on (Apple, `locationManagerDidChangeAuthorization(_:)`).
+    ///   good). Monitoring unavailable on this device, or reduced accuracy (read from
+    ///   `accuracyAuthorization`, not inferred: approximate location rules out region monitoring),
+    ///   is ``RegionFailure/unavailable``: the engine pauses monitoring until the next
+    ///   authorization callback, which iOS also sends when the user turns Precise Location back on
+    ///   (Apple, `locationManagerDidChangeAuthorization(_:)`). Any other cause is that region's
+    ///   (``RegionFailure/failed``, review 2 M3): transient or about that region, it must not
+    ///   block every fence for hours in a process kept alive by background location.
     ///
     /// - Parameters:
     ///   - code: the `CLError.Code` raw value of the error (see ``ErrorCode``).
     ///   - monitoredRegionCount: `monitoredRegions.count` when the error arrived (the refused
     ///     region is not in it).
     ///   - monitoringAvailable: `CLLocationManager.isMonitoringAvailable(for: CLCircularRegion.self)`.
-    public static func regionFailure(code: Int, monitoredRegionCount: Int, monitoringAvailable: Bool) -> RegionFailure? {
+    ///   - reducedAccuracy: `accuracyAuthorization == .reducedAccuracy`.
+    public static func regionFailure(code: Int, monitoredRegionCount: Int, monitoringAvailable: Bool,
+                                     reducedAccuracy: Bool = false) -> RegionFailure? {
         switch ErrorCode(rawValue: code) {
         case .denied, .regionMonitoringDenied: return .denied
         case .regionMonitoringSetupDelayed, .regionMonitoringResponseDelayed: return nil
         default:
-            return monitoringAvailable && monitoredRegionCount >= regionLimit ? .tooManyRegions : .unavailable
+            if !monitoringAvailable || reducedAccuracy { return .unavailable }
+            return monitoredRegionCount >= regionLimit ? .tooManyRegions : .failed
         }
     }
 
@@ -85,6 +91,10 @@ public enum CoreLocationRules {
     ///   URL sessions and fetch launch the app. It is ``LaunchReason/background``, never `.user`,
     ///   so the engine does not locate for the user or record a ride gap as "not running until opened".
     /// - Otherwise the user opened the app.
+    ///
+    /// `launchedInBackground` must be the settled state: read inside `didFinishLaunching` of a
+    /// UIScene app it is `.background` at every launch, user launches included, so a live device
+    /// decides through ``LaunchReasonResolver``, which waits for the first scene or run-loop turn.
     public static func launchReason(hasLocationKey: Bool, hasRemoteNotificationKey: Bool,
                                     launchedInBackground: Bool) -> LaunchReason {
         if hasLocationKey { return .location }

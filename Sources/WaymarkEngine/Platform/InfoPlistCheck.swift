@@ -19,6 +19,9 @@ public struct AppCapabilities: Hashable, Sendable {
     public var appRefreshTaskIdentifiers: [String]
     /// `BGTaskScheduler` identifiers of processing tasks (need the `processing` mode).
     public var processingTaskIdentifiers: [String]
+    /// Runs on the iOS 17/18 location APIs (`LocationBackend.modern`): `CLMonitor`, live updates
+    /// and explicit `CLServiceSession`s (needs `NSLocationRequireExplicitServiceSession`).
+    public var iOS17LocationBackend = false
 
     /// Makes a set of capabilities; the default is a when-in-use app in the foreground only.
     public init(locationAlways: Bool = false, backgroundLocation: Bool = false, motion: Bool = false,
@@ -41,6 +44,13 @@ public struct AppCapabilities: Hashable, Sendable {
                                remoteNotifications: remoteNotifications || other.remoteNotifications,
                                appRefreshTaskIdentifiers: merged(appRefreshTaskIdentifiers, other.appRefreshTaskIdentifiers),
                                processingTaskIdentifiers: merged(processingTaskIdentifiers, other.processingTaskIdentifiers))
+            .with(iOS17LocationBackend: iOS17LocationBackend || other.iOS17LocationBackend)
+    }
+
+    private func with(iOS17LocationBackend: Bool) -> AppCapabilities {
+        var copy = self
+        copy.iOS17LocationBackend = iOS17LocationBackend
+        return copy
     }
 }
 
@@ -59,6 +69,8 @@ public struct ConfigurationProblem: Hashable, Sendable, CustomStringConvertible 
         case missingBackgroundMode(String)
         /// `BGTaskSchedulerPermittedIdentifiers` lacks this task identifier.
         case missingPermittedTaskIdentifier(String)
+        /// `NSLocationRequireExplicitServiceSession` is not `true` on the iOS 17/18 backend.
+        case missingExplicitServiceSessionKey
         /// A device setting, not the Info.plist: Background App Refresh is off for the app, or
         /// Low Power Mode is on (``Device/backgroundAppRefreshAvailable()``).
         case backgroundAppRefreshOff
@@ -158,6 +170,13 @@ public enum InfoPlistCheck {
         }
         if !uses.processingTaskIdentifiers.isEmpty {
             mode("processing", "BGTaskScheduler refuses to schedule processing tasks.")
+        }
+        if uses.iOS17LocationBackend, !declared.requiresExplicitServiceSession {
+            problems.append(ConfigurationProblem(.missingExplicitServiceSessionKey, message:
+                "Info.plist lacks \(InfoPlistDeclarations.requireExplicitServiceSessionKey) = YES: on iOS 18 the iOS 17 backend's "
+                + "CLMonitor and live updates create implicit service sessions, which can raise the location prompt outside the "
+                + "permission sequencer (WWDC24 10212). Waymark holds explicit CLServiceSessions; add the key (Boolean, YES) so "
+                + "iOS creates no implicit ones."))
         }
         let permitted = declared.permittedTaskIdentifiers
         for id in uses.appRefreshTaskIdentifiers + uses.processingTaskIdentifiers where !permitted.contains(id) {

@@ -21,13 +21,20 @@ public struct InfoPlistDeclarations: Hashable, Sendable {
     public var backgroundModes: Set<String>
     /// The entries of `BGTaskSchedulerPermittedIdentifiers`.
     public var permittedTaskIdentifiers: Set<String>
+    /// `NSLocationRequireExplicitServiceSession` is `true` (iOS 18): iterating `CLMonitor` events or
+    /// live updates creates no implicit service session, so it raises no prompt (Apple,
+    /// `CLServiceSession`, "Explicit Service Session"; WWDC24 10212).
+    public var requiresExplicitServiceSession: Bool
+    /// The `NSLocationRequireExplicitServiceSession` key.
+    public static let requireExplicitServiceSessionKey = "NSLocationRequireExplicitServiceSession"
 
     /// Makes declarations from their parts.
     public init(usageDescriptions: [UsageDescriptionKey: String] = [:], backgroundModes: Set<String> = [],
-                permittedTaskIdentifiers: Set<String> = []) {
+                permittedTaskIdentifiers: Set<String> = [], requiresExplicitServiceSession: Bool = false) {
         self.usageDescriptions = usageDescriptions
         self.backgroundModes = backgroundModes
         self.permittedTaskIdentifiers = permittedTaskIdentifiers
+        self.requiresExplicitServiceSession = requiresExplicitServiceSession
     }
 
     /// Reads an Info.plist dictionary (as `Bundle.main.infoDictionary`); malformed entries count
@@ -40,7 +47,8 @@ public struct InfoPlistDeclarations: Hashable, Sendable {
         }
         self.init(usageDescriptions: usage,
                   backgroundModes: Set(info[InfoPlistCheck.backgroundModesKey] as? [String] ?? []),
-                  permittedTaskIdentifiers: Set(info[InfoPlistCheck.permittedTaskIdentifiersKey] as? [String] ?? []))
+                  permittedTaskIdentifiers: Set(info[InfoPlistCheck.permittedTaskIdentifiersKey] as? [String] ?? []),
+                  requiresExplicitServiceSession: info[Self.requireExplicitServiceSessionKey] as? Bool ?? false)
     }
 
     /// The usage-description keys declared with a non-blank text, for

@@ -113,6 +113,11 @@ public enum RegionFailure: String, Hashable, Sendable, Codable, CaseIterable {
     /// The radius exceeds `maximumRegionMonitoringDistance`; iOS fails such a region rather than
     /// clamping it.
     case radiusTooLarge
+    /// This region alone could not be monitored: Core Location's generic
+    /// `regionMonitoringFailure` ("a registered region cannot be monitored", Apple `CLError`) while
+    /// monitoring is available, or a `CLMonitor` condition reported `unmonitored`. The other regions
+    /// keep working; the engine retries this one at its next reselection.
+    case failed
 }
 
 /// Why the process was launched.

@@ -103,7 +103,8 @@ public actor SimulatedDevice: Device {
             usageDescriptions: Dictionary(uniqueKeysWithValues: simulation.usageDescriptions.compactMap { declared in
                 UsageDescriptionKey(rawValue: declared.rawValue).map { ($0, "Declared in the scenario.") }
             }),
-            backgroundModes: Set(simulation.backgroundModes.map(\.rawValue)))
+            backgroundModes: Set(simulation.backgroundModes.map(\.rawValue)),
+            requiresExplicitServiceSession: simulation.scenario.device?.requiresExplicitServiceSession ?? false)
     }
 
     /// Advances virtual time by `seconds`, yielding the events produced.

@@ -77,7 +77,7 @@ extension Simulation {
         if reason != .user { startBackgroundWindow(forLocation: reason == .location) }
         let visible = visibleLaunchReason(reason)
         if visible != reason { note("launch options not delivered (UIScene life cycle): the app sees a \(visible.rawValue) launch") }
-        emit(.launched(reason: visible))
+        for event in launchEvents(system: reason, keyed: visible) { emit(event) }
     }
 
     /// Starts a background window for a launch or wake-up: ~10 s for a location event (~30 s with a

@@ -24,7 +24,13 @@ import WaymarkGeo
 /// pool as `conditionLimitExceeded`).
 ///
 /// **Service sessions** (`CLServiceSession`, iOS 18) are modelled as their prompt: a when-in-use
-/// or Always goal while authorization is notDetermined raises the when-in-use prompt.
+/// or Always goal while authorization is notDetermined raises the when-in-use prompt. Opening the
+/// monitor (iterating its events) creates an **implicit** session that prompts the same way
+/// (``PlatformConstants/implicitServiceSessions``, the iOS 18 profile), unless the app declares
+/// `NSLocationRequireExplicitServiceSession` (``DeviceSetup/requiresExplicitServiceSession``).
+/// Not modelled: with the key, iOS 18 withholds live updates and monitor events from an app holding
+/// no explicit session (the `serviceSessionRequired` diagnostic); Waymark's adapter always holds one
+/// once authorized.
 extension Simulation {
     /// Whether live updates may continue while the app is in the background.
     var liveBackgroundAllowed: Bool {
@@ -53,7 +59,7 @@ extension Simulation {
                                                             pausesLocationUpdatesAutomatically: false,
                                                             allowsBackgroundLocationUpdates: true),
                                       waitingForAuthorization: !permissions.locationAuthorized, live: true)
-        if permissions.location == .notDetermined, process.state == .foreground {
+        if permissions.location == .notDetermined, process.state == .foreground, !explicitSessionsRequired {
             note("live updates iterated while notDetermined: iOS raises the when-in-use prompt (implicit session)")
             requestWhenInUse()
         }
@@ -68,8 +74,17 @@ extension Simulation {
         note("background activity session begun")
     }
 
-    /// Opens the monitor: every condition's current state is delivered again.
+    /// Whether the app declared `NSLocationRequireExplicitServiceSession`.
+    var explicitSessionsRequired: Bool { scenario.device?.requiresExplicitServiceSession ?? false }
+
+    /// Opens the monitor: every condition's current state is delivered again. Iterating its events
+    /// while notDetermined in the foreground raises the when-in-use prompt (an implicit session, iOS 18).
     mutating func openMonitor() {
+        if constants.implicitServiceSessions, !explicitSessionsRequired,
+           permissions.location == .notDetermined, process.state == .foreground {
+            note("monitor events iterated while notDetermined: iOS raises the when-in-use prompt (implicit session)")
+            requestWhenInUse()
+        }
         for m in regions.monitors where m.isCondition {
             let known = now >= m.determinedAt && !m.awaitingAuthorization && permissions.locationAuthorized
             emit(.monitorEvent(identifier: m.region.identifier, state: known ? Self.conditionState(m.state) : .unknown))

@@ -35,12 +35,16 @@ extension PlatformConstants {
         var c = PlatformConstants()
         switch profile {
         case .ios12:
+            c.implicitServiceSessions = false
             c.allowOnceAvailable = false
             c.reducedAccuracyAvailable = false
             c.provisionalAlwaysAvailable = false   // issue #14: provisional Always came with iOS 13 [S5]
         case .ios13:
+            c.implicitServiceSessions = false
             c.reducedAccuracyAvailable = false
-        case .ios14, .ios15, .ios16, .ios17, .ios18:
+        case .ios14, .ios15, .ios16, .ios17:
+            c.implicitServiceSessions = false
+        case .ios18:
             break
         }
         return c

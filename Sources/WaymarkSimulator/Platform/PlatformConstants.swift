@@ -167,6 +167,23 @@ public struct PlatformConstants: Hashable, Sendable, Codable {
     public var forceQuitRelaunchMinMeters = 200.0
     /// Background time for a location or region launch or wake-up.
     public var locationLaunchSeconds = 10.0
+    /// Whether UIKit posts `willEnterForegroundNotification` when the first scene of a UIScene app
+    /// comes to the foreground at a user launch, as at a resume. Field only: TelemetryDeck/SwiftSDK#113
+    /// ("willEnterForeground fires at launch only for scene apps"); an app-delegate app never gets it
+    /// at launch. With false the app sees only the activation (``sceneConnectsBeforeFirstRunLoopTurn``).
+    public var willEnterForegroundAtSceneLaunch = true
+    /// Whether the first scene of a UIScene app connects (and `applicationState` leaves `.background`)
+    /// before the main run loop first turns after `didFinishLaunching`. Field only:
+    /// bugsnag/bugsnag-cocoa#1307 ("once the run loop has run we expect the app state to be
+    /// accurate"). With false a live device that waits for the run loop reads a user launch as a
+    /// background one; `LaunchReasonResolver` decides at the first scene event instead when it comes first.
+    public var sceneConnectsBeforeFirstRunLoopTurn = true
+    /// Whether iterating `CLMonitor` events creates an implicit service session that raises the
+    /// when-in-use prompt while authorization is notDetermined and the app is in the foreground,
+    /// unless the app declares `NSLocationRequireExplicitServiceSession` (iOS 18; WWDC24 10212
+    /// "What's new in location authorization"; Apple `CLServiceSession`; PLATFORM.md §9). True in
+    /// the iOS 18 profile, false before (service sessions are iOS 18).
+    public var implicitServiceSessions = true
     /// Background time for a launch or wake-up by a silent (content-available) push; standard
     /// updates still cannot be started in it.
     public var remoteNotificationSeconds = 30.0

@@ -42,6 +42,10 @@ public struct DeviceSetup: Hashable, Sendable, Codable {
     /// with the iOS 27 SDK (Xcode 27, September 2026) must adopt UIScene (Apple TN3187 [S16]).
     /// False: an app-delegate-only app, which still sees `location` and `remoteNotification`.
     public var sceneLifecycle: Bool?
+    /// The Info.plist sets `NSLocationRequireExplicitServiceSession` to YES (iOS 18): iterating
+    /// `CLMonitor` events or live updates creates no implicit service session, so raises no prompt
+    /// (Apple, `CLServiceSession`; WWDC24 10212). False when absent.
+    public var requiresExplicitServiceSession: Bool?
 
     /// Makes a device setup.
     public init(install: Install? = nil, location: LocationAuthorizationStatus? = nil, preciseLocation: Bool? = nil,
