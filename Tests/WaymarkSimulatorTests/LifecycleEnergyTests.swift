@@ -13,9 +13,7 @@ struct LifecycleEnergyTests {
         #expect(sim.appState == .suspended)
         #expect(sim.log.systemNotes.contains("suspended"))
         sim.run(until: 200)
-        // A UIScene app (the default) also hears willEnterForeground at the launch, as the first scene
-        // comes to the foreground (TelemetryDeck/SwiftSDK#113; SceneLaunchTests).
-        #expect(sim.received.map(\.event) == [.launched(reason: .user), .willEnterForeground, .didEnterBackground, .willEnterForeground])
+        #expect(sim.received.map(\.event) == [.launched(reason: .user), .didEnterBackground, .willEnterForeground])
     }
 
     @Test("a background task that is not ended when time runs out gets the app killed")

@@ -111,7 +111,7 @@ struct ScenarioTests {
         var seen: [TimedDeviceEvent] = []
         for await timed in device.events { seen.append(timed) }
         #expect(seen.first?.event == .launched(reason: .user))
-        #expect(seen.count == 3 + 5, "launched, willEnterForeground (a scene launch), authorization, then five fixes")
+        #expect(seen.count == 2 + 5)
         #expect(zip(seen, seen.dropFirst()).allSatisfy { $0.time <= $1.time })
         let now = await device.now()
         #expect(now == Scenario.defaultStartTime.addingTimeInterval(5))

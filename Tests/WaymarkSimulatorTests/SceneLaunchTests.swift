@@ -17,24 +17,27 @@ struct SceneLaunchTests {
         return Array(sim.received.map(\.event).prefix(2))
     }
 
+    static let notified: [String: JSONValue] = ["willEnterForegroundAtSceneLaunch": .bool(true)]
+
     @Test("a cold user launch: a UIScene app sees launched(user) then willEnterForeground (TelemetryDeck/SwiftSDK#113); an app-delegate app only launched(user)")
     func coldUserLaunchOrder() throws {
-        #expect(try Self.launchEvents(sceneLifecycle: true) == [.launched(reason: .user), .willEnterForeground])
-        let appDelegate = try Self.launchEvents(sceneLifecycle: false)
+        #expect(try Self.launchEvents(sceneLifecycle: true, overrides: Self.notified) == [.launched(reason: .user), .willEnterForeground])
+        let appDelegate = try Self.launchEvents(sceneLifecycle: false, overrides: Self.notified)
         #expect(appDelegate.first == .launched(reason: .user))
         #expect(!appDelegate.contains(.willEnterForeground))
     }
 
-    @Test("without the willEnterForeground notification at a scene launch (the field report's other reading), the activation still decides a user launch")
+    @Test("without the willEnterForeground notification at a scene launch (the default, pessimistic reading), the activation still decides a user launch")
     func activationAlone() throws {
-        let events = try Self.launchEvents(sceneLifecycle: true, overrides: ["willEnterForegroundAtSceneLaunch": .bool(false)])
+        let events = try Self.launchEvents(sceneLifecycle: true)
         #expect(events.first == .launched(reason: .user))
         #expect(!events.contains(.willEnterForeground))
     }
 
     @Test("if the scene connected only after the first run-loop turn, the launch would read as background: the setting shows the residual risk")
     func sceneAfterRunLoop() throws {
-        let events = try Self.launchEvents(sceneLifecycle: true, overrides: ["sceneConnectsBeforeFirstRunLoopTurn": .bool(false)])
+        let events = try Self.launchEvents(sceneLifecycle: true, overrides: ["sceneConnectsBeforeFirstRunLoopTurn": .bool(false),
+                                                                            "willEnterForegroundAtSceneLaunch": .bool(true)])
         #expect(events == [.launched(reason: .background), .willEnterForeground])
     }
 
@@ -60,11 +63,13 @@ struct SceneLaunchTests {
         #expect(turned == (atOnce == nil ? .background : nil))
     }
 
-    @Test("an engine in a UIScene app opened by the user settles the launch as userOpened and centres the map", arguments: [true, false])
-    func engineSettlesUserOpened(sceneLifecycle: Bool) throws {
+    @Test("an engine in a UIScene app opened by the user settles the launch as userOpened and centres the map, with or without the launch's willEnterForeground",
+          arguments: [(true, true), (true, false), (false, false)] as [(Bool, Bool)])
+    func engineSettlesUserOpened(sceneLifecycle: Bool, notified: Bool) throws {
         var device = DeviceSetup(install: .existing, location: .authorizedWhenInUse)
         device.sceneLifecycle = sceneLifecycle
-        var sim = try Simulation(scenario: Fixture.opened(device: device, duration: 120), app: EngineApp())
+        var sim = try Simulation(scenario: Fixture.opened(device: device, overrides: notified ? Self.notified : nil, duration: 120),
+                                 app: EngineApp())
         sim.runToEnd()
         let app = try #require(sim.engineApp)
         let launches = LaunchAttributionTests.attributions(app)

@@ -170,8 +170,10 @@ public struct PlatformConstants: Hashable, Sendable, Codable {
     /// Whether UIKit posts `willEnterForegroundNotification` when the first scene of a UIScene app
     /// comes to the foreground at a user launch, as at a resume. Field only: TelemetryDeck/SwiftSDK#113
     /// ("willEnterForeground fires at launch only for scene apps"); an app-delegate app never gets it
-    /// at launch. With false the app sees only the activation (``sceneConnectsBeforeFirstRunLoopTurn``).
-    public var willEnterForegroundAtSceneLaunch = true
+    /// at launch. False by default, the pessimistic reading for an engine: it must not need the
+    /// notification to notice a user launch (the launch locator starts from `launched(.user)`, and
+    /// `LaunchReasonResolver` decides from the activation too), and seeded runs stay as before.
+    public var willEnterForegroundAtSceneLaunch = false
     /// Whether the first scene of a UIScene app connects (and `applicationState` leaves `.background`)
     /// before the main run loop first turns after `didFinishLaunching`. Field only:
     /// bugsnag/bugsnag-cocoa#1307 ("once the run loop has run we expect the app state to be
