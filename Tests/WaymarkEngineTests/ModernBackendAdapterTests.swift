@@ -78,6 +78,22 @@ struct ModernBackendAdapterTests {
                                          .startLiveUpdates(.fitness), .beginBackgroundActivitySession])
     }
 
+    @Test("a condition's first known state soon after its add is its initial state; long after, a change from a state the app never heard: a crossing")
+    func unheardInitialState() {
+        let id = Self.region.identifier
+        let t0 = T.origin
+        for (delay, crossing) in [(2.0, false), (ModernBackendAdapter.initialStateWindow + 1, true)] {
+            var adapter = Self.authorized()
+            _ = adapter.events(.authorizationChanged(LocationAuthorization(status: .authorizedWhenInUse)), at: t0)
+            #expect(adapter.commands([.startMonitoring(Self.region)]) == [.addMonitorCondition(Self.region), .requestMonitorState(identifier: id)])
+            // The record read at once: not determined yet.
+            #expect(adapter.events(.monitorEvent(identifier: id, state: .unknown), at: t0) == [.regionState(identifier: id, state: .unknown)])
+            let out = adapter.events(.monitorEvent(identifier: id, state: .satisfied), at: t0.addingTimeInterval(delay))
+            #expect(out == (crossing ? [.regionEntered(identifier: id), .regionState(identifier: id, state: .inside)]
+                                     : [.regionState(identifier: id, state: .inside)]), "after \(delay) s")
+        }
+    }
+
     @Test("M4: the explicit service session follows authorization (never a goal above it) and is re-created after a launch")
     func serviceSessionFollowsAuthorization() {
         var adapter = Self.authorized(.authorizedWhenInUse)

@@ -138,7 +138,7 @@ public struct EngineCore: Sendable {
     public mutating func handle(_ event: DeviceEvent, at now: Date) -> EngineOutput {
         var out = EngineOutput()
         if configuration.backend == .modern {
-            for translated in modern.events(event) {
+            for translated in modern.events(event, at: now) {
                 let step = handleEvent(translated, at: now)
                 out.updates += step.updates
                 out.commands += step.commands

@@ -53,6 +53,17 @@ public struct ModernBackendAdapter: Hashable, Sendable {
     public private(set) var serviceSession: ServiceSessionGoal?
     /// iOS 17 commands waiting for authorization to be determined, in order.
     public private(set) var deferred: [DeviceCommand] = []
+    /// When each condition was added in this process, until its first known state arrives.
+    public private(set) var addedAt: [String: Date] = [:]
+    /// The time of the last event (the time of the step whose commands are translated).
+    public private(set) var lastEventTime: Date?
+
+    /// How long after an add a condition's first known state is its initial determination (iOS
+    /// determines it within seconds: Apple, `CLMonitor.add(_:identifier:)`, "the initial state is
+    /// unknown"). Later, it is a change from a state the app never heard (determined while the app
+    /// was suspended, PLATFORM.md §5/§9): a crossing, reported as one, as a legacy region reports
+    /// `didEnterRegion` (review 2; the pocket gap of `Docs/PERFORMANCE.md`).
+    public static let initialStateWindow: TimeInterval = 60
 
     /// Whether the iOS 17 services may be used without raising a prompt of their own.
     var authorizationDetermined: Bool { authorization.map { $0.status != .notDetermined } ?? false }
@@ -88,6 +99,7 @@ public struct ModernBackendAdapter: Hashable, Sendable {
                 deferred.append(command)
             }
         }
+        for case .addMonitorCondition(let region) in out { addedAt[region.identifier] = lastEventTime }
         return out
     }
 
@@ -146,9 +158,18 @@ public struct ModernBackendAdapter: Hashable, Sendable {
 
     /// One device event as the components expect it (none, one or several).
     public mutating func events(_ event: DeviceEvent) -> [DeviceEvent] {
+        events(event, at: nil)
+    }
+
+    /// One device event at `time` as the components expect it (none, one or several); with a
+    /// time, a condition's first known state long after its add is read as a crossing
+    /// (``initialStateWindow``).
+    public mutating func events(_ event: DeviceEvent, at time: Date?) -> [DeviceEvent] {
+        if let time { lastEventTime = time }
         switch event {
         case .launched:
             self = ModernBackendAdapter()
+            lastEventTime = time
             return [event]
         case .authorizationChanged(let auth):
             authorization = auth
@@ -164,7 +185,12 @@ public struct ModernBackendAdapter: Hashable, Sendable {
             switch state {
             case .satisfied, .unsatisfied:
                 var out: [DeviceEvent] = []
+                let added = addedAt.removeValue(forKey: identifier)
+                let unheardChange = previous != .satisfied && previous != .unsatisfied
+                    && added.flatMap { added in time.map { $0.timeIntervalSince(added) > Self.initialStateWindow } } == true
                 if let previous, previous != state, previous == .satisfied || previous == .unsatisfied {
+                    out.append(state == .satisfied ? .regionEntered(identifier: identifier) : .regionExited(identifier: identifier))
+                } else if unheardChange {
                     out.append(state == .satisfied ? .regionEntered(identifier: identifier) : .regionExited(identifier: identifier))
                 }
                 out.append(.regionState(identifier: identifier, state: state == .satisfied ? .inside : .outside))

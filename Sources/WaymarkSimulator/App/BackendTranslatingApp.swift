@@ -32,7 +32,7 @@ public struct BackendTranslatingApp<Wrapped: SimulatedApp>: SimulatedApp {
     public mutating func handle(_ event: DeviceEvent, at time: Date) -> [DeviceCommand] {
         guard backend == .modern else { return wrapped.handle(event, at: time) }
         var commands: [DeviceCommand] = []
-        for translated in adapter.events(event) { commands += wrapped.handle(translated, at: time) }
+        for translated in adapter.events(event, at: time) { commands += wrapped.handle(translated, at: time) }
         return translate(commands)
     }
 
