@@ -1,6 +1,7 @@
 #if canImport(CoreLocation) && canImport(UIKit) && canImport(UserNotifications)
 import CoreLocation
 import Foundation
+import UIKit
 import WaymarkEngine
 import WaymarkGeo
 import os
@@ -68,9 +69,7 @@ extension LiveDevice {
             modern.live?.cancel()
             modern.live = nil
         case .beginBackgroundActivitySession:
-            // Must be created while the app is in use; iOS then keeps a when-in-use app in use in
-            // the background, with the indicator (Apple, `CLBackgroundActivitySession`).
-            if modern.session == nil { modern.session = CLBackgroundActivitySession() }
+            beginBackgroundActivitySession()
         case .endBackgroundActivitySession:
             modern.session?.invalidate()
             modern.session = nil
@@ -110,6 +109,30 @@ extension LiveDevice {
             return false
         }
         return true
+    }
+
+    /// Begins the `CLBackgroundActivitySession` (review 2, M5). It keeps a when-in-use app in use in
+    /// the background, with the indicator, and must be created while the app is in use, or
+    /// re-created at once after a background relaunch (Apple, `CLBackgroundActivitySession`; WWDC23
+    /// 10180): begun only while the app is active or in a background launch's first seconds, and a
+    /// refusal is logged as a fault (the engine's updates then stop in the background, as the
+    /// simulator shows). An Always app needs no session for background updates, and the session
+    /// forces the indicator on (Ikolvi/Tracelet#69), so it is skipped when the app chose
+    /// `showsBackgroundLocationIndicator: false`.
+    @MainActor
+    private func beginBackgroundActivitySession() {
+        guard modern.session == nil else { return }
+        if !showsBackgroundLocationIndicator, mainManager().authorizationStatus == .authorizedAlways {
+            Self.log.info("background activity session skipped: Always authorization, no indicator wanted")
+            return
+        }
+        let active = UIApplication.shared.applicationState == .active
+        let relaunching = backgroundLaunchWindowEnd.map { Date() < $0 } ?? false
+        guard active || relaunching else {
+            Self.log.fault("background activity session refused: it must be created while the app is in use (or right after a background relaunch)")
+            return
+        }
+        modern.session = CLBackgroundActivitySession()
     }
 
     /// Holds an explicit `CLServiceSession` with `goal` (iOS 18), replacing any held one; the

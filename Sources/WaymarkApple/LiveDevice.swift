@@ -72,6 +72,11 @@ public final class LiveDevice: NSObject, Device, @unchecked Sendable {
     private var pendingLaunch: LaunchReasonResolver?
     /// When ``launched(options:)`` was called: the time of the `.launched` event.
     private var launchTime = Date()
+    /// The end of a background launch's window (about 10 s), in which a background activity
+    /// session may be re-created; nil after a launch in the foreground.
+    var backgroundLaunchWindowEnd: Date?
+    /// The `UserDefaults` key remembering that significant-change monitoring is on.
+    static let significantChangesKey = "waymark.significantChanges.on"
     /// The iOS 17 services (`LiveDevice+Modern`).
     let modern: ModernServices
     #if canImport(CoreMotion)
@@ -164,6 +169,8 @@ public final class LiveDevice: NSObject, Device, @unchecked Sendable {
             hasRemoteNotificationKey: options?[.remoteNotification] != nil,
             inBackgroundAtLaunch: UIApplication.shared.applicationState == .background)
         launchTime = Date()
+        let inBackground = UIApplication.shared.applicationState == .background
+        backgroundLaunchWindowEnd = inBackground ? launchTime.addingTimeInterval(10) : nil
         if let reason = resolver.reason {
             emit(.launched(reason: reason))
         } else {
@@ -176,6 +183,21 @@ public final class LiveDevice: NSObject, Device, @unchecked Sendable {
             }
         }
         _ = mainManager()
+        // After a significant-change relaunch the current event is delivered only once the app
+        // restarts the service (Apple, `startMonitoringSignificantLocationChanges()`: "you must
+        // still … call this method … the current event is delivered to your delegate immediately"),
+        // so it is restarted here, not when the engine asks, later in the ~10 s window (review 2, L3).
+        if UserDefaults.standard.bool(forKey: Self.significantChangesKey) {
+            significantChangeManagerStarted()
+        }
+    }
+
+    /// Creates the significant-change manager if needed and starts it.
+    @MainActor
+    private func significantChangeManagerStarted() {
+        let m = significantChangeManager ?? makeManager(.significantChange)
+        significantChangeManager = m
+        m.startMonitoringSignificantLocationChanges()
     }
 
     /// Feeds a provisional launch; once decided, `.launched` goes out, then the held events.
@@ -235,7 +257,7 @@ public final class LiveDevice: NSObject, Device, @unchecked Sendable {
 
     /// The main manager, created on first use; iOS answers its creation with the authorization callback.
     @MainActor
-    private func mainManager() -> CLLocationManager {
+    func mainManager() -> CLLocationManager {
         if let manager { return manager }
         let m = makeManager(.main)
         manager = m
@@ -302,10 +324,10 @@ public final class LiveDevice: NSObject, Device, @unchecked Sendable {
             // A manager of its own: significant-change fixes arrive through the same
             // `locationManager(_:didUpdateLocations:)` as standard updates, unmarked (Apple,
             // `startMonitoringSignificantLocationChanges()`); only the manager tells them apart.
-            let m = significantChangeManager ?? makeManager(.significantChange)
-            significantChangeManager = m
-            m.startMonitoringSignificantLocationChanges()
+            UserDefaults.standard.set(true, forKey: Self.significantChangesKey)
+            significantChangeManagerStarted()
         case .stopSignificantChanges:
+            UserDefaults.standard.set(false, forKey: Self.significantChangesKey)
             significantChangeManager?.stopMonitoringSignificantLocationChanges()
         case .startMonitoring(let region):
             startMonitoring(region)
