@@ -5,7 +5,7 @@ import WaymarkSimulator
 import WaymarkSync
 import WaymarkTransport
 
-/// A simulated iPhone running the device half as an app ships it: an ``EngineApp`` records a ride,
+/// A simulated iPhone running the device half as an app ships it: an `EngineApp` records a ride,
 /// what it records goes into a `RideStore` file, and an `UploadQueue` sends it over a real transport.
 /// Everything runs on the simulation's virtual time.
 ///
@@ -20,7 +20,7 @@ import WaymarkTransport
 ///    about the backlog and runs the deadlines that are due. A suspended or dead app uploads nothing.
 ///
 /// The scenario's network stands between the queue and the transport you give: a
-/// ``SimulatedNetworkTransport`` fails sends during `world.network.offline` windows, answers the
+/// `SimulatedNetworkTransport` fails sends during `world.network.offline` windows, answers the
 /// server's rules (413 over `maxBodyBytes`, refusals, silence, lost replies) on virtual time, and passes
 /// the rest on. Each upload is recorded in the simulation (radio energy, timeline).
 /// ``finishOnline(maxSteps:)`` plays the end of the day: the rider opens the app at home and everything
@@ -71,7 +71,7 @@ public struct SimulatedPhone {
     /// Makes the phone, with a new ride in the store at `path` started at the simulation's epoch.
     ///
     /// - Parameters:
-    ///   - simulation: a simulation whose app is an ``EngineApp`` (a precondition).
+    ///   - simulation: a simulation whose app is an `EngineApp` (a precondition).
     ///   - storePath: the app's SQLite store file (created if missing).
     ///   - transport: sends the batches the scenario's network lets through (HTTP to a server, or a test double).
     ///   - credentials: the upload token.

@@ -2,7 +2,7 @@ import Foundation
 import WaymarkSimulator
 import WaymarkSync
 
-/// An ``UploadClock`` on a ``SimulatedDevice``'s virtual time: an `UploadDriver` built with it
+/// An `UploadClock` on a `SimulatedDevice`'s virtual time: an `UploadDriver` built with it
 /// reads the simulation's wall-clock time and wakes for its deadlines as the device advances, like
 /// an `Engine` built with `device.clock`.
 ///
@@ -36,6 +36,6 @@ public struct SimulatedUploadClock: UploadClock {
 }
 
 extension SimulatedDevice {
-    /// An ``UploadClock`` on this device's virtual time, for an `UploadDriver` driven by it.
+    /// An `UploadClock` on this device's virtual time, for an `UploadDriver` driven by it.
     public nonisolated var uploadClock: SimulatedUploadClock { SimulatedUploadClock(clock: clock, epoch: epoch) }
 }

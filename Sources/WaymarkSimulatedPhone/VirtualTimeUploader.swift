@@ -3,11 +3,11 @@ import WaymarkEngine
 import WaymarkSync
 import WaymarkTransport
 
-/// Runs an ``UploadQueue`` step by step on a clock you drive: the simulated-time counterpart of
-/// ``UploadDriver``, for a simulated phone (the demo) and for tests.
+/// Runs an `UploadQueue` step by step on a clock you drive: the simulated-time counterpart of
+/// `UploadDriver`, for a simulated phone (the demo) and for tests.
 ///
 /// Set ``now`` (or pass the time to ``feed(_:at:)``) and feed the queue's events; every action is
-/// carried out at once by an ``UploadExecutor``: sends are real requests over the transport, and
+/// carried out at once by an `UploadExecutor`: sends are real requests over the transport, and
 /// deadlines (batch age, backoff) are reached by moving ``now``, never by sleeping. While
 /// ``offline`` is true a send fails at once without touching the network, as the radio would.
 /// One uploader stands for one app process: make a new one after a relaunch, from the same store.
@@ -65,7 +65,7 @@ public struct VirtualTimeUploader {
     ///   - now: the virtual start time.
     ///   - foreground: whether the process starts in the foreground.
     ///   - online: whether the network is reachable at the start (``offline`` starts as its opposite).
-    /// - Throws: a ``SyncError`` when the store cannot be read.
+    /// - Throws: a `SyncError` when the store cannot be read.
     public init(store: RideStore, transport: any UploadTransport, credentials: DeviceCredentials,
                 configuration: UploadQueue.Configuration, deviceID: String? = nil, seed: UInt64 = 1,
                 now: Date, foreground: Bool = true, online: Bool = true) throws {

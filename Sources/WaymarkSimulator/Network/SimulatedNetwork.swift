@@ -5,7 +5,7 @@ import Foundation
 /// costs. A pure value: the same upload at the same time always gets the same answer.
 ///
 /// The simulation owns one (``Simulation/network``). Uploads do not go through the device seam; a real
-/// upload queue meets this network through ``SimulatedNetworkTransport``, which ``SimulatedPhone``
+/// upload queue meets this network through ``SimulatedNetworkTransport``, which `SimulatedPhone` (WaymarkSimulatedPhone)
 /// puts in front of the transport it is given.
 ///
 /// ```swift
