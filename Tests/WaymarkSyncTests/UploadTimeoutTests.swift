@@ -44,6 +44,35 @@ struct UploadTimeoutTests {
         #expect(await send.value == .timedOut)
     }
 
+    @Test("the deadline is 30 s, not less: an answer at 29.999 s wins, and nothing is timed out before")
+    func answerJustBeforeTheDeadline() async throws {
+        let clock = SimulatedClock(startingAt: 0)
+        let gate = Gate()
+        defer { gate.open.finish() }
+        let send = Task { await UploadResponse.attempt(within: .seconds(30), on: clock) { await gate.wait() } }
+        await gate.waitForAttempt()
+        clock.advance(by: .milliseconds(29_999))
+        #expect(clock.now.offset == .milliseconds(29_999))
+        gate.open.yield(Self.ok)
+        #expect(await send.value == Self.ok, "a deadline shorter than 30 s would have answered .timedOut")
+    }
+
+    @Test("the deadline is 30 s, not more: timed out exactly when the clock reaches 30 s")
+    func timedOutAtThirtySeconds() async throws {
+        let clock = SimulatedClock(startingAt: 0)
+        let gate = Gate()
+        defer { gate.open.finish() }
+        let send = Task { await UploadResponse.attempt(within: .seconds(30), on: clock) { await gate.wait() } }
+        await gate.waitForAttempt()
+        clock.advance(by: .seconds(30))   // exactly the deadline: a longer one would keep waiting (the time limit fails the test)
+        #expect(await send.value == .timedOut)
+    }
+
+    @Test("the foreground transport waits 30 s by default")
+    func defaultTimeout() throws {
+        #expect(try URLSessionUploadTransport(server: URL(string: "http://127.0.0.1:9")!).timeout == .seconds(30))
+    }
+
     @Test("timed out at once when the clock was moved past the deadline before the timer started waiting")
     func movedEarly() async throws {
         let clock = SimulatedClock(startingAt: 0)
