@@ -45,3 +45,24 @@ struct GeofenceRegionFailureTests {
         #expect(m.slotBudget > 0)
     }
 }
+
+/// Review 2, H3/M4: the iOS 17/18 backend needs `NSLocationRequireExplicitServiceSession`.
+@Suite("Info.plist check: the explicit service session key on the iOS 17/18 backend")
+struct ExplicitServiceSessionKeyTests {
+    static var declared: [String: Any] { ["NSLocationWhenInUseUsageDescription": "Shows where you are."] }
+
+    @Test("the modern backend's configuration asks for the key; it is a problem only when absent or not YES, and only on that backend")
+    func explicitKey() {
+        let modern = EngineCore.Configuration(backend: .modern).capabilities
+        #expect(modern.iOS17LocationBackend)
+        #expect(!EngineCore.Configuration().capabilities.iOS17LocationBackend)
+        let missing = InfoPlistCheck.problems(in: Self.declared, for: modern).map(\.kind)
+        #expect(missing == [.missingExplicitServiceSessionKey])
+        var info = Self.declared
+        info["NSLocationRequireExplicitServiceSession"] = false
+        #expect(InfoPlistCheck.problems(in: info, for: modern).map(\.kind) == [.missingExplicitServiceSessionKey])
+        info["NSLocationRequireExplicitServiceSession"] = true
+        #expect(InfoPlistCheck.problems(in: info, for: modern).isEmpty)
+        #expect(InfoPlistCheck.problems(in: Self.declared, for: AppCapabilities()).isEmpty)
+    }
+}
