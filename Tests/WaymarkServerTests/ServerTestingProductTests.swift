@@ -19,9 +19,15 @@ struct ServerTestingProductTests {
             #expect(response.status == .ok)
             let admin = try await server.send(.get, "/api/devices", token: TestTrackingServer.adminToken)
             #expect(admin.status == .ok)
-            return try await server.storedPositions()
+            let path = try #require((server.store as? SQLiteStore)?.path, "run() uses a SQLite store file")
+            #expect(FileManager.default.fileExists(atPath: path))
+            return (try await server.storedPositions(), path)
         }
-        #expect(stored.count == 1)
-        #expect(stored.first?.fix.coordinate.latitude == 46.05)
+        #expect(stored.0.count == 1)
+        #expect(stored.0.first?.fix.coordinate.latitude == 46.05)
+        // The temporary store (and its folder) is gone once run() returns.
+        let folder = URL(fileURLWithPath: stored.1).deletingLastPathComponent().path
+        #expect(!FileManager.default.fileExists(atPath: stored.1))
+        #expect(!FileManager.default.fileExists(atPath: folder))
     }
 }
