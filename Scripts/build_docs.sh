@@ -40,4 +40,4 @@ rm -rf "$out/WaymarkApple"
 docc convert Sources/WaymarkApple/WaymarkApple.docc --additional-symbol-graph-dir "$graphs" \
   --fallback-display-name WaymarkApple --fallback-bundle-identifier WaymarkApple \
   --output-path "$out/WaymarkApple" --warnings-as-errors
-echo "documentation for eight libraries in $out"
+echo "documentation for nine libraries in $out"
