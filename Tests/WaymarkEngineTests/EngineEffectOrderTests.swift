@@ -28,8 +28,14 @@ struct EngineEffectOrderTests {
 
         // The user taps Start meanwhile.
         let start = Task { await rig.engine.ride.start(rideID: "r1") }
-        // Give the ride's step every chance to overtake the held stop (it must not).
-        for _ in 0..<500 { await Task.yield() }
+        // Signal: the ride's step has been decided and chained. `rideCommand` changes the core's ride state and
+        // sets `effects` to the ride's step in one actor turn (no suspension between them), so once the core
+        // says the ride is on, its step exists, and its first act is to await the held stop's step. Nothing
+        // the scheduler does later can let it overtake, so checking now is as strong as checking at any later
+        // time. (A step not chained behind the previous one fails the order check after release below.)
+        let held = await rig.engine.effects
+        while await rig.engine.core.rideTracker.state == .idle { await Task.yield() }
+        #expect(await rig.engine.effects != held, "the ride's step was not chained after the held one")
         let overtaken = await rig.device.performed.contains { if case .startUpdatingLocation(let c) = $0 { c.activityType == .fitness } else { false } }
         #expect(!overtaken, "the ride's start reached the device before the launch locator's stop")
         await rig.device.release()
