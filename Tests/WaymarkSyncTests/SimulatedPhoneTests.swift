@@ -12,17 +12,53 @@ import WaymarkSimulatedPhone
 /// exactly once.
 @Suite("SimulatedPhone: the app, its store and its uploads on virtual time")
 struct SimulatedPhoneTests {
-    /// Acknowledges every batch and keeps the keys and sizes it saw.
+    /// Acknowledges every batch and, like a server, stores the points its body carries (once per idempotency
+    /// key): the evidence the tests compare with what the app recorded, independent of the uploader's own
+    /// bookkeeping (`Send.points` is taken from the queue's backlog record, not from the body).
     struct AcknowledgingTransport: UploadTransport {
         actor Seen {
             /// How often each idempotency key was sent.
             var keys: [String: Int] = [:]
-            func add(_ key: String) { keys[key, default: 0] += 1 }
+            /// The points stored from the bodies, a replayed key's points not again.
+            var stored: [IngestLedger.Point] = []
+            /// Bodies that were not a native batch.
+            var unreadable = 0
+            func add(_ key: String, body: [UInt8]) {
+                keys[key, default: 0] += 1
+                guard keys[key] == 1 else { return }
+                guard let json = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any],
+                      let locations = json["locations"] as? [[String: Any]] else {
+                    unreadable += 1
+                    return
+                }
+                for feature in locations where (feature["properties"] as? [String: Any])?["waymark_kind"] as? String != "gap" {
+                    guard let coordinates = (feature["geometry"] as? [String: Any])?["coordinates"] as? [Double],
+                          coordinates.count >= 2,
+                          let timestamp = (feature["properties"] as? [String: Any])?["timestamp"] as? String else {
+                        unreadable += 1
+                        continue
+                    }
+                    stored.append(IngestLedger.Point(timestamp: timestamp, longitude: coordinates[0], latitude: coordinates[1]))
+                }
+            }
         }
         let seen = Seen()
         func send(_ request: UploadRequest) async -> UploadResponse {
-            await seen.add(request.key)
+            await seen.add(request.key, body: request.body)
             return .status(200, body: Array(#"{"result":"ok","rejected":[]}"#.utf8))
+        }
+
+        /// The points the app recorded, as the server would store them.
+        static func expected(_ recorded: [Fix]) -> [IngestLedger.Point: Int] {
+            Dictionary(recorded.map {
+                (IngestLedger.Point(timestamp: NativeBatchFormat.timestamp($0.timestamp), longitude: $0.coordinate.longitude,
+                                    latitude: $0.coordinate.latitude), 1)
+            }, uniquingKeysWith: +)
+        }
+
+        /// The points stored, each with how often it was stored.
+        func stored() async -> [IngestLedger.Point: Int] {
+            Dictionary(await seen.stored.map { ($0, 1) }, uniquingKeysWith: +)
         }
     }
 
@@ -61,6 +97,11 @@ struct SimulatedPhoneTests {
         // Every recorded point went out in an acknowledged batch, each batch once (the transport never failed).
         let acknowledged = phone.sends.filter(\.response.isAcknowledgement)
         #expect(acknowledged.reduce(0) { $0 + $1.points } == phone.recorded.count)
+        // What the server stored from the bodies is exactly what the app recorded, each point once.
+        let stored = await transport.stored()
+        #expect(stored == AcknowledgingTransport.expected(phone.recorded),
+                "seed \(seed): stored \(stored.values.reduce(0, +)), recorded \(phone.recorded.count)")
+        #expect(await transport.seen.unreadable == 0)
         let keys = await transport.seen.keys
         #expect(keys.values.allSatisfy { $0 == 1 })
         #expect(keys.count == acknowledged.count)
@@ -117,5 +158,7 @@ struct SimulatedPhoneTests {
         try await phone.finishOnline()
         #expect(try phone.store.backlog().isEmpty)
         #expect(phone.sends.filter(\.response.isAcknowledgement).reduce(0) { $0 + $1.points } == phone.recorded.count)
+        #expect(await transport.stored() == AcknowledgingTransport.expected(phone.recorded))
+        #expect(await transport.seen.unreadable == 0)
     }
 }
