@@ -116,6 +116,8 @@ let package = Package(
             name: "WaymarkServer",
             dependencies: [
                 "WaymarkGeo",
+                // The native batch format's vocabulary and reference decoder (NativeBatchFormat), shared with the phone.
+                "WaymarkTransport",
                 .logging,
                 .hummingbird,
                 .grdb,

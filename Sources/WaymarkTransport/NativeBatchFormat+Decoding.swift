@@ -67,7 +67,7 @@ extension NativeBatchFormat {
     }
 
     private static func gap(_ properties: [String: Any], index: Int) throws(TransportError) -> Gap {
-        guard properties["waymark_kind"] as? String == gapKind else {
+        guard properties[kindProperty] as? String == gapKind else {
             throw TransportError(.format, "feature \(index) has no geometry and is not a gap marker (waymark_kind \"gap\")")
         }
         guard let ride = properties["ride_id"] as? String, !ride.isEmpty else {

@@ -79,11 +79,13 @@ public struct NativeBatchFormat: Hashable, Sendable {
         return out
     }
 
-    /// The property value that marks a feature as a gap marker (`"waymark_kind":"gap"`).
+    /// The property that says what a feature without geometry is (`waymark_kind`).
+    public static let kindProperty = "waymark_kind"
+    /// The ``kindProperty`` value that marks a feature as a gap marker (`"waymark_kind":"gap"`).
     public static let gapKind = "gap"
 
     func appendGap(_ gap: Gap, to out: inout [UInt8]) {
-        var s = "{\"type\":\"Feature\",\"geometry\":null,\"properties\":{\"waymark_kind\":\"\(Self.gapKind)\""
+        var s = "{\"type\":\"Feature\",\"geometry\":null,\"properties\":{\"\(Self.kindProperty)\":\"\(Self.gapKind)\""
         s += ",\"ride_id\":" + JSONText.quoted(gap.rideID.rawValue)
         s += ",\"start\":\"" + Self.timestamp(gap.start) + "\",\"end\":\"" + Self.timestamp(gap.end) + "\""
         s += ",\"reason\":" + JSONText.quoted(gap.reason)

@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import WaymarkGeo
+import WaymarkTransport
 
 /// The fast path for native batches: reads `{"locations":[Feature…]}` straight from the bytes into
 /// ``PositionCandidate``s, without building a JSON object tree (Foundation's `JSONSerialization`
@@ -187,7 +188,7 @@ struct NativeBatchScanner {
             ("timestamp", .timestamp), ("altitude", .altitude), ("speed", .speed), ("course", .course),
             ("horizontal_accuracy", .horizontalAccuracy), ("vertical_accuracy", .verticalAccuracy),
             ("battery_level", .batteryLevel), ("battery_state", .batteryState), ("motion", .motion), ("activity", .activity),
-            ("waymark_kind", .waymarkKind), ("action", .action), ("type", .type),
+            (NativeBatchFormat.kindProperty, .waymarkKind), ("action", .action), ("type", .type),
         ]
         return names.map { (Array($0.0.utf8), $0.1) }
     }()

@@ -1,5 +1,6 @@
 import Foundation
 import WaymarkGeo
+import WaymarkTransport
 
 /// Decodes the native batch format: Overland-compatible GeoJSON `{"locations":[Feature…]}`.
 ///
@@ -53,7 +54,7 @@ enum OverlandDecoder {
             c.problems.append(("feature", "expected a GeoJSON Feature object"))
             return c
         }
-        if let properties = feature["properties"] as? [String: Any], properties["waymark_kind"] as? String == "gap" {
+        if let properties = feature["properties"] as? [String: Any], properties[NativeBatchFormat.kindProperty] as? String == NativeBatchFormat.gapKind {
             var gap = PositionCandidate.GapFields(rideID: JSONBody.string(properties["ride_id"]),
                                                   reason: JSONBody.string(properties["reason"]))
             for name in ["start", "end"] {
