@@ -92,10 +92,13 @@ struct URLSessionUploadTransportTests {
 
     @Test("no server listening: .connectionFailed with the reason")
     func refused() async throws {
-        // Port 1 (tcpmux) is privileged and unused: the connection is refused at once. The timeout is
-        // long because it runs on the Swift clock: with the whole suite on 2 cores the task that reports
-        // the refusal can wait tens of seconds for a thread (CI saw a 5 s timeout win that race).
-        let transport = try URLSessionUploadTransport(server: try #require(URL(string: "http://127.0.0.1:1")), timeout: .seconds(60))
+        // Port 1 (tcpmux) is privileged and unused: the connection is refused at once. The attempt's
+        // timeout runs on a clock that never moves, so however long a loaded machine takes to
+        // schedule the task that reports the refusal, the timeout cannot win that race (a 60 s
+        // timeout on the Swift clock lost it once with the suite beside two other builds on 2 cores).
+        // The session's own timeouts stay in real time (60 s), as the backstop.
+        let transport = try URLSessionUploadTransport(server: try #require(URL(string: "http://127.0.0.1:1")), timeout: .seconds(60),
+                                                      clock: SimulatedClock(startingAt: 0))
         let response = await transport.send(request(points: 1))
         guard case .connectionFailed(let reason) = response else { Issue.record("expected connectionFailed, got \(response)"); return }
         #expect(reason.contains("URLError -1004"), "cannotConnectToHost: \(reason)")
