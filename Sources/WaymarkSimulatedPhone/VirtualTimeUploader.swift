@@ -82,10 +82,9 @@ public struct VirtualTimeUploader {
     @discardableResult
     public mutating func feed(_ event: UploadQueueEvent?, at time: Date? = nil) async throws -> Bool {
         if let time { now = time }
-        var actions = event.map { queue.handle($0, at: now) } ?? queue.deadlineReached(at: now)
-        while !actions.isEmpty {
-            let action = actions.removeFirst()
-            switch action {
+        let actions = event.map { queue.handle($0, at: now) } ?? queue.deadlineReached(at: now)
+        return try await executor.run(actions, at: { now }, handle: { queue.handle($0, at: now) }, effect: { effect in
+            switch effect {
             case .send(let key):
                 let points = queue.backlog.pending.first { $0.key == key }?.points ?? 0
                 let result: UploadQueueEvent
@@ -94,21 +93,19 @@ public struct VirtualTimeUploader {
                 } else {
                     requests += 1
                     result = try await executor.send(key: key, at: now)
-                    if killAfterSend?() == true { return false }
+                    if killAfterSend?() == true { return .stop }
                 }
                 if case .sendFinished(_, let response) = result {
                     sends.append(Send(at: now, key: key, points: points, response: response))
                 }
-                actions += queue.handle(result, at: now)
+                return .feed(result)
             case .cancelSend:
-                break
+                return .done
             case .device(let command):
                 commands.append(command)
-            default:
-                if let result = try await executor.perform(action, at: now) { actions += queue.handle(result, at: now) }
+                return .done
             }
-        }
-        return true
+        }, storeFailed: { _, error in throw error })
     }
 
     /// Moves to `time` and runs every deadline due by then, all at `time`: a caller that steps

@@ -93,10 +93,10 @@ public actor UploadDriver {
     }
 
     func feed(_ event: UploadQueueEvent?) async {
-        var actions = event.map { queue.handle($0, at: clock.now) } ?? queue.deadlineReached(at: clock.now)
-        while !actions.isEmpty {
-            let action = actions.removeFirst()
-            switch action {
+        let actions = event.map { queue.handle($0, at: clock.now) } ?? queue.deadlineReached(at: clock.now)
+        _ = try? await executor.run(actions, at: { clock.now }, handle: { queue.handle($0, at: clock.now) },
+                                    effect: { effect in
+            switch effect {
             case .send(let key):
                 // Another event may have run while this step awaited (actor reentrancy).
                 if queue.phase == .sending(key: key) { startSend(key) }
@@ -105,16 +105,9 @@ public actor UploadDriver {
                 inFlight = nil
             case .device(let command):
                 await commands(command)
-            default:
-                do {
-                    if let next = try await executor.perform(action, at: clock.now) {
-                        actions += queue.handle(next, at: clock.now)
-                    }
-                } catch {
-                    logger.error("upload action \(action) failed: \(error)")
-                }
             }
-        }
+            return .done
+        }, storeFailed: { action, error in logger.error("upload action \(action) failed: \(error)") })
         continuation.yield(Status(backlog: queue.backlog, phase: queue.phase, failures: queue.failures))
         scheduleTimer()
     }

@@ -131,7 +131,7 @@ enum Scenarios {
     static func fresh(route: ScenarioRoute? = nil, prompts: [PromptKind: PromptResponse]? = nil,
                       actions: [UserAction] = [], duration: Double) -> Scenario {
         Scenario(durationSeconds: duration, route: route ?? ScenarioRoute(start: origin, legs: []),
-                 device: DeviceSetup(install: .fresh, backgroundModes: [.location]),
+                 device: declared(DeviceSetup(install: .fresh, backgroundModes: [.location])),
                  user: UserBehaviour(prompts: prompts, actions: actions),
                  platform: PlatformSetup(overrides: noCache))
     }
@@ -140,13 +140,21 @@ enum Scenarios {
     static func existing(_ location: LocationAuthorizationStatus, motion: DeviceSetup.PermissionSetting = .notDetermined,
                          route: ScenarioRoute, actions: [UserAction] = [], duration: Double) -> Scenario {
         Scenario(durationSeconds: duration, route: route,
-                 device: DeviceSetup(install: .existing, location: location, notifications: .granted, motion: motion,
-                                     backgroundModes: [.location]),
+                 device: declared(DeviceSetup(install: .existing, location: location, notifications: .granted, motion: motion,
+                                              backgroundModes: [.location])),
                  user: UserBehaviour(actions: actions),
                  platform: PlatformSetup(overrides: noCache))
     }
 
     /// Still for `wait` seconds, east at `speed` for `seconds`, then still.
+    /// What the app's Info.plist declares beyond usage descriptions and background modes:
+    /// `NSLocationRequireExplicitServiceSession` (the iOS 17/18 backend needs it).
+    static func declared(_ setup: DeviceSetup) -> DeviceSetup {
+        var setup = setup
+        setup.requiresExplicitServiceSession = true
+        return setup
+    }
+
     static func eastbound(speed: Double, seconds: Double, after wait: Double = 0) -> ScenarioRoute {
         ScenarioRoute(start: origin, legs: [.stop(wait), .travel([east(speed * seconds)], speed: speed)])
     }
