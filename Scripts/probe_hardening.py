@@ -268,9 +268,14 @@ def reproductions2(binary, directory):
             c = socket.create_connection(("127.0.0.1", s.port)); c.sendall(b"POST /api/ingest HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\n\r\n")
             socks.append(c)
         except OSError: break
+    answers = {}
     for c in socks:
-        try: c.settimeout(5); c.recv(4096); c.sendall(b"x")
-        except OSError: pass
+        try:
+            c.settimeout(5); head = c.recv(4096); c.sendall(b"x")
+            code = head.split(b" ")[1].decode() if head.startswith(b"HTTP/1.1 ") else "none"
+        except (OSError, IndexError): code = "closed"
+        answers[code] = answers.get(code, 0) + 1
+    during, _, _, _ = s.request("POST", "/api/ingest", feature_list([(14, 46, now_s() - 6)]), ta, source="127.0.0.2")
     time.sleep(8)
     still = 0
     for c in socks:
@@ -281,7 +286,8 @@ def reproductions2(binary, directory):
         except socket.timeout: still += 1
         except OSError: pass
     st, _, _, _ = s.request("POST", "/api/ingest", feature_list([(14, 46, now_s() - 5)]), ta, source="127.0.0.2")
-    line("H3", f"1000 answered-early sockets (header 3 s, body 6 s): {still} still open after 8 s; a device's upload from another address: {st}")
+    line("H3", f"1000 answered-early sockets (header 3 s, body 6 s), answers {answers}: {still} still open after 8 s; "
+               f"a device's upload from another address while they were held: {during}, after: {st}")
     for c in socks: c.close()
     s.stop()
 
@@ -341,9 +347,13 @@ def reproductions2(binary, directory):
         st, d, _, _ = s.request("POST", "/api/fences", json.dumps({"type": "Feature", "id": f"f_big{v}", "properties": {"name": "big"},
                                                                    "geometry": {"type": "Polygon", "coordinates": [ring + [ring[0]]]}}), ADMIN)
         line("M2", f"{v}-vertex polygon: {st} {d[:120].decode(errors='replace')}")
-    body = feature_list([(14.05 + (i % 2) * 0.001, 46.05, base + i) for i in range(1000)])
+    day = now_s() - 86400
+    body = feature_list([(14.05 + (i % 2) * 0.001, 46.05, day + i) for i in range(1000)])
     c0 = cpu_seconds(s); st, _, secs, _ = s.request("POST", "/api/ingest", body, ta); c1 = cpu_seconds(s)
-    line("M2", f"1000 points in the 10k polygon's box, outside it: {st}, {secs:.2f} s, server CPU {(c1 - c0):.3f} s = {(c1 - c0):.3f} ms/point")
+    line("M2", f"1000 points in the 10k polygon's box, outside it: {st}, {secs:.3f} s, server CPU {(c1 - c0):.3f} s = {(c1 - c0):.3f} ms/point")
+    body = feature_list([(14.5 + (i % 2) * 0.001, 46.5, day + 2000 + i) for i in range(1000)])
+    c0 = cpu_seconds(s); st, _, secs, _ = s.request("POST", "/api/ingest", body, ta); c1 = cpu_seconds(s)
+    line("M2", f"1000 points inside it: {st}, {secs:.3f} s, server CPU {(c1 - c0):.3f} s = {(c1 - c0):.3f} ms/point")
     s.stop()
 
     s = Server(binary, directory); ida, ta = s.device("alpha")

@@ -110,7 +110,9 @@ extension OpenAPIDocument {
                                  responses: ["200": reply("Subscriptions.", object(["webhooks": array(ref("Webhook"))]))]),
                 "post": operation("Subscribe a URL to fence events (admin)", tag: "webhooks",
                                   body: jsonBody(object(["url": string, "secret": string], required: ["url"])),
-                                  responses: ["201": reply("The subscription and its secret.", ref("Webhook"))]),
+                                  responses: ["201": reply("The subscription and its secret.", ref("Webhook")),
+                                              "400": reply("A refused destination, named (code `badRequest`), or 32 webhooks "
+                                                           + "already exist, the limit.", error)]),
             ],
             "/api/webhooks/{id}": ["delete": operation("Remove a subscription (admin)", tag: "webhooks",
                                                        parameters: [pathID("A webhook id.")],

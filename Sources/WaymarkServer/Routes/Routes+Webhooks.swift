@@ -63,6 +63,9 @@ extension Routes {
         return JSONReply.response(["requeued": count])
     }
 
+    /// Most webhook subscriptions at once.
+    static let maxWebhooks = 32
+
     /// `POST /api/webhooks {"url":…, "secret":…}` (admin): replies 201 with the webhook and its secret
     /// (a random one when none was given), shown only now. The URL is checked by
     /// ``WebhookPolicy/checkedWebhookURL(_:)``: size, scheme, port, no credentials, no internal literal address.
@@ -73,6 +76,12 @@ extension Routes {
             throw ServerError(.malformedBody, #"expected {"url":"https://…","secret":"…"}"#)
         }
         let url = try policy.checkedWebhookURL(text)
+        // Every fence event becomes one delivery per webhook, in the upload's transaction: the cap bounds the rows
+        // one upload can create (with the per-request event limit) to 10,000 × 32.
+        let existing = try await store.listWebhooks().count
+        guard existing < Self.maxWebhooks else {
+            throw ServerError(.badRequest, "there are \(existing) webhooks, the limit of \(Self.maxWebhooks); delete one first")
+        }
         let secret = (object["secret"] as? String) ?? TokenHasher.makeToken(prefix: "whs")
         guard !secret.isEmpty, secret.utf8.count <= 500 else {
             throw ServerError(.badRequest, "a webhook secret must have 1 to 500 bytes")

@@ -108,4 +108,20 @@ struct LowFindingsTests {
             #expect(index.contains(exterior[k]) == polygon.contains(exterior[k]))
         }
     }
+
+    @Test("H2: at most 32 webhooks exist, so one upload's delivery rows are bounded; the 33rd gets 400 naming the limit")
+    func webhookCap() async throws {
+        // Before: any number of webhooks, each multiplying every event's outbox rows.
+        try await TestServer.run(.sqlite) { server in
+            for k in 0..<32 {
+                let reply = try await server.send(.post, "/api/webhooks", token: TestServer.adminToken,
+                                                  body: #"{"url":"https://hooks\#(k).example.com/in"}"#)
+                #expect(reply.status == .created)
+            }
+            let refused = try await server.send(.post, "/api/webhooks", token: TestServer.adminToken,
+                                                body: #"{"url":"https://one-more.example.com/in"}"#)
+            #expect(refused.status == .badRequest)
+            #expect(refused.text.contains("32 webhooks, the limit of 32"))
+        }
+    }
 }
