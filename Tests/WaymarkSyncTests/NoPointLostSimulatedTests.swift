@@ -68,4 +68,48 @@ struct NoPointLostSimulatedTests {
               + "\(totals.suspended) schedules with the app suspended and \(totals.dead) with it dead for a while, "
               + "server faults \(faults.sorted { $0.key < $1.key })")
     }
+
+    /// Whether the schedule force-quits the app mid-ride and the user reopens it only after the ride.
+    static func forceQuitUntilAfterRide(_ scenario: Scenario) -> Bool {
+        let actions: [UserAction] = scenario.user?.actions ?? []
+        let opens: [Double] = actions.filter { $0.do == .open }.map(\.at)
+        let quits: [Double] = actions.filter { $0.do == .forceQuit }.map(\.at)
+        return quits.contains { (quit: Double) -> Bool in !opens.contains { $0 > quit && $0 <= quit + 150 } }
+    }
+
+    /// The relaunch-after-force-quit path is exercised by the suite: on the schedules that force-quit the app
+    /// mid-ride and reopen it only after the ride, the two settings must give different runs on both
+    /// backends (PLATFORM.md §4), and each must still lose nothing.
+    @Test("the force-quit setting changes the schedules that reopen only after the ride, on both backends; both lose nothing",
+          arguments: LocationBackend.allCases)
+    func forceQuitSettingMatters(backend: LocationBackend) async throws {
+        let configuration = UploadQueue.Configuration(maxBatchPoints: 60, maxBatchBytes: 32 * 1024, maxBatchAge: 60,
+                                                      backoffBase: 2, backoffCap: 120)
+        var recorded: [Bool: Int] = [:], launches: [Bool: Int] = [:], schedules = 0, differing = 0
+        for seed in UInt64(1)...60 {
+            let probe = SimulatedRideRun(seed: seed, server: try await IngestTestServer.start(), configuration: configuration)
+            probe.server.stop()
+            guard Self.forceQuitUntilAfterRide(probe.scenario) else { continue }
+            schedules += 1
+            var counts: [Bool: Int] = [:]
+            for setting in [true, false] {
+                let server = try await IngestTestServer.start()
+                defer { server.stop() }
+                let run = SimulatedRideRun(seed: seed, server: server, configuration: configuration,
+                                           relaunchAfterForceQuit: setting, backend: backend)
+                let result = try await run.run()
+                let check = await Check(device: run.device, recorded: result.recorded, ledger: server.state)
+                #expect(check.serverPoints == check.expected && check.serverCount == check.expected.count,
+                        "seed \(seed), relaunch \(setting): server has \(check.serverCount), the tracker recorded \(check.expected.count)")
+                recorded[setting, default: 0] += result.recorded.count
+                launches[setting, default: 0] += result.launches
+                counts[setting] = result.recorded.count
+            }
+            if counts[true] != counts[false] { differing += 1 }
+        }
+        #expect(schedules >= 5, "the first 60 schedules must hold some force-quits reopened after the ride")
+        // Relaunched for a significant change, the app records part of the ride the other setting loses.
+        #expect(recorded[true, default: 0] > recorded[false, default: 0], "\(backend): recorded \(recorded), launches \(launches)")
+        #expect(differing > 0, "\(backend): the two settings gave identical runs on all \(schedules) schedules")
+    }
 }

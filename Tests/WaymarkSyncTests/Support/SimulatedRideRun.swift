@@ -87,8 +87,14 @@ struct SimulatedRideRun {
                 actions.append(UserAction(at: t, .systemTerminate))
             case 1:
                 actions.append(UserAction(at: t, .forceQuit))
-                actions.append(UserAction(at: t + Double.random(in: 20...120, using: &rng).rounded(), .open))
-                actions.append(UserAction(at: t + 150, .background))
+                if Bool.random(using: &rng) {
+                    actions.append(UserAction(at: t + Double.random(in: 20...120, using: &rng).rounded(), .open))
+                    actions.append(UserAction(at: t + 150, .background))
+                } else {
+                    // Reopened only after the ride: the rest of it is recorded only if iOS relaunches the
+                    // force-quit app for a significant change (PLATFORM.md §4, `relaunchAfterForceQuit`).
+                    actions.append(UserAction(at: riding + 30, .open))
+                }
             default:
                 actions.append(UserAction(at: t, .open))
                 actions.append(UserAction(at: t + Double.random(in: 10...60, using: &rng).rounded(), .background))
