@@ -80,7 +80,7 @@ struct ClientSemanticsTests {
         }
     }
 
-    @Test("Overland Android: a boolean battery_state is the charging state; motion 'unknown' is no activity",
+    @Test("Overland Android: a boolean battery_state is the charging state; motion 'unknown' is no activity; vertical accuracy -1 keeps the altitude",
           arguments: StoreKind.available)
     func overlandAndroid(kind: StoreKind) async throws {
         try await TestServer.run(kind) { server in
@@ -88,7 +88,30 @@ struct ClientSemanticsTests {
             #expect(try await server.send(.post, "/api/ingest", token: server.deviceToken, body: body).status == .ok)
             let p = try #require(try await server.storedPositions().first)
             #expect(p.isCharging == true && p.batteryLevel == 0.87)
-            #expect(p.fix.altitude == nil && p.activity == nil)
+            #expect(p.fix.altitude == 301 && p.fix.verticalAccuracy == nil && p.activity == nil)
+        }
+    }
+
+    /// The same fix, altitude 14 m with `vertical_accuracy -1`, as each Overland app sends it: Overland iOS copies
+    /// Core Location, where a negative vertical accuracy means the altitude is invalid; Overland Android's template
+    /// fills it from the transistorsoft plugin's `altitude_accuracy`, −1 when the accuracy is unknown, beside a real
+    /// altitude. The Android feature is told by its boolean `battery_state` (`battery.is_charging`).
+    @Test("Overland: vertical accuracy -1 is an invalid altitude from iOS, an unknown accuracy from Android (altitude 14 m kept)",
+          arguments: StoreKind.available)
+    func overlandAltitudePerClient(kind: StoreKind) async throws {
+        try await TestServer.run(kind) { server in
+            let iOS = #"{"locations":[{"type":"Feature","geometry":{"type":"Point","coordinates":[14.5,46.05]},"properties":{"timestamp":"2025-06-15T10:00:00Z","altitude":14,"speed":-1,"course":-1,"horizontal_accuracy":12,"vertical_accuracy":-1,"speed_accuracy":-1,"course_accuracy":-1,"motion":["walking"],"pauses":false,"activity":"other","desired_accuracy":100,"tracking_mode":1,"locations_in_payload":1,"device_id":"","wifi":"","battery_state":"unplugged","battery_level":0.8}}]}"#
+            let android = #"{"locations":[{"type":"Feature","geometry":{"type":"Point","coordinates":[14.5,46.05]},"properties":{"timestamp":"2025-06-15T10:00:10.000Z","battery_level":0.8,"speed":-1,"altitude":14,"horizontal_accuracy":12,"vertical_accuracy":-1,"significant_change":"disabled","locations_in_payload":1,"battery_state":false,"device_id":"","wifi":"","deferred":"0","desired_accuracy":"-1","activity":"other","pauses":true,"motion":["walking"]}}],"trip":"{\"distance\": \"0\"}"}"#
+            for body in [iOS, android] {
+                #expect(try await server.send(.post, "/api/ingest", token: server.deviceToken, body: body).status == .ok)
+            }
+            let stored = try await server.storedPositions().sorted { $0.fix.timestamp < $1.fix.timestamp }
+            #expect(stored.count == 2)
+            let fromIOS = try #require(stored.first), fromAndroid = try #require(stored.last)
+            #expect(fromIOS.fix.timestamp == Self.t && fromIOS.isCharging == false)
+            #expect(fromIOS.fix.altitude == nil && fromIOS.fix.verticalAccuracy == nil)
+            #expect(fromAndroid.fix.timestamp == Self.t.addingTimeInterval(10) && fromAndroid.isCharging == false)
+            #expect(fromAndroid.fix.altitude == 14 && fromAndroid.fix.verticalAccuracy == nil)
         }
     }
 

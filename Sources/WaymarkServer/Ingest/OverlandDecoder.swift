@@ -17,7 +17,10 @@ import WaymarkTransport
 /// summaries (`type: trip`, at `[0,0]` when no location was known). Each is a ``DeviceEventRecord``
 /// (`overland.<action>`, `overland.trip`), never a point. Its `vertical_accuracy -1` means the altitude
 /// is invalid; `motion: []` means no motion data, while `activity` is the app's *setting*, so it is
-/// used only when `motion` is absent. Overland Android sends `battery_state` as a boolean.
+/// used only when `motion` is absent. Overland Android (OpenHumans/Overland_android, `App.js`: a
+/// `locationTemplate` for the transistorsoft plugin) sends `battery_state` as a boolean (the plugin's
+/// `battery.is_charging`), which no other client sends; such a feature's `vertical_accuracy -1` is the
+/// plugin's `altitude_accuracy -1`, "accuracy unknown", so its altitude is kept.
 enum OverlandDecoder {
     static func decode(_ json: Any, limits: DecodeLimits = DecodeLimits()) throws -> DecodedBody {
         guard let root = json as? [String: Any], let locations = root["locations"] as? [Any] else {
@@ -89,6 +92,7 @@ enum OverlandDecoder {
         c.batteryLevel = JSONBody.double(p["battery_level"])
         if let state = p["battery_state"] as? NSNumber, JSONBody.isBoolean(state) {
             c.isCharging = state.boolValue
+            c.negativeVerticalAccuracyVoidsAltitude = false
         } else {
             switch JSONBody.string(p["battery_state"]) {
             case "charging", "full": c.isCharging = true

@@ -97,9 +97,10 @@ extension PositionCandidate {
         let theirs = [other.latitude, other.longitude, other.altitude, other.horizontalAccuracy, other.verticalAccuracy,
                       other.speed, other.course, other.batteryLevel, other.timestamp?.timeIntervalSince1970]
         guard zip(mine, theirs).allSatisfy(close) else { return false }
-        let textMine = [isCharging.map { "\($0)" }, activity, source.rawValue, names.latitude, names.longitude, names.timestamp]
+        let textMine = [isCharging.map { "\($0)" }, activity, source.rawValue, names.latitude, names.longitude, names.timestamp,
+                        "\(negativeVerticalAccuracyVoidsAltitude)"]
         let textTheirs = [other.isCharging.map { "\($0)" }, other.activity, other.source.rawValue, other.names.latitude,
-                          other.names.longitude, other.names.timestamp]
+                          other.names.longitude, other.names.timestamp, "\(other.negativeVerticalAccuracyVoidsAltitude)"]
         // A gap marker on one side must be the same gap marker on the other.
         let gapMine = gap.map { [$0.rideID, $0.reason, $0.start.map { "\($0.timeIntervalSince1970)" },
                                  $0.end.map { "\($0.timeIntervalSince1970)" }] }

@@ -12,6 +12,10 @@ struct PositionCandidate: Sendable {
     var altitude: Double?
     var horizontalAccuracy: Double?
     var verticalAccuracy: Double?
+    /// Whether a negative `verticalAccuracy` means the altitude is invalid (Apple's Core Location, and so
+    /// Overland iOS and OwnTracks iOS) rather than only that the accuracy is unknown (the transistorsoft
+    /// plugin on Android, which Overland Android uses, sends −1 beside a real altitude).
+    var negativeVerticalAccuracyVoidsAltitude = true
     /// Metres per second.
     var speed: Double?
     /// Degrees clockwise from true north.

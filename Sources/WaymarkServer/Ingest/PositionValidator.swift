@@ -9,7 +9,8 @@ import WaymarkGeo
 /// iOS uses -1 for "unknown" (accuracy, speed, course), become nil instead of rejecting the point.
 /// So does an accuracy of 0: every client studied sends 0 for "not available" (Docs/SERVER.md), and no
 /// receiver reports a perfect fix. An altitude whose vertical accuracy is negative is invalid (iOS's
-/// and the transistorsoft SDK's convention) and is dropped. An activity loses NUL characters and is
+/// convention) and is dropped, unless the decoder found the client means only "accuracy unknown" (the
+/// transistorsoft plugin on Android; ``PositionCandidate/negativeVerticalAccuracyVoidsAltitude``). An activity loses NUL characters and is
 /// cut to 200 UTF-8 bytes; `unknown` is no activity.
 struct PositionValidator: Sendable {
     /// The server's clock reading for this request.
@@ -110,8 +111,8 @@ struct PositionValidator: Sendable {
             }
         }
         guard !rejected, let latitude, let longitude, let timestamp = candidate.timestamp else { return nil }
-        // A negative vertical accuracy says the altitude is invalid.
-        let altitudeValid = (candidate.verticalAccuracy ?? 0) >= 0
+        // A negative vertical accuracy says the altitude is invalid, for the clients where it means that.
+        let altitudeValid = !candidate.negativeVerticalAccuracyVoidsAltitude || (candidate.verticalAccuracy ?? 0) >= 0
         let fix = Fix(
             coordinate: Coordinate(uncheckedLatitude: latitude, longitude: Coordinate.normalizedLongitude(longitude)),
             altitude: altitudeValid ? finite(candidate.altitude) : nil,
