@@ -59,19 +59,29 @@ public final class LiveFeed: Sendable {
     }
 
     /// Messages about the devices `filter` admits, published from now on. The sequence ends when the
-    /// subscriber falls too far behind (then ``Subscription/wasDropped`` is true), or is finished.
-    public func subscribe(filter: @escaping @Sendable (_ deviceID: String) -> Bool = { _ in true }) -> Subscription {
+    /// subscriber falls too far behind (then ``Subscription/wasDropped`` is true), is finished, or, for a
+    /// subscriber that is a device's (`owner`), when that device is revoked (``close(owner:)``).
+    public func subscribe(owner: String? = nil,
+                          filter: @escaping @Sendable (_ deviceID: String) -> Bool = { _ in true }) -> Subscription {
         let (stream, continuation) = AsyncStream<Frame>.makeStream(bufferingPolicy: .unbounded)
         let id = nextID.withLockedValue { value -> UInt64 in
             value += 1
             return value
         }
-        let subscriber = Subscriber(continuation: continuation, filter: filter)
+        let subscriber = Subscriber(continuation: continuation, owner: owner, filter: filter)
         subscribers.withLockedValue { $0[id] = subscriber }
         continuation.onTermination = { [weak self] _ in
             _ = self?.subscribers.withLockedValue { $0.removeValue(forKey: id) }
         }
         return Subscription(stream: stream, subscriber: subscriber)
+    }
+
+    /// Ends every subscription the device `deviceID` holds (it was revoked): their streams close now,
+    /// not when they expire. Subscriptions of others that may read the device (the admin's) stay.
+    public func close(owner deviceID: String) {
+        for subscriber in subscribers.withLockedValue({ Array($0.values) }) where subscriber.owner == deviceID {
+            subscriber.continuation.finish()
+        }
     }
 
     /// How many subscribers are listening.
@@ -113,11 +123,14 @@ public final class LiveFeed: Sendable {
     final class Subscriber: Sendable {
         let continuation: AsyncStream<Frame>.Continuation
         let filter: @Sendable (String) -> Bool
+        /// The device whose credentials opened it; nil for the admin's.
+        let owner: String?
         private let pending = NIOLockedValueBox(0)
         private let dropped = NIOLockedValueBox(false)
 
-        init(continuation: AsyncStream<Frame>.Continuation, filter: @escaping @Sendable (String) -> Bool) {
+        init(continuation: AsyncStream<Frame>.Continuation, owner: String?, filter: @escaping @Sendable (String) -> Bool) {
             self.continuation = continuation
+            self.owner = owner
             self.filter = filter
         }
 

@@ -10,6 +10,7 @@ extension Routes {
             let id = try context.parameters.require("id")
             try await DeviceRegistry.revoke(id: id, in: store, at: configuration.clock())
             auth.forget(deviceID: id)
+            feed.close(owner: id)   // its open live streams end now
             return Response(status: .noContent)
         }
     }

@@ -40,7 +40,9 @@ extension Routes {
         }
         let lease = try streams.acquire(principal)
         // Filtered when published: this subscriber never holds another device's positions.
-        let subscription = feed.subscribe(filter: { principal.mayRead(deviceID: $0) })
+        // A device's own stream is closed when the device is revoked (``LiveFeed/close(owner:)``).
+        let owner: String? = if case .device(let device) = principal { device.id } else { nil }
+        let subscription = feed.subscribe(owner: owner, filter: { principal.mayRead(deviceID: $0) })
         // A closed connection ends the subscription and frees its place at once, whether or not its device
         // ever publishes again.
         closeFuture?.whenComplete { _ in

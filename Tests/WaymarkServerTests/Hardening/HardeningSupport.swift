@@ -7,9 +7,10 @@ import Testing
 /// A server on a real 127.0.0.1 socket with the production HTTP pipeline (``TrackingServer/httpServer``:
 /// connection cap and timeouts), for the hardening tests that need real connections.
 enum HardenedServer {
-    static func run<T: Sendable>(configure: @Sendable (inout ServerConfiguration) -> Void = { _ in }, feed: LiveFeed? = nil,
+    static func run<T: Sendable>(_ kind: StoreKind = .sqlite, configure: @Sendable (inout ServerConfiguration) -> Void = { _ in },
+                                 feed: LiveFeed? = nil,
                                  _ body: @Sendable (TestServer, Int, ServerMetrics) async throws -> T) async throws -> T {
-        try await StoreKind.sqlite.withStore { store in
+        try await kind.withStore { store in
             var configuration = ServerConfiguration(adminTokenDigest: TokenHasher.digest(TestServer.adminToken))
             configuration.clock = { TestServer.now }
             configure(&configuration)

@@ -81,6 +81,29 @@ struct StreamLimitTests {
         }
     }
 
+    @Test("#33: revoking a device closes its open live streams at once; its token then opens none",
+          arguments: StoreKind.available)
+    func revokedDeviceStreamsClose(kind: StoreKind) async throws {
+        // Before: a revoked device's stream stayed open, and kept receiving, until its lifetime (an hour by default).
+        let feed = LiveFeed()
+        try await HardenedServer.run(kind, feed: feed) { server, port, _ in
+            let (first, head1) = try await Self.openStream(port, token: server.deviceToken)
+            let (second, head2) = try await Self.openStream(port, token: server.deviceToken)
+            #expect(head1.hasPrefix("HTTP/1.1 200") && head2.hasPrefix("HTTP/1.1 200"))
+            #expect(feed.subscriberCount == 2)
+            let revoked = try await server.send(.delete, "/api/devices/\(server.device.id)", token: TestServer.adminToken)
+            #expect(revoked.status == .noContent)
+            for (connection, head) in [(first, head1), (second, head2)] {
+                let rest = await connection.readUntilClosed(seconds: 10, orUntil: "0\r\n\r\n")   // the chunked body's end
+                #expect((head + rest.text).contains("\r\n0\r\n\r\n"), "the stream stayed open: \(rest.text.suffix(80))")
+                #expect(rest.elapsed < 5)
+            }
+            #expect(try await Self.eventually { feed.subscriberCount == 0 }, "\(feed.subscriberCount) subscribers left")
+            let (_, again) = try await Self.openStream(port, token: server.deviceToken)
+            #expect(again.hasPrefix("HTTP/1.1 401"), "\(again.prefix(40))")
+        }
+    }
+
     @Test("L4: a principal's ninth outstanding ticket forgets its own oldest, never another principal's")
     func ticketsPerPrincipal() throws {
         // Before: one table of 10,000 shared by everyone: 12,000 device tickets evicted the admin's.
