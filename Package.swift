@@ -19,7 +19,8 @@ let swiftSettings: [SwiftSetting] = [
 //     .package(url: "https://github.com/…/waymark", from: "…", traits: [])
 //
 // `Server` is on by default so that `swift run waymark demo` and `swift test` do everything from the
-// repository root. Why traits and not a nested package: DESIGN.md, "Two halves, one package".
+// repository root. Traits rather than a nested package for the server: a nested package could not
+// be run or tested from the root, which the README's two commands need.
 let package = Package(
     name: "Waymark",
     platforms: [.macOS(.v14), .iOS(.v17)],
