@@ -29,8 +29,13 @@ extension UploadExecutor {
     /// `handle`, whose new actions join the list; sends, cancels and device commands go to
     /// `effect`. Runs on the caller's isolation, so `handle` and `effect` may touch its state.
     ///
+    /// - parameter actions: what the queue answered, in order.
+    /// - parameter now: the time to stamp store actions with.
+    /// - parameter handle: feeds an event back to the queue and returns its new actions.
+    /// - parameter effect: carries out a send, a cancel or a device command.
     /// - parameter storeFailed: called when a store or credential action throws; rethrow to stop,
     ///   or return to go on with the next action (the queue then waits for a `.backlogChanged`).
+    /// - parameter isolation: the caller's actor (inferred), on which the whole loop runs.
     /// - returns: false when `effect` answered ``UploadEffectResult/stop``.
     public func run(_ actions: [UploadAction], at now: () -> Date,
                     handle: (UploadQueueEvent) -> [UploadAction],
