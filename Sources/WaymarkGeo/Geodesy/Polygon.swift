@@ -26,9 +26,9 @@ public struct Polygon: Hashable, Sendable {
 
     /// Longitudes of every ring made continuous: each differs from the previous vertex by less
     /// than 180°, and the holes are shifted next to the exterior.
-    let unwrappedLongitudes: [[Double]]
+    package let unwrappedLongitudes: [[Double]]
     /// The middle of the exterior's continuous longitude range.
-    let referenceLongitude: Double
+    package let referenceLongitude: Double
 
     /// Makes a polygon; the rings may be given open or closed (last vertex equal to the first).
     ///

@@ -1,3 +1,5 @@
+import WaymarkGeo
+
 /// Small pieces of JSON text written by hand, for replies streamed in parts: a validity check that builds
 /// nothing, string quoting and number formatting that agree with the encoders used elsewhere.
 enum JSONText {
@@ -123,30 +125,11 @@ enum JSONText {
         (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66)
     }
 
-    /// `text` as a JSON string literal: quotes, backslashes and control characters escaped.
-    static func quoted(_ text: String) -> String {
-        var out = "\""
-        out.reserveCapacity(text.utf8.count + 2)
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case let c where c.value < 0x20:
-                let hex = String(c.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
-    }
+    /// `text` as a JSON string literal: quotes, backslashes and control characters escaped
+    /// (WaymarkGeo's `JSONText.quoted`, the package's one string writer).
+    static func quoted(_ text: String) -> String { WaymarkGeo.JSONText.quoted(text) }
 
-    /// A finite number as JSON: whole numbers without a fraction (`600`), others in Swift's shortest form.
-    static func number(_ value: Double) -> String {
-        guard value.isFinite else { return "null" }
-        if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
-        return "\(value)"
-    }
+    /// A finite number as JSON: whole numbers without a fraction (`600`), others in Swift's shortest
+    /// form; `null` otherwise (WaymarkGeo's `JSONText.number`).
+    static func number(_ value: Double) -> String { WaymarkGeo.JSONText.number(value) }
 }

@@ -29,22 +29,9 @@ struct PolygonEdgeIndex: Sendable {
 
     init(_ polygon: Polygon) {
         rings = [polygon.exterior] + polygon.holes
-        var unwrapped: [[Double]] = []
-        var reference = 0.0
-        for (index, ring) in rings.enumerated() {
-            var xs = [Double]()
-            xs.reserveCapacity(ring.count)
-            var x = index == 0 ? ring[0].longitude : reference + remainder(ring[0].longitude - reference, 360)
-            xs.append(x)
-            for i in 1..<ring.count {
-                x += remainder(ring[i].longitude - ring[i - 1].longitude, 360)
-                xs.append(x)
-            }
-            if index == 0 { reference = (xs.min()! + xs.max()!) / 2 }
-            unwrapped.append(xs)
-        }
-        self.unwrapped = unwrapped
-        referenceLongitude = reference
+        // The polygon's own continuous longitudes, so the index and `Polygon.contains` use the same numbers.
+        unwrapped = polygon.unwrappedLongitudes
+        referenceLongitude = polygon.referenceLongitude
         var edges: [Edge] = []
         for (r, ring) in rings.enumerated() {
             var j = ring.count - 1
