@@ -1,13 +1,30 @@
 #if canImport(UIKit)
 import Foundation
+import UIKit
 import WaymarkTransport
 import os
 
-/// The upload transport for a phone: a background `URLSession`, so a batch goes out while iOS has
-/// the app suspended, and a transfer that finished while the app was suspended or not running is
-/// picked up by the next send of its batch after a relaunch.
+/// The upload transport that goes on while iOS has the app suspended: a background `URLSession`.
+/// A transfer that finished while the app was suspended or not running is picked up by the next
+/// send of its batch after a relaunch.
 ///
-/// Each send writes the batch body to a file (background sessions upload only from files) and
+/// **Use it behind `HandOffUploadTransport` (WaymarkTransport), not alone.** A task created while
+/// the app is in the background is discretionary, whatever `isDiscretionary` says, and each resume of
+/// the app doubles the wait before the next one (Apple, `URLSessionConfiguration.isDiscretionary`;
+/// "Downloading files in the background"), so a batch given to it during a background ride may wait
+/// minutes to hours. `HandOffUploadTransport` sends at once with a foreground session while the
+/// process runs and gives this transport only what is left when the app is about to be suspended
+/// (review 2, M6):
+///
+/// ```swift
+/// let background = try BackgroundUploadTransport(server: server)   // once per process, at launch
+/// let uploads = HandOffUploadTransport(
+///     running: try URLSessionUploadTransport(server: server),
+///     continuing: background,
+///     route: { await BackgroundUploadTransport.applicationRoute(keepsRunning: { model.isRecording }) })
+/// ```
+///
+/// Each transfer writes the batch body to a file (background sessions upload only from files) and
 /// starts an upload task whose `taskDescription` is the batch's idempotency key. The session's
 /// delegate records how each transfer ended in an `UploadOutcomeStore` (Application Support)
 /// the moment iOS reports it. A send then works in this order:
@@ -18,45 +35,27 @@ import os
 ///    process or a previous one), the send waits for it instead of uploading again;
 /// 3. otherwise it starts a new transfer and waits for it.
 ///
-/// Cancelling a send (the queue does when its background time runs out) returns
-/// `UploadResponse.cancelled` at once but leaves the transfer running in the system; the batch
-/// stays pending and its outcome waits on disk for the next send. The queue's rule holds: points
-/// are deleted only on an acknowledgement, and every attempt carries the same `Idempotency-Key`,
-/// so a transfer that landed twice is stored once by the server. iOS itself retries a background
-/// transfer that loses its network, up to `resourceTimeout`; until then a send may wait.
+/// ``handOff(_:)`` starts a transfer without waiting (step 3 alone). Cancelling a send (the queue
+/// does when its background time runs out) returns `UploadResponse.cancelled` at once but leaves
+/// the transfer running in the system; the batch stays pending and its outcome waits on disk for
+/// the next send. The queue's rule holds: points are deleted only on an acknowledgement, and every
+/// attempt carries the same `Idempotency-Key`, so a transfer that landed twice is stored once by the
+/// server. iOS itself retries a background transfer that loses its network, up to
+/// `resourceTimeout`; until then a send may wait.
 ///
-/// Wire it into the app delegate, and create it once per process at launch, before anything
-/// else, so that a relaunch for background events finds its session:
+/// Create it once per process at launch, before anything else, so that a relaunch for background
+/// events finds its session, and forward the app delegate's events:
 ///
 /// ```swift
-/// final class AppDelegate: NSObject, UIApplicationDelegate {
-///     let uploads = try! BackgroundUploadTransport(server: URL(string: "https://track.example.com")!)
-///     var driver: UploadDriver?
-///
-///     func application(_ app: UIApplication,
-///                      didFinishLaunchingWithOptions options: [UIApplication.LaunchOptionsKey: Any]?) -> Bool {
-///         let executor = UploadExecutor(store: store, transport: uploads,
-///                                       format: NativeBatchFormat(deviceID: deviceID), credentials: credentials)
-///         driver = try? UploadDriver(executor: executor, commands: { await device.perform($0) })
-///         Task { await driver?.start() }
-///         return true
-///     }
-///
-///     func application(_ app: UIApplication, handleEventsForBackgroundURLSession identifier: String,
-///                      completionHandler: @escaping () -> Void) {
-///         uploads.handleEvents(forBackgroundURLSession: identifier, completionHandler: completionHandler)
-///     }
+/// func application(_ app: UIApplication, handleEventsForBackgroundURLSession identifier: String,
+///                  completionHandler: @escaping () -> Void) {
+///     background.handleEvents(forBackgroundURLSession: identifier, completionHandler: completionHandler)
 /// }
 /// ```
 ///
-/// `UploadExecutor` and `UploadDriver` are WaymarkSync's, which needs GRDB and AsyncHTTPClient:
-/// their current sources use Swift 6.2 standard-library API (`SendableMetatype`, `Span`) that a
-/// current Xcode's SDK has and the 17.4 SDK this package is checked against on Linux lacks, so
-/// CI compiles this file and WaymarkTransport for iOS, not WaymarkSync.
-///
 /// Thread-safety: `Sendable`; call ``send(_:)`` from any task, ``handleEvents(forBackgroundURLSession:completionHandler:)``
 /// on the main actor.
-public final class BackgroundUploadTransport: UploadTransport {
+public final class BackgroundUploadTransport: ContinuingUploadTransport {
     /// The identifier this app's Waymark session uses unless told otherwise: the bundle
     /// identifier followed by `.waymark.uploads`.
     public static var defaultIdentifier: String { (Bundle.main.bundleIdentifier ?? "app") + ".waymark.uploads" }
@@ -136,18 +135,64 @@ public final class BackgroundUploadTransport: UploadTransport {
     public func send(_ request: UploadRequest) async -> UploadResponse {
         if Task.isCancelled { return .cancelled }
         if let earlier = completions.takeRecorded(request.key) { return earlier }
-        if await !hasTransfer(for: request.key) {
-            let file: URL
-            do {
-                file = try completions.store.writeBody(request.body, for: request.key)
-            } catch {
-                return .connectionFailed("\(error)")
-            }
-            let task = session.uploadTask(with: endpoint.urlRequest(for: request, timeout: requestTimeout), fromFile: file)
-            task.taskDescription = request.key
-            task.resume()
+        if await !hasTransfer(for: request.key), let failure = startTransfer(request) {
+            return failure
         }
         return await completions.outcome(for: request.key)
+    }
+
+    /// Whether the session runs a transfer for `key`, or one finished with an outcome no send has
+    /// taken yet (`ContinuingUploadTransport`).
+    public func holdsTransfer(for key: String) async -> Bool {
+        if completions.store.outcome(for: key) != nil { return true }
+        return await hasTransfer(for: key)
+    }
+
+    /// Starts the batch's transfer in the background session without waiting for it, unless the
+    /// session already holds one for its key (`ContinuingUploadTransport`). Works in a cancelled
+    /// task: `HandOffUploadTransport` calls it when a running send was cancelled because the app
+    /// is about to be suspended. A body that cannot be written is logged; the batch stays pending
+    /// in the queue and is sent again later.
+    public func handOff(_ request: UploadRequest) async {
+        guard await !holdsTransfer(for: request.key) else { return }
+        if let failure = startTransfer(request) {
+            BackgroundUploadDelegate.log.error("could not hand off upload \(request.key, privacy: .public): \(String(describing: failure), privacy: .public)")
+        }
+    }
+
+    /// Writes the body file and resumes an upload task for it; the failure when the file cannot be written.
+    private func startTransfer(_ request: UploadRequest) -> UploadResponse? {
+        let file: URL
+        do {
+            file = try completions.store.writeBody(request.body, for: request.key)
+        } catch {
+            return .connectionFailed("\(error)")
+        }
+        let task = session.uploadTask(with: endpoint.urlRequest(for: request, timeout: requestTimeout), fromFile: file)
+        task.taskDescription = request.key
+        task.resume()
+        return nil
+    }
+
+    /// The route the app's state gives for the next send of a `HandOffUploadTransport`:
+    /// `UploadRoute.running` while the app is in the foreground, while `keepsRunning` says the
+    /// process will go on running in the background (a ride with background location updates), or
+    /// while more than `minimumTime` seconds of background time remain; `UploadRoute.handOff`
+    /// otherwise.
+    ///
+    /// Apple, `UIApplication.backgroundTimeRemaining`: valid once the app is in the background and
+    /// has begun a background task, which WaymarkSync's `UploadDriver` does before each send there.
+    ///
+    /// - parameter minimumTime: background time a send needs to finish in the running process, s.
+    /// - parameter keepsRunning: whether something else keeps the process running in the background,
+    ///   such as a ride with background location updates; false by default.
+    @MainActor
+    public static func applicationRoute(minimumTime: TimeInterval = 15,
+                                        keepsRunning: () -> Bool = { false }) -> UploadRoute {
+        let app = UIApplication.shared
+        guard app.applicationState == .background else { return .running }
+        if keepsRunning() || app.backgroundTimeRemaining > minimumTime { return .running }
+        return .handOff
     }
 
     /// The idempotency keys of the transfers the session is still running (this process's and

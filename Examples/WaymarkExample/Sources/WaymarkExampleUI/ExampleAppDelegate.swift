@@ -6,6 +6,13 @@ import WaymarkEngine
 import WaymarkExampleModels
 import WaymarkSync
 
+/// Whether a ride is under way, for the upload route; set once the app model exists.
+@MainActor
+private final class RideActivity {
+    weak var model: RideModel?
+    var isActive: Bool { model?.state.ride.isActive ?? false }
+}
+
 /// Creates the live device and the ``AppModel`` when the process starts, and forwards the
 /// launch and the remote-notification callbacks to the device.
 ///
@@ -22,7 +29,7 @@ public final class ExampleAppDelegate: NSObject, UIApplicationDelegate {
     /// The app's view models over the engine.
     public let app: AppModel
     /// Background sessions left from earlier versions of the app.
-    private let uploads = BackgroundUploads()
+    private let uploads: BackgroundUploads
     /// The app's small stored state (the server address, permission memory, fences).
     private let state: FileAppStateStore
 
@@ -36,17 +43,26 @@ public final class ExampleAppDelegate: NSObject, UIApplicationDelegate {
         try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let state = FileAppStateStore(url: folder.appendingPathComponent("example-state.json"))
         self.state = state
+        // Uploads go out at once while the app runs; a batch left at suspension goes on in the
+        // server's background session. A ride with background updates keeps the process running.
+        let uploads = BackgroundUploads(), rideBox = RideActivity()
+        self.uploads = uploads
+        let makeTransport: @MainActor (ServerSettings) throws -> any UploadTransport = {
+            try uploads.transport(server: $0.baseURL, keepsRunning: { rideBox.isActive })
+        }
         do {
             app = try AppModel(device: device, store: state,
                                rides: RideStore(path: folder.appendingPathComponent("rides.sqlite").path),
-                               tokens: KeychainTokenStore())
+                               tokens: KeychainTokenStore(), makeTransport: makeTransport)
         } catch {
             // The ride store cannot be opened (a full disk, a damaged file): the app still works,
             // recording into memory, and says why in the developer banner.
             // An in-memory store always opens.
-            app = try! AppModel(device: device, store: state, rides: RideStore.inMemory(), tokens: KeychainTokenStore())
+            app = try! AppModel(device: device, store: state, rides: RideStore.inMemory(), tokens: KeychainTokenStore(),
+                                makeTransport: makeTransport)
             app.report("The ride store cannot be opened, so rides are kept in memory only: \(error)")
         }
+        rideBox.model = app.ride
         super.init()
     }
 
