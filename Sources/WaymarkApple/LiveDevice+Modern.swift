@@ -115,8 +115,9 @@ extension LiveDevice {
     /// the background, with the indicator, and must be created while the app is in use, or
     /// re-created at once after a background relaunch (Apple, `CLBackgroundActivitySession`; WWDC23
     /// 10180): begun only while the app is active or in a background launch's first seconds, and a
-    /// refusal is logged as a fault (the engine's updates then stop in the background, as the
-    /// simulator shows). An Always app needs no session for background updates, and the session
+    /// refusal is logged as a fault and reported as `DeviceEvent.backgroundActivitySessionRefused`
+    /// (the engine asks again when the app is next in use; until then its updates stop in the
+    /// background, as the simulator shows). An Always app needs no session for background updates, and the session
     /// forces the indicator on (Ikolvi/Tracelet#69), so it is skipped when the app chose
     /// `showsBackgroundLocationIndicator: false`.
     @MainActor
@@ -130,6 +131,9 @@ extension LiveDevice {
         let relaunching = backgroundLaunchWindowEnd.map { Date() < $0 } ?? false
         guard active || relaunching else {
             Self.log.fault("background activity session refused: it must be created while the app is in use (or right after a background relaunch)")
+            // The engine asks again when the app is next in use; the app hears it through
+            // engine.system.events (review 2, M5).
+            emit(.backgroundActivitySessionRefused)
             return
         }
         modern.session = CLBackgroundActivitySession()

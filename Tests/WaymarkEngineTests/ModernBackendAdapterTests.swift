@@ -115,4 +115,47 @@ struct ModernBackendAdapterTests {
         #expect(adapter.events(.launched(reason: .background)) == [.launched(reason: .background)])
         #expect(adapter == ModernBackendAdapter())
     }
+
+    @Test("M5: a stop keeps the background activity session for its grace; a restart within it reuses it; the grace's end ends it")
+    func sessionKeptAcrossShortStop() {
+        var adapter = Self.authorized()
+        let ride = LocationConfiguration(desiredAccuracy: .best, activityType: .fitness, allowsBackgroundLocationUpdates: true)
+        #expect(adapter.commands([.startUpdatingLocation(ride)], at: T.origin) == [.startLiveUpdates(.fitness), .beginBackgroundActivitySession])
+        #expect(adapter.commands([.stopUpdatingLocation], at: T.origin.addingTimeInterval(60)) == [.stopLiveUpdates],
+                "the session outlives the stop")
+        #expect(adapter.session && adapter.sessionReleaseDeadline == T.origin.addingTimeInterval(60 + 600))
+        #expect(adapter.commands([.startUpdatingLocation(ride)], at: T.origin.addingTimeInterval(300)) == [.startLiveUpdates(.fitness)],
+                "restarted under the session still held: no new one, which the background would refuse")
+        #expect(adapter.sessionReleaseDeadline == nil)
+        #expect(adapter.commands([.stopUpdatingLocation], at: T.origin.addingTimeInterval(400)) == [.stopLiveUpdates])
+        #expect(adapter.commands([], at: T.origin.addingTimeInterval(999)).isEmpty, "still within the grace")
+        #expect(adapter.commands([], at: T.origin.addingTimeInterval(1_000)) == [.endBackgroundActivitySession])
+        #expect(!adapter.session && adapter.sessionReleaseDeadline == nil)
+
+        var noGrace = ModernBackendAdapter(sessionGrace: 0)
+        _ = noGrace.commands([.createLocationManager])
+        _ = noGrace.events(.authorizationChanged(LocationAuthorization(status: .authorizedWhenInUse)))
+        _ = noGrace.commands([], at: T.origin)
+        _ = noGrace.commands([.startUpdatingLocation(ride)], at: T.origin)
+        #expect(noGrace.commands([.stopUpdatingLocation], at: T.origin) == [.stopLiveUpdates, .endBackgroundActivitySession],
+                "a grace of 0 ends the session with its updates, as before")
+    }
+
+    @Test("M5: a refused session is reported and asked for again when the app next comes to the foreground, not before")
+    func refusedSessionRetried() {
+        var adapter = Self.authorized()
+        let ride = LocationConfiguration(activityType: .fitness, allowsBackgroundLocationUpdates: true)
+        _ = adapter.events(.didEnterBackground)
+        #expect(adapter.commands([.startUpdatingLocation(ride)]) == [.startLiveUpdates(.fitness), .beginBackgroundActivitySession])
+        #expect(adapter.events(.backgroundActivitySessionRefused) == [.backgroundActivitySessionRefused], "passed on to the app")
+        #expect(!adapter.session)
+        #expect(adapter.commands([]).isEmpty, "no retry from the background, where iOS refuses it again")
+        _ = adapter.events(.willEnterForeground)
+        #expect(adapter.commands([]) == [.beginBackgroundActivitySession], "in use again: asked for once more")
+        #expect(adapter.session)
+        _ = adapter.events(.willEnterForeground)
+        #expect(adapter.commands([]).isEmpty, "held now: not asked twice")
+        #expect(DeviceEvent.backgroundActivitySessionRefused.systemPart == .backgroundActivitySessionRefused,
+                "engine.system.events tells the app")
+    }
 }

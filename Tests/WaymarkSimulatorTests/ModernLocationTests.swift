@@ -60,6 +60,35 @@ struct ModernLocationTests {
         #expect(sim.log.systemNotes.contains { $0.hasPrefix("background activity session refused") })
     }
 
+    @Test("a refused background activity session is reported to the app (LiveDevice does the same)")
+    func refusalReported() throws {
+        var sim = try Self.started(device: Fixture.existing(.authorizedWhenInUse, modes: [.location]),
+                                   actions: [UserAction(at: 10, .background), UserAction(at: 60, .silentPush)])
+        sim.run(until: 60)
+        sim.perform(.beginBackgroundActivitySession)
+        #expect(sim.received.contains { $0.event == .backgroundActivitySessionRefused })
+    }
+
+    @Test("M5: a when-in-use app that kept its session across a stop restarts live updates from a background wake; one that ended it cannot",
+          arguments: [true, false])
+    func sessionKeptAcrossStop(kept: Bool) throws {
+        var sim = try Self.started(device: Fixture.existing(.authorizedWhenInUse, modes: [.location]),
+                                   route: Fixture.eastbound(speed: 5, seconds: 600),
+                                   actions: [UserAction(at: 30, .background), UserAction(at: 240, .silentPush)])
+        sim.perform(.startLiveUpdates(.fitness))
+        sim.perform(.beginBackgroundActivitySession)
+        sim.run(until: 100)
+        sim.perform(.stopLiveUpdates)
+        if !kept { sim.perform(.endBackgroundActivitySession) }
+        sim.run(until: 240)
+        sim.perform(.startLiveUpdates(.fitness))
+        if !kept { sim.perform(.beginBackgroundActivitySession) }
+        sim.run(until: 500)
+        let late = Self.liveUpdates(sim).compactMap(\.fix).filter { $0.timestamp.timeIntervalSince(sim.epoch) > 300 }
+        #expect(late.isEmpty != kept, "\(late.count) fixes after 300 s")
+        #expect(sim.received.contains { $0.event == .backgroundActivitySessionRefused } != kept)
+    }
+
     @Test("iterating live updates while notDetermined raises the when-in-use prompt; a service session goal does too")
     func implicitPrompt() throws {
         for command in [DeviceCommand.startLiveUpdates(.default), .beginServiceSession(.whenInUse)] {

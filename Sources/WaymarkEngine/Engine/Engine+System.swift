@@ -17,21 +17,23 @@ import Foundation
 public struct EngineSystem: Sendable {
     let engine: Engine
 
-    /// Network reachability, lifecycle (launched, background, foreground), background-task expiry
-    /// and location wakes (a significant change, a region crossing, a delivery of fixes with the
-    /// fixes left out), as ``DeviceEvent/systemPart`` keeps them; without replay.
+    /// Network reachability, lifecycle (launched, background, foreground), background-task expiry,
+    /// location wakes (a significant change, a region crossing, a delivery of fixes with the fixes
+    /// left out) and a refused background activity session (an app may tell the rider that
+    /// recording stops in the background until the app is opened), as ``DeviceEvent/systemPart``
+    /// keeps them; without replay.
     public var events: ReplaySequence<DeviceEvent> { engine.systemEvents.values }
 }
 
 extension DeviceEvent {
     /// The part of this event that concerns the app's lifecycle, its network or a location wake:
-    /// network, lifecycle, background-task and location-wake events as they are; a delivery of
+    /// network, lifecycle, background-task, location-wake and refused-session events as they are; a delivery of
     /// fixes as an empty one (only the fact that iOS ran the app for location matters); nil for
     /// anything else. What ``EngineSystem/events`` publishes.
     public var systemPart: DeviceEvent? {
         switch self {
         case .networkReachability, .didEnterBackground, .willEnterForeground, .launched, .backgroundTaskExpired,
-             .significantChange, .regionEntered, .regionExited:
+             .significantChange, .regionEntered, .regionExited, .backgroundActivitySessionRefused:
             self
         case .locations:
             .locations([])

@@ -45,14 +45,20 @@ public struct EngineCore: Sendable {
         /// motion when requested, background location (and motion, with
         /// ``RideTracker/Configuration/usesMotion``) when a ride starts.
         public var capabilities: AppCapabilities
+        /// On the iOS 17/18 backend, how long a `CLBackgroundActivitySession` is kept after its
+        /// updates stop, s (``ModernBackendAdapter/sessionGrace``): a when-in-use app cannot begin a
+        /// new one from the background, so a ride that goes on within this time keeps recording.
+        public var backgroundSessionGrace: TimeInterval
 
         /// Makes a configuration.
         public init(permissions: PermissionSequencer.Configuration = .init(),
                     launchLocation: LaunchLocator.Configuration = .init(),
                     geofencing: GeofenceMonitor.Configuration = .init(),
                     ride: RideTracker.Configuration = .init(),
-                    capabilities: AppCapabilities = .init(), backend: LocationBackend = .locationManager) {
+                    capabilities: AppCapabilities = .init(), backend: LocationBackend = .locationManager,
+                    backgroundSessionGrace: TimeInterval = ModernBackendAdapter.defaultSessionGrace) {
             self.backend = backend
+            self.backgroundSessionGrace = backgroundSessionGrace
             self.permissions = permissions
             self.launchLocation = launchLocation
             self.geofencing = geofencing
@@ -104,6 +110,7 @@ public struct EngineCore: Sendable {
         launchLocator = LaunchLocator(configuration: configuration.launchLocation)
         geofences = GeofenceMonitor(configuration: configuration.effectiveGeofencing, restoring: stored)
         rideTracker = RideTracker(configuration: configuration.ride, restoring: snapshot)
+        modern = ModernBackendAdapter(sessionGrace: configuration.backgroundSessionGrace)
     }
 
     /// The regions the OS monitors for the app as this process starts, set before the
@@ -123,7 +130,9 @@ public struct EngineCore: Sendable {
 
     /// The earliest time a component must be woken with ``deadlineReached(at:)``.
     public var nextDeadline: Date? {
-        [permissions.nextDeadline, launchLocator.nextDeadline, geofences.nextDeadline, rideTracker.nextDeadline].compactMap { $0 }.min()
+        let session = configuration.backend == .modern ? modern.sessionReleaseDeadline : nil
+        return [permissions.nextDeadline, launchLocator.nextDeadline, geofences.nextDeadline, rideTracker.nextDeadline, session]
+            .compactMap { $0 }.min()
     }
 
     /// Queues permission requests as one batch (see ``PermissionSequencer/enqueue(_:batch:at:)``).
@@ -234,6 +243,6 @@ public struct EngineCore: Sendable {
             out.updates.append(.map(change))
         }
         out.commands += resolver.resolve([launchLocator.demand] + geofences.demands + rideTracker.demands)
-        if configuration.backend == .modern { out.commands = modern.commands(out.commands) }
+        if configuration.backend == .modern { out.commands = modern.commands(out.commands, at: now) }
     }
 }

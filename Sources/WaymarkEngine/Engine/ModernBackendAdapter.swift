@@ -5,8 +5,14 @@ import Foundation
 ///
 /// Commands, as the components ask for them:
 /// - standard updates become `CLLocationUpdate.liveUpdates` with the activity type's
-///   ``LiveUpdateConfiguration``; background permission becomes a `CLBackgroundActivitySession`
-///   (begun while the updates run in the background, ended with them). Live updates have no
+///   ``LiveUpdateConfiguration``; background permission becomes a `CLBackgroundActivitySession`.
+///   The session is kept across a stop of the updates for ``sessionGrace`` seconds, because a
+///   when-in-use app cannot begin a new one from the background: a ride that stops at a café and
+///   goes on within that time restarts its updates under the session it still holds. It ends when
+///   the grace runs out (``sessionReleaseDeadline``), or at once when updates restart without
+///   background permission. A refused session (``DeviceEvent/backgroundActivitySessionRefused``) is
+///   asked for again when the app next comes to the foreground while background updates are still
+///   wanted (review 2, M5). Live updates have no
 ///   desired accuracy: iOS picks it, so the ride policy's low-power settings cost what iOS decides;
 /// - regions become `CLMonitor` conditions, a state request the condition's record.
 ///
@@ -41,8 +47,18 @@ import Foundation
 public struct ModernBackendAdapter: Hashable, Sendable {
     /// The live updates running, if any.
     public private(set) var live: LiveUpdateConfiguration?
-    /// Whether a background activity session is held.
+    /// Whether a background activity session is held (or asked for and not refused).
     public private(set) var session = false
+    /// Whether the running updates want background delivery (the session's reason to exist).
+    public private(set) var backgroundWanted = false
+    /// When the session, kept after its updates stopped, is ended; nil while updates run.
+    public private(set) var sessionReleaseDeadline: Date?
+    /// The session was refused and is to be asked for again at the next command step.
+    public private(set) var sessionRetryDue = false
+    /// How long a background activity session is kept after its updates stop, s.
+    public var sessionGrace: TimeInterval
+    /// The default ``sessionGrace``: ten minutes, a short stop on a ride (a café, a level crossing).
+    public static let defaultSessionGrace: TimeInterval = 600
     /// The last known state of each condition.
     public private(set) var conditions: [String: MonitorConditionState] = [:]
     /// The last location authorization reported in this process.
@@ -69,11 +85,23 @@ public struct ModernBackendAdapter: Hashable, Sendable {
     var authorizationDetermined: Bool { authorization.map { $0.status != .notDetermined } ?? false }
 
     /// An adapter with nothing running (a new process).
-    public init() {}
+    ///
+    /// - parameter sessionGrace: how long a background activity session is kept after its updates
+    ///   stop, s (``defaultSessionGrace`` by default; 0 ends it with them).
+    public init(sessionGrace: TimeInterval = ModernBackendAdapter.defaultSessionGrace) {
+        self.sessionGrace = max(0, sessionGrace)
+    }
 
-    /// The commands of one step in the iOS 17 vocabulary.
-    public mutating func commands(_ legacy: [DeviceCommand]) -> [DeviceCommand] {
+    /// The commands of one step in the iOS 17 vocabulary, at the time of the step's event
+    /// (`now`; the last event's time when nil).
+    public mutating func commands(_ legacy: [DeviceCommand], at now: Date? = nil) -> [DeviceCommand] {
+        if let now { lastEventTime = now }
         var out: [DeviceCommand] = []
+        if sessionRetryDue, backgroundWanted, !session {
+            session = true
+            out.append(.beginBackgroundActivitySession)
+        }
+        sessionRetryDue = false
         if authorizationDetermined {
             if !monitorOpened {
                 monitorOpened = true
@@ -98,6 +126,11 @@ public struct ModernBackendAdapter: Hashable, Sendable {
             } else {
                 deferred.append(command)
             }
+        }
+        if session, live == nil, let release = sessionReleaseDeadline, let now = lastEventTime, now >= release {
+            out.append(.endBackgroundActivitySession)
+            session = false
+            sessionReleaseDeadline = nil
         }
         for case .addMonitorCondition(let region) in out { addedAt[region.identifier] = lastEventTime }
         return out
@@ -129,15 +162,25 @@ public struct ModernBackendAdapter: Hashable, Sendable {
                     out.append(.startLiveUpdates(wanted))
                     live = wanted
                 }
+                backgroundWanted = configuration.allowsBackgroundLocationUpdates
+                sessionReleaseDeadline = nil
                 if configuration.allowsBackgroundLocationUpdates != session {
                     out.append(session ? .endBackgroundActivitySession : .beginBackgroundActivitySession)
                     session.toggle()
                 }
             case .stopUpdatingLocation:
                 if live != nil { out.append(.stopLiveUpdates) }
-                if session { out.append(.endBackgroundActivitySession) }
+                if session, sessionReleaseDeadline == nil {
+                    // Kept for a short stop; ended when the grace runs out (see the type's overview).
+                    if sessionGrace > 0, let now = lastEventTime {
+                        sessionReleaseDeadline = now.addingTimeInterval(sessionGrace)
+                    } else {
+                        out.append(.endBackgroundActivitySession)
+                        session = false
+                    }
+                }
                 live = nil
-                session = false
+                backgroundWanted = false
             case .startMonitoring(let region):
                 // The record is read after each add: a legacy region reports its state after
                 // registration by itself (didDetermineState), a condition only when the state
@@ -168,11 +211,19 @@ public struct ModernBackendAdapter: Hashable, Sendable {
         if let time { lastEventTime = time }
         switch event {
         case .launched:
-            self = ModernBackendAdapter()
+            self = ModernBackendAdapter(sessionGrace: sessionGrace)
             lastEventTime = time
             return [event]
         case .authorizationChanged(let auth):
             authorization = auth
+            return [event]
+        case .backgroundActivitySessionRefused:
+            // Not held: asked for again once the app is in use (willEnterForeground).
+            session = false
+            sessionReleaseDeadline = nil
+            return [event]
+        case .willEnterForeground:
+            if backgroundWanted, !session { sessionRetryDue = true }
             return [event]
         case .liveUpdate(let update):
             // Stationary: nothing to do (see above). No location while moving: iOS cannot fix the

@@ -58,6 +58,12 @@ public enum DeviceEvent: Hashable, Sendable, Codable {
     /// A `CLMonitor` event (iOS 17): a condition's state, delivered on every change and again when
     /// the app opens the monitor.
     case monitorEvent(identifier: String, state: MonitorConditionState)
+    /// A `CLBackgroundActivitySession` could not be begun (iOS 17): a when-in-use app asked for it
+    /// while not in use (in the background, outside a location relaunch's first moments), so its
+    /// updates stop when the app leaves the foreground (Apple, `CLBackgroundActivitySession`; WWDC23
+    /// 10180; review 2, M5). `LiveDevice` reports what iOS would refuse; the session is asked for
+    /// again when the app is next in use.
+    case backgroundActivitySessionRefused
 }
 
 /// Location authorization as iOS reports it: status plus accuracy authorization.

@@ -68,6 +68,9 @@ extension Simulation {
     mutating func beginBackgroundActivitySession() {
         guard appInUse else {
             note("background activity session refused: it must be created while the app is in use")
+            // What LiveDevice reports in its place (iOS itself says nothing: the session simply
+            // does not keep the app in use), so the engine can ask again when the app is in use.
+            emit(.backgroundActivitySessionRefused)
             return
         }
         process.setBackgroundActivitySession(true)

@@ -86,6 +86,7 @@ enum TimelineText {
         case .liveUpdate(let u) where u.isStationary: "live update: stationary, paused"
         case .liveUpdate(let u): u.fix.map { "live update: " + fixes([$0]) + age([$0], at: date) } ?? "live update: no location"
         case .monitorEvent(let id, let state): "monitor condition \"\(id)\": \(state.rawValue)"
+        case .backgroundActivitySessionRefused: "background activity session refused"
         }
     }
 
