@@ -61,4 +61,62 @@ struct ServiceSessionTests {
         #expect(!commands[..<open].contains { if case .beginServiceSession = $0.command { true } else { false } })
         #expect(!commands[..<open].contains { if case .addMonitorCondition = $0.command { true } else { false } })
     }
+
+    static func withKey(session: Bool) throws -> Simulation {
+        var device = Fixture.existing(.authorizedAlways, modes: [.location])
+        device.requiresExplicitServiceSession = true
+        let park = MonitoredRegion(identifier: "park", center: Fixture.east(2_000), radiusMeters: 300)
+        var sim = try Simulation(scenario: Fixture.opened(route: Fixture.eastbound(speed: 10, seconds: 400), device: device,
+                                                          overrides: Fixture.noCache.merging(RegionTests.fixedLatency) { $1 },
+                                                          profile: .ios18))
+        sim.run(until: 0)
+        sim.perform(.createLocationManager)
+        sim.run(until: 1)
+        if session { sim.perform(.beginServiceSession(.always)) }
+        sim.perform(.startLiveUpdates(.fitness))
+        sim.perform(.openMonitor)
+        sim.perform(.addMonitorCondition(park))
+        sim.run(until: 300)
+        return sim
+    }
+
+    static func monitorEvents(_ sim: Simulation) -> Int {
+        sim.received.filter { if case .monitorEvent = $0.event { true } else { false } }.count
+    }
+
+    static func liveFixes(_ sim: Simulation) -> Int {
+        sim.received.filter { if case .liveUpdate(let u) = $0.event { u.fix != nil } else { false } }.count
+    }
+
+    @Test("serviceSessionRequired: with NSLocationRequireExplicitServiceSession on iOS 18, an app holding no explicit session gets no live updates and no monitor events; a session releases the held monitor events")
+    func withheldWithoutExplicitSession() throws {
+        var without = try Self.withKey(session: false)
+        #expect(Self.liveFixes(without) == 0)
+        #expect(Self.monitorEvents(without) == 0)
+        #expect(without.stats.liveUpdatesWithheldForServiceSession > 100)
+        without.perform(.beginServiceSession(.always))
+        without.run(until: 301)
+        #expect(Self.monitorEvents(without) > 0, "held back, not lost: delivered once a session is held")
+
+        let with = try Self.withKey(session: true)
+        #expect(Self.liveFixes(with) > 100)
+        #expect(Self.monitorEvents(with) > 0)
+        #expect(with.stats.liveUpdatesWithheldForServiceSession == 0)
+    }
+
+    @Test("the engine on the iOS 17/18 backend with the key declared holds its session, so nothing is withheld: the fence's crossing arrives")
+    func engineHoldsItsSession() throws {
+        var device = DeviceSetup()
+        device.requiresExplicitServiceSession = true
+        let fence = Fence(id: "park", shape: .circle(center: Fixture.east(2_000), radiusMeters: 300), triggers: [.enter, .exit])
+        let scenario = Fixture.opened(route: Fixture.eastbound(speed: 5, seconds: 900), device: device, profile: .ios18, duration: 900)
+        var sim = try Simulation(scenario: scenario, seed: 4, app: EngineApp(
+            configuration: EngineCore.Configuration(backend: .modern),
+            script: .init(permissions: [.notifications([.alert]), .locationWhenInUse], fences: [fence])))
+        sim.runToEnd()
+        #expect(sim.stats.liveUpdatesWithheldForServiceSession == 0)
+        #expect(sim.received.contains { if case .monitorEvent(_, .satisfied) = $0.event { true } else { false } },
+                "the crossing into the fence reaches the app")
+        #expect(sim.stats.promptCollisions == 0)
+    }
 }

@@ -28,9 +28,12 @@ import WaymarkGeo
 /// monitor (iterating its events) creates an **implicit** session that prompts the same way
 /// (``PlatformConstants/implicitServiceSessions``, the iOS 18 profile), unless the app declares
 /// `NSLocationRequireExplicitServiceSession` (``DeviceSetup/requiresExplicitServiceSession``).
-/// Not modelled: with the key, iOS 18 withholds live updates and monitor events from an app holding
-/// no explicit session (the `serviceSessionRequired` diagnostic); Waymark's adapter always holds one
-/// once authorized.
+/// With the key, iOS 18 withholds live updates and monitor events from an app that holds no explicit
+/// session: the live updates carry the `serviceSessionRequired` diagnostic instead of a location
+/// (dropped here, counted in ``SimulationStats/liveUpdatesWithheldForServiceSession``), and monitor
+/// events wait until a session is begun (Apple, `CLServiceSession`, `NSLocationRequireExplicitServiceSession`;
+/// `CLLocationUpdate.serviceSessionRequired`; WWDC24 10212). Waymark's adapter holds one from the
+/// first determined authorization on, in every process.
 extension Simulation {
     /// Whether live updates may continue while the app is in the background.
     var liveBackgroundAllowed: Bool {
@@ -99,7 +102,27 @@ extension Simulation {
         regions.markCondition(region.identifier)
     }
 
+    /// Whether iOS 18 withholds `event` because the app requires explicit service sessions and holds
+    /// none: a live update is dropped, a monitor event held until a session begins.
+    mutating func withheldForServiceSession(_ event: DeviceEvent) -> Bool {
+        guard constants.implicitServiceSessions, explicitSessionsRequired, !process.serviceSession else { return false }
+        switch event {
+        case .liveUpdate:
+            if stats.liveUpdatesWithheldForServiceSession == 0 {
+                note("live updates withheld: no explicit service session (serviceSessionRequired)")
+            }
+            stats.liveUpdatesWithheldForServiceSession += 1
+            return true
+        case .monitorEvent:
+            process.holdForServiceSession(event)
+            return true
+        default:
+            return false
+        }
+    }
+
     mutating func beginServiceSession(_ goal: ServiceSessionGoal) {
+        for event in process.setServiceSession(true) { emit(event) }
         note("service session begun (goal \(goal.rawValue))")
         if goal != .none, permissions.location == .notDetermined, process.state == .foreground {
             requestWhenInUse()

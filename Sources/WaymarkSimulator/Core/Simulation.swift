@@ -234,6 +234,7 @@ public struct Simulation: Sendable {
             return
         }
         if holdForAlwaysConfirmation(event) { return }   // provisional Always: first use while not in use (issue #14)
+        if withheldForServiceSession(event) { return }   // iOS 18, explicit sessions required, none held
         if event.needsLocationManager && !process.managerCreated {
             process.holdUntilManagerCreated(event)
             return
@@ -298,7 +299,9 @@ public struct Simulation: Sendable {
         case .removeMonitorCondition(let identifier): regions.removeCondition(identifier)
         case .requestMonitorState(let identifier): reportRegionState(identifier)
         case .beginServiceSession(let goal): beginServiceSession(goal)
-        case .endServiceSession: note("service session ended")
+        case .endServiceSession:
+            _ = process.setServiceSession(false)
+            note("service session ended")
         }
     }
 }

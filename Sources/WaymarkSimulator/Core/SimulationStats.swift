@@ -19,6 +19,9 @@ public struct SimulationStats: Hashable, Sendable, Codable {
     /// Standard-update starts ignored because a when-in-use app was in the background and not in
     /// use (an Always app may start them from any background wake) [S5][S22].
     public var startsIgnoredInBackground = 0
+    /// Live updates iOS 18 withheld from an app that declares `NSLocationRequireExplicitServiceSession`
+    /// but held no explicit `CLServiceSession` (the `serviceSessionRequired` diagnostic) [S43].
+    public var liveUpdatesWithheldForServiceSession = 0
     /// Fixes the system held for a suspended app and lost when the process ended (a termination by
     /// the system, a crash or the user): nothing survives the process [S41] (issue #14).
     public var fixesLostWithProcess = 0

@@ -29,6 +29,10 @@ struct AppProcess: Sendable {
     private(set) var motionUpdates = false
     /// A `CLBackgroundActivitySession` is held (iOS 17); it ends with the process.
     private(set) var backgroundActivitySession = false
+    /// An explicit `CLServiceSession` is held (iOS 18); it ends with the process.
+    private(set) var serviceSession = false
+    /// Monitor events iOS 18 holds back until the app holds an explicit service session.
+    private(set) var heldForServiceSession: [DeviceEvent] = []
     /// The classifier update last delivered to this process (``MotionClassifier/serial``).
     private(set) var deliveredMotionSerial = 0
     /// Permission requests that collided with a visible prompt, replayed in order once it is
@@ -184,6 +188,20 @@ struct AppProcess: Sendable {
     /// A `CLBackgroundActivitySession` begun or ended (iOS 17).
     mutating func setBackgroundActivitySession(_ held: Bool) {
         backgroundActivitySession = held
+    }
+
+    /// An explicit `CLServiceSession` begun or ended (iOS 18); a begin returns the monitor events
+    /// held back until now, in order.
+    mutating func setServiceSession(_ held: Bool) -> [DeviceEvent] {
+        serviceSession = held
+        guard held else { return [] }
+        defer { heldForServiceSession = [] }
+        return heldForServiceSession
+    }
+
+    /// Holds a monitor event back until the app holds an explicit service session.
+    mutating func holdForServiceSession(_ event: DeviceEvent) {
+        heldForServiceSession.append(event)
     }
 
     private mutating func startBackgroundSpell(at now: Double) {
