@@ -138,6 +138,13 @@ let package = Package(
                 .server("NIOSSL", "swift-nio-ssl"),
                 .server("ServiceLifecycle", "swift-service-lifecycle"),
             ],
+            // The dashboard's map library (Leaflet, BSD-2-Clause; see NOTICE), compiled into the binary so
+            // `waymark serve` serves it itself, with no file beside the executable and no CDN.
+            resources: [
+                .embedInCode("Dashboard/Leaflet/leaflet.js"),
+                .embedInCode("Dashboard/Leaflet/leaflet.css"),
+                .embedInCode("Dashboard/Leaflet/LICENSE"),
+            ],
             swiftSettings: swiftSettings
         ),
         // The tracking server in process for tests (HummingbirdTesting's client; the model is

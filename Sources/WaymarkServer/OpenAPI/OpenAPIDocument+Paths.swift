@@ -140,6 +140,16 @@ extension OpenAPIDocument {
                                           responses: ["200": reply("Exposition format.", string, type: "text/plain")], isPublic: true)],
             "/dashboard": ["get": operation("The dashboard page", tag: "operations",
                                             responses: ["200": reply("HTML.", string, type: "text/html")], isPublic: true)],
+            DashboardAssets.pathPrefix + "leaflet.js": ["get": operation(
+                "The dashboard's map library (Leaflet), served by the server itself", tag: "operations",
+                responses: ["200": reply("JavaScript; cached for a year (the path names the version).", string, type: "text/javascript")],
+                isPublic: true)],
+            DashboardAssets.pathPrefix + "leaflet.css": ["get": operation(
+                "The map library's stylesheet", tag: "operations",
+                responses: ["200": reply("CSS; cached for a year.", string, type: "text/css")], isPublic: true)],
+            DashboardAssets.pathPrefix + "LICENSE.txt": ["get": operation(
+                "The map library's licence (BSD-2-Clause)", tag: "operations",
+                responses: ["200": reply("Plain text.", string, type: "text/plain")], isPublic: true)],
             "/openapi.json": ["get": operation("This document", tag: "operations",
                                                responses: ["200": reply("OpenAPI 3.1.", ["type": "object"])], isPublic: true)],
         ]

@@ -5,6 +5,9 @@ import Hummingbird
 extension Routes {
     func addDashboardRoute(to router: Router<TrackingServer.Context>) {
         router.get("/dashboard") { _, _ in dashboard() }
+        for (name, asset) in DashboardAssets.files {
+            router.get(RouterPath(DashboardAssets.pathPrefix + name)) { _, _ in Self.dashboardAsset(asset) }
+        }
         router.get("/openapi.json") { _, _ in
             Response(status: .ok, headers: [.contentType: "application/json"],
                      body: ResponseBody(byteBuffer: ByteBuffer(bytes: OpenAPIDocument.json)))
@@ -26,6 +29,14 @@ extension Routes {
             HTTPField.Name("Referrer-Policy")!: "no-referrer",
         ]
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: DashboardPage.page(tiles: tiles))))
+    }
+
+    /// A file of the dashboard's map library (``DashboardAssets``): public like the page, the same bytes
+    /// for as long as the path names the same library version, so cached for a year without revalidation.
+    static func dashboardAsset(_ asset: DashboardAssets.Asset) -> Response {
+        Response(status: .ok,
+                 headers: [.contentType: asset.contentType, .cacheControl: "public, max-age=31536000, immutable"],
+                 body: ResponseBody(byteBuffer: ByteBuffer(bytes: asset.bytes)))
     }
 
     /// Whether a `GET /` is a browser asking for the dashboard rather than an OsmAnd upload: no device id,
