@@ -6,9 +6,10 @@ import Testing
 import WaymarkGeo
 @testable import WaymarkServer
 
-/// The dashboard an operator opens (issue #17 item 4): every device on the map, the latest ride, named
-/// fences, a basemap from the configured tile template, local times, durations and a replay, checked in
-/// the DOM headless Chromium leaves after the page's scripts ran.
+/// The dashboard an operator opens (issue #17 item 4, on Leaflet since issue #33): every device on the map,
+/// the latest ride, named fences, fence events and the device's own records, a basemap from the configured
+/// tile template, local times, durations and a replay, checked in the DOM headless Chromium leaves after
+/// the page's scripts ran.
 @Suite("Dashboard map")
 struct DashboardMapTests {
     static let tiles = "http://127.0.0.1:9/{z}/{x}/{y}.png"
@@ -31,6 +32,11 @@ struct DashboardMapTests {
             let (van, vanToken) = try await DeviceRegistry.register(name: "Van 7", in: server.store, at: TestServer.now)
             let parked = "/?id=\(vanToken)&lat=46.052&lon=14.51&timestamp=1749978000"
             #expect(try await server.send(.get, parked).status == .ok)
+            // The phone's own records (OwnTracks transitions): one with a place during the ride, one without.
+            for body in [#"{"_type":"transition","acc":12,"desc":"Home","event":"leave","lat":46.0475,"lon":14.5005,"t":"c","tid":"me","tst":1749981610,"wtst":1700000000}"#,
+                         #"{"_type":"transition","acc":0,"desc":"Nowhere","event":"enter","lat":0,"lon":0,"t":"c","tid":"me","tst":1749981620,"wtst":1700000000}"#] {
+                #expect(try await server.send(.post, "/pub", headers: ClientSemanticsTests.basic(server.deviceToken), body: body).status == .ok)
+            }
 
             let page = try await server.send(.get, "/dashboard")
             #expect(page.headers[.contentSecurityPolicy]?.contains("img-src http://127.0.0.1:9;") == true)
@@ -41,23 +47,32 @@ struct DashboardMapTests {
             #expect(violations.isEmpty, "CSP violations: \(violations.joined(separator: "\n"))")
 
             // Both devices on the map, named, and the ride of the first.
-            #expect(dom.contains(#"class="device" cx="#) && dom.contains(#"data-device="\#(server.device.id)""#))
-            #expect(dom.contains(#"data-device="\#(van.id)""#) && dom.contains(">Van 7</text>"))
-            let track = try #require(Self.attribute("points", of: #"<polyline id="track""#, in: dom)).split(separator: " ")
-            #expect(track.count == 60)
+            #expect(dom.contains(#"<path class="device"#) && dom.contains(#"data-device="\#(server.device.id)""#))
+            #expect(dom.contains(#"data-device="\#(van.id)""#) && dom.contains(">Van 7</div>"))
+            let track = try #require(MapDOM.path(classed: "track", in: dom), "no ride on the map")
+            #expect(track.vertices.count == 60)
+            #expect(track.tag.contains(#"data-points="60""#))
             // The fence, drawn and named; the event list names it too.
-            #expect(dom.contains(#"<text class="fence-label""#) && dom.contains(">Depot</text>"))
+            #expect(dom.contains(#"<path class="fence"#) && dom.contains(">Depot</div>"))
+            #expect(MapDOM.text(of: #"<div class="leaflet-tooltip fence-label"#, in: dom) == "Depot")
             #expect(dom.contains("enter Depot (phone)"))
-            // Tiles of the template, at most 64, and inside or overlapping the map.
-            let tiles = dom.components(separatedBy: #"<image href="http://127.0.0.1:9/"#).count - 1
-            #expect((1...64).contains(tiles), "\(tiles) tiles")
+            // The server's enter event and the phone's own transition (sent with a place), drawn on the ride;
+            // the transition with no known place (0, 0) only listed.
+            #expect(dom.contains(#"data-source="fence" data-kind="enter""#), "no fence event on the map")
+            #expect(dom.contains(#"data-source="device" data-kind="owntracks.transition""#), "no device event on the map")
+            #expect(dom.components(separatedBy: #"data-source="device" data-kind="#).count - 1 == 1)
+            #expect(dom.contains("owntracks.transition leave Home (phone)") && dom.contains("owntracks.transition enter Nowhere (phone)"))
+            // Tiles of the template, and only of it, covering the map.
+            let tiles = dom.components(separatedBy: #"src="http://127.0.0.1:9/"#).count - 1
+            #expect((4...64).contains(tiles), "\(tiles) tiles")
+            #expect(!dom.contains(#"src="data:"#))
             // Local times (Tokyo: 10:00 UTC is 19:00), the ride's duration and distance.
             #expect(dom.contains("7:00:00"), "no local time in \(dom.prefix(3000))")
             #expect(dom.contains("4 min 55 s") && dom.contains(" km</button>"))
             // The replay head starts on the ride's first point.
-            let first = try #require(track.first?.split(separator: ",").map(String.init))
-            let head = try #require(dom.range(of: #"id="playhead""#).map { dom[dom[..<$0.lowerBound].lastIndex(of: "<")!...].prefix { $0 != ">" } })
-            #expect(head.contains(#"cx="\#(first[0])""#) && head.contains(#"cy="\#(first[1])""#) && head.contains(#"data-index="0""#))
+            let first = try #require(track.vertices.first)
+            #expect(MapDOM.circleCentre(classed: "playhead", radius: 7, in: dom) == first)
+            #expect(MapDOM.path(classed: "playhead", in: dom)?.tag.contains(#"data-index="0""#) == true)
             #expect(dom.contains(#"<input id="playback" type="range" min="0" max="59""#))
         }
     }

@@ -13,15 +13,35 @@ struct DashboardTests {
         .first { FileManager.default.isExecutableFile(atPath: $0) }
     static let skipMessage: Comment = "chromium is not installed: the headless dashboard test is skipped (apt-get install -y chromium)"
 
-    @Test("GET / serves the self-contained dashboard; OsmAnd uploads to / still work")
+    @Test("GET / serves the dashboard, its map library comes from this server; OsmAnd uploads to / still work")
     func servesPage() async throws {
         try await TestServer.run(.sqlite) { server in
             let page = try await server.send(.get, "/")
             #expect(page.status == .ok)
             #expect(page.headers[.contentType]?.hasPrefix("text/html") == true)
-            #expect(page.text.contains("<svg id=\"map\""))
-            // No external assets: nothing loaded from another origin.
+            #expect(page.text.contains("<div id=\"map\""))
+            // No external assets: nothing loaded from another origin; the map library from this one, with its integrity.
             #expect(!page.text.contains("src=\"http") && !page.text.contains("href=\"http"))
+            #expect(page.text.contains(#"<script src="/dashboard/leaflet-1.9.4/leaflet.js" integrity="sha384-"#))
+            #expect(page.text.contains(#"<link rel="stylesheet" href="/dashboard/leaflet-1.9.4/leaflet.css" integrity="sha384-"#))
+            // The served library is Leaflet 1.9.4 byte for byte: the SHA-256 that Leaflet publishes for its release
+            // files, and the files vendored in the repository (with the licence beside them).
+            let vendored = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+                .appendingPathComponent("../../Sources/WaymarkServer/Dashboard/Leaflet").standardized
+            for (name, type, published) in [("leaflet.js", "text/javascript", "'sha256-20nQCchB9co0qIjJZRGuk2/Z9VM+kNiyxNV1lvTlZBo='"),
+                                            ("leaflet.css", "text/css", "'sha256-p4NxAoJBhIIN+hmNHrzRCf9tD/miZyoHS5obTRR9BMY='"),
+                                            ("LICENSE.txt", "text/plain", nil)] {
+                let asset = try await server.send(.get, "/dashboard/leaflet-1.9.4/\(name)")
+                #expect(asset.status == .ok, "\(name)")
+                #expect(asset.headers[.contentType]?.hasPrefix(type) == true, "\(name)")
+                #expect(asset.headers[.cacheControl] == "public, max-age=31536000, immutable", "\(name)")
+                #expect(asset.headers[.xContentTypeOptions] == "nosniff", "\(name)")
+                if let published { #expect(Self.hashSource(asset.text) == published, "\(name) is not Leaflet 1.9.4's") }
+                let file = try Data(contentsOf: vendored.appendingPathComponent(name == "LICENSE.txt" ? "LICENSE" : name))
+                #expect(Data(asset.body.readableBytesView) == file, "\(name) differs from the vendored file")
+            }
+            #expect(try await server.send(.get, "/dashboard/leaflet-1.9.4/leaflet.js").text.hasPrefix("/* @preserve\n * Leaflet 1.9.4,"))
+            #expect(try await server.send(.get, "/dashboard/leaflet-1.9.4/LICENSE.txt").text.contains("BSD 2-Clause License"))
             let upload = try await server.send(.get, "/?id=\(server.deviceToken)&timestamp=1750000000&lat=46.05&lon=14.5")
             #expect(upload.status == .ok)
             #expect(try await server.storedPositions().count == 1)
@@ -43,11 +63,12 @@ struct DashboardTests {
                     let words = part.split(separator: " ").map(String.init)
                     return (words[0], Array(words.dropFirst()))
                 }, uniquingKeysWith: { first, _ in first })
-                // The page's one inline script and one inline style, hashed again here from the served bytes.
+                // The page's one inline script and one inline style, hashed again here from the served bytes; the
+                // map library's script and stylesheet from this origin only.
                 let scripts = Self.inlineTexts("script", in: page.text), styles = Self.inlineTexts("style", in: page.text)
                 #expect(scripts.count == 1 && styles.count == 1)
-                #expect(directives["script-src"] == scripts.map(Self.hashSource), "\(csp)")
-                #expect(directives["style-src"] == styles.map(Self.hashSource), "\(csp)")
+                #expect(directives["script-src"] == ["'self'"] + scripts.map(Self.hashSource), "\(csp)")
+                #expect(directives["style-src"] == ["'self'"] + styles.map(Self.hashSource), "\(csp)")
                 #expect(directives["default-src"] == ["'none'"])
                 #expect(directives["connect-src"] == ["'self'"])
                 #expect(directives["img-src"] == ["'none'"])
@@ -114,17 +135,21 @@ struct DashboardTests {
             // Chromium reports a blocked script, style, fetch or image as a console message naming the policy.
             let violations = console.split(separator: "\n").filter { $0.contains("Content Security Policy") || $0.contains("Refused to") }
             #expect(violations.isEmpty, "CSP violations: \(violations.joined(separator: "\n"))")
-            let polyline = try #require(dom.range(of: #"<polyline id="track""#).map { dom[$0.lowerBound...].prefix { $0 != ">" } })
-            let pointsAttribute = try #require(polyline.range(of: #"points=""#).map { polyline[$0.upperBound...].prefix { $0 != "\"" } })
-            let drawn = pointsAttribute.split(separator: " ")
-            #expect(drawn.count == 120, "the latest ride has 120 points")
-            // Every vertex lies inside the 800×600 map.
-            let xy = drawn.map { $0.split(separator: ",").compactMap { Double($0) } }
-            #expect(xy.allSatisfy { $0.count == 2 && (0...800).contains($0[0]) && (0...600).contains($0[1]) })
-            // North is up: the ride goes north, so the last point is higher (smaller y) than the first.
-            #expect((xy.last?[1] ?? 0) < (xy.first?[1] ?? 0))
-            #expect(dom.contains(#"id="scale-bar""#))
-            #expect(dom.contains(#"class="fence""#) && dom.contains(#"data-id="f_depot""#))
+            let track = try #require(MapDOM.path(classed: "track", in: dom), "no ride on the map: \(dom.prefix(3000))")
+            #expect(track.vertices.count == 120, "the latest ride has 120 points")
+            // Every vertex lies inside the visible map (the SVG reaches a tenth of the map beyond each edge).
+            #expect(track.vertices.allSatisfy { track.visible.contains($0) }, "\(track.vertices) outside \(track.visible)")
+            // The ride fills the view (fitted with 30 px of margin) and north is up: it goes north, so the
+            // last point is higher (smaller y) than the first.
+            let ys = track.vertices.map(\.y)
+            #expect((ys.max() ?? 0) - (ys.min() ?? 0) > track.visible.height / 2)
+            #expect((track.vertices.last?.y ?? 0) < (track.vertices.first?.y ?? 0))
+            // A metric scale bar.
+            let scale = try #require(MapDOM.text(of: #"<div class="leaflet-control-scale-line""#, in: dom))
+            #expect(scale.hasSuffix(" m") || scale.hasSuffix(" km"), "\(scale)")
+            // The depot (on the fences' second page) drawn, with its name; the 10,000 far-away fences are out of view.
+            #expect(dom.contains(#"<path class="fence"#) && dom.contains(#"data-id="f_depot""#))
+            #expect(DashboardMapTests.attribute("data-fences", of: #"<div id="map""#, in: dom) == "1")
             #expect(dom.contains("120 points from"))
         }
     }
@@ -157,7 +182,7 @@ struct DashboardTests {
         process.executableURL = URL(fileURLWithPath: chromium)
         process.arguments = ["--headless", "--disable-gpu", "--no-sandbox", "--no-first-run", "--disable-extensions",
                              "--user-data-dir=\(profile.path)", "--enable-logging=stderr", "--v=0",
-                             "--virtual-time-budget=15000", "--dump-dom", url]
+                             "--window-size=1280,800", "--virtual-time-budget=15000", "--dump-dom", url]
         if let timeZone {
             var environment = ProcessInfo.processInfo.environment
             environment["TZ"] = timeZone
