@@ -74,8 +74,14 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp("The dashboard's basemap: a tile URL template with {z}, {x} and {y}, e.g. "
                                + "https://tile.openstreetmap.org/{z}/{x}/{y}.png (the browser fetches the tiles; mind the tile "
-                               + "server's usage policy). Without it the map is plain.", valueName: "url-template"))
+                               + "server's usage policy and credit it with --tiles-attribution). Without it the map is a plain background.",
+                               valueName: "url-template"))
     var tiles: String?
+
+    @Option(name: .customLong("tiles-attribution"),
+            help: ArgumentHelp("The credit the tile server asks for, shown as plain text in the map's corner, e.g. "
+                               + "'© OpenStreetMap contributors'. Needs --tiles.", valueName: "text"))
+    var tilesAttribution: String?
 
     @Option(name: .customLong("webhook-allow"),
             help: ArgumentHelp("Internal range (CIDR), address or host name webhooks may reach anyway; repeatable or "
@@ -112,6 +118,7 @@ struct ServeCommand: AsyncParsableCommand {
         if let tiles {
             do { _ = try DashboardPage.checkedTiles(tiles) } catch let error as ServerError { throw ValidationError("--tiles: \(error.message)") }
         }
+        if tilesAttribution != nil, tiles == nil { throw ValidationError("--tiles-attribution credits the tiles of --tiles; give --tiles too") }
     }
 
     func run() async throws {
@@ -127,6 +134,7 @@ struct ServeCommand: AsyncParsableCommand {
             var configuration = ServerConfiguration(adminTokenDigest: admin.digest)
             configuration.host = command.host
             configuration.tileURLTemplate = command.tiles
+            configuration.tileAttribution = command.tilesAttribution
             configuration.port = command.port
             configuration.maxBodyBytes = command.maxBodyBytes
             configuration.rideGapSeconds = command.rideGap

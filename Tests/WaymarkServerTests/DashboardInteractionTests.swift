@@ -105,7 +105,10 @@ struct DashboardInteractionTests {
     func zoomAndPan() async throws {
         let chromium = try #require(DashboardTests.chromium)
         try await TileServer.run { tiles in
-            try await LiveStreamTests.live(.sqlite, configure: { $0.tileURLTemplate = tiles.template }) { server, port in
+            try await LiveStreamTests.live(.sqlite, configure: {
+                $0.tileURLTemplate = tiles.template
+                $0.tileAttribution = "© Test tiles <b>&</b>"
+            }) { server, port in
                 try await Self.seed(server)
                 let page = try await server.send(.get, "/")
                 let tileOrigin = tiles.template.replacingOccurrences(of: "/{z}/{x}/{y}.png", with: "")
@@ -122,6 +125,9 @@ struct DashboardInteractionTests {
                 #expect(opened.zoom >= 15 && opened.tileZooms == [Int(opened.zoom)], "\(opened)")
                 #expect(opened.fences == 1, "only the depot is in view: \(opened)")
                 #expect(tiles.requests.contains { $0.hasPrefix("/\(Int(opened.zoom))/") })
+                // The tiles' credit, as the text the operator gave (not as markup).
+                let credit = try await browser.evaluate("document.querySelector('.leaflet-control-attribution').textContent") as? String
+                #expect(credit?.contains("© Test tiles <b>&</b>") == true, "\(credit ?? "no attribution")")
 
                 // Wheel down over the middle of the map: Leaflet zooms out around the cursor.
                 let middle = try await Self.centre(of: "#map", in: browser)

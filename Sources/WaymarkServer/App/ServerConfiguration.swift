@@ -27,6 +27,9 @@ public struct ServerConfiguration: Sendable {
     /// e.g. `https://tile.openstreetmap.org/{z}/{x}/{y}.png`. The operator's browser fetches the tiles;
     /// the server never does. Nil: the plain map. Check one with ``DashboardPage/checkedTiles(_:)``.
     public var tileURLTemplate: String?
+    /// The credit the basemap's provider asks for, shown as plain text in the map's corner beside
+    /// ``tileURLTemplate``'s tiles, e.g. `© OpenStreetMap contributors`. Nil: none.
+    public var tileAttribution: String?
     /// GPX reader for `POST /api/devices/{id}/gpx` (WaymarkGeo's `GPXDocument` by default); nil disables the route.
     /// The default bounds the work one upload can cost (see `GPXReadOptions`): 256 attributes per element,
     /// 256 levels, `maxPoints` points; it also stops when the client goes away (the task is cancelled).

@@ -16,12 +16,15 @@ import WaymarkGeo
 /// lists devices, rides (start in the browser's time zone, duration, distance) and events; a slider and
 /// a play button replay the selected ride; `/api/stream` keeps it all live.
 public enum DashboardPage {
-    /// The page with the tile template in its `waymark-tiles` meta element (empty: the plain map).
-    static func page(tiles: String?) -> String {
+    /// The page with the tile template in its `waymark-tiles` meta element (empty: the plain map) and the
+    /// tiles' credit in `waymark-tiles-attribution` (plain text, shown as such).
+    static func page(tiles: String?, attribution: String? = nil) -> String {
         html.replacingOccurrences(of: tilesPlaceholder, with: GPXWriter.escape(tiles ?? "", attribute: true))
+            .replacingOccurrences(of: attributionPlaceholder, with: GPXWriter.escape(tiles == nil ? "" : attribution ?? "", attribute: true))
     }
 
     static let tilesPlaceholder = "__WAYMARK_TILES__"
+    static let attributionPlaceholder = "__WAYMARK_TILES_ATTRIBUTION__"
 
     /// ``template`` with the map library's path and integrity values filled in.
     static let html = template
@@ -34,6 +37,7 @@ public enum DashboardPage {
     <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
     <title>Waymark</title>
     <meta name="waymark-tiles" content="__WAYMARK_TILES__">
+    <meta name="waymark-tiles-attribution" content="__WAYMARK_TILES_ATTRIBUTION__">
     <link rel="stylesheet" href="__LEAFLET__leaflet.css" integrity="__LEAFLET_CSS_SRI__">
     <style>
     html,body{height:100%;margin:0}
@@ -45,7 +49,7 @@ public enum DashboardPage {
     aside h2{font-size:1em;margin:.8em 0 .3em}
     ul,ol{margin:0;padding-left:1.2em}
     li.selected{font-weight:bold}
-    li button{all:unset;cursor:pointer;text-decoration:underline}
+    li button{all:unset;cursor:pointer;text-decoration:underline;vertical-align:top}
     #view{flex:1;display:flex;flex-direction:column;min-width:0}
     #map{flex:1;background:#eef1f4}
     #status{font-size:.9em;opacity:.8}
@@ -83,7 +87,8 @@ public enum DashboardPage {
     "use strict";
     const state = { devices: [], fences: [], events: [], deviceEvents: [], deviceEventsAfter: 0, device: null, ride: null,
                     latestRide: null, track: [], live: null, timer: null };
-    const TILES = (document.querySelector('meta[name="waymark-tiles"]') || {}).content || "";
+    const meta = (name) => (document.querySelector(`meta[name="${name}"]`) || {}).content || "";
+    const TILES = meta("waymark-tiles"), CREDIT = meta("waymark-tiles-attribution");
     // Times in the browser's own zone; durations as h:mm:ss.
     const local = (iso) => new Date(iso).toLocaleString();
     function duration(seconds) {
@@ -155,7 +160,9 @@ public enum DashboardPage {
         }
       },
     });
-    if (TILES) new TileLayer(TILES, { maxZoom: 20, maxNativeZoom: 19, subdomains: "abc", className: "basemap" }).addTo(map);
+    // Leaflet shows a layer's attribution as HTML: the operator's credit is text, so it is escaped first.
+    const text = (s) => s.replace(/[&<>"']/g, (c) => "&#" + c.charCodeAt(0) + ";");
+    if (TILES) new TileLayer(TILES, { maxZoom: 20, maxNativeZoom: 19, subdomains: "abc", className: "basemap", attribution: text(CREDIT) }).addTo(map);
     const fenceLayer = L.layerGroup().addTo(map), eventLayer = L.layerGroup().addTo(map), deviceLayer = L.layerGroup().addTo(map);
     const track = L.polyline([], { pane: "track", className: "track", color: "#d33", weight: 3, opacity: .9,
                                    smoothFactor: 0, interactive: false }).addTo(map);
@@ -218,7 +225,7 @@ public enum DashboardPage {
       lastPoint = head = null;
       if (state.track.length) {
         const p = state.track[state.track.length - 1];
-        lastPoint = L.circleMarker([p.lat, p.lon], { pane: "head", className: "last-point", radius: 5, color: "#d33", fillOpacity: 1, interactive: false }).addTo(map);
+        lastPoint = L.circleMarker([p.lat, p.lon], { pane: "track", className: "last-point", radius: 5, color: "#d33", fillOpacity: 1, interactive: false }).addTo(map);
         head = L.circleMarker([state.track[0].lat, state.track[0].lon], { pane: "head", className: "playhead", radius: 7, color: "#d33", weight: 3,
                                                                            fillColor: "#fff", fillOpacity: 1, interactive: false }).addTo(map);
         moveHead();

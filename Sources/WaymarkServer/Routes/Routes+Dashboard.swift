@@ -28,7 +28,7 @@ extension Routes {
             .xContentTypeOptions: "nosniff",
             HTTPField.Name("Referrer-Policy")!: "no-referrer",
         ]
-        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: DashboardPage.page(tiles: tiles))))
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: DashboardPage.page(tiles: tiles, attribution: configuration.tileAttribution))))
     }
 
     /// A file of the dashboard's map library (``DashboardAssets``): public like the page, the same bytes
