@@ -29,6 +29,14 @@ struct ServerCommandsTests {
         #expect(DatabaseOption.redacted("postgres://u:secret@h/db") == "postgres://u:***@h/db")
     }
 
+    @Test("serve takes the basemap's credit with its tiles, and refuses a credit without tiles")
+    func tilesAttribution() throws {
+        let serve = try ServeCommand.parse(["--tiles", "https://tile.example.org/{z}/{x}/{y}.png",
+                                            "--tiles-attribution", "© OpenStreetMap contributors"])
+        #expect(serve.tilesAttribution == "© OpenStreetMap contributors")
+        #expect(throws: (any Error).self) { try ServeCommand.parse(["--tiles-attribution", "© OpenStreetMap contributors"]) }
+    }
+
     @Test("device add prints a token once, list shows the device, revoke marks it revoked")
     func deviceLifecycle() async throws {
         let database = try Self.temporaryDatabase()

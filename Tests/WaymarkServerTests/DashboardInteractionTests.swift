@@ -36,12 +36,13 @@ struct DashboardInteractionTests {
         try await settle(browser)
     }
 
-    /// Waits for the map to be still: no move under way, every tile finished (loaded or failed).
+    /// Waits for the map to be still: no move under way, every tile of the current zoom finished (loaded or
+    /// failed) and faded in, the previous zoom's tiles gone.
     static func settle(_ browser: HeadlessChromium) async throws {
         try await browser.waitUntil("""
             !map._animatingZoom && !document.querySelector(".leaflet-zoom-anim")
-              && [...document.querySelectorAll("img.leaflet-tile")].every((t) => t.complete
-                   && Number(new URL(t.src).pathname.split("/")[1]) === map.getZoom())
+              && [...document.querySelectorAll("img.leaflet-tile")].every((t) => t.complete && t.classList.contains("leaflet-tile-loaded")
+                   && (t.style.opacity === "" || t.style.opacity === "1") && Number(new URL(t.src).pathname.split("/")[1]) === map.getZoom())
             """)
     }
 
@@ -142,7 +143,7 @@ struct DashboardInteractionTests {
                 #expect(tiles.requests.contains { $0.hasPrefix("/\(Int(zoomed.zoom))/") })
                 #expect(second != first, "the screen did not change")
 
-                // Drag the map 300 px to the left: the view moves east, the layers move with the map pane.
+                // Drag the map 300 px to the left and 40 px down: the view moves east and north, the layers with the map pane.
                 try await Self.afterMove(browser) {
                     try await browser.drag(from: middle, to: (middle.x - 300, middle.y + 40), steps: 12)
                 }
@@ -150,7 +151,7 @@ struct DashboardInteractionTests {
                 let third = try await browser.screenshot()
                 Self.keep(third, "dashboard-tiles-3-panned.png")
                 #expect(panned.zoom == zoomed.zoom)
-                #expect(panned.lon > zoomed.lon && panned.lat < zoomed.lat, "the drag did not pan east and south: \(zoomed) → \(panned)")
+                #expect(panned.lon > zoomed.lon && panned.lat > zoomed.lat, "the drag (left and down) did not pan east and north: \(zoomed) → \(panned)")
                 // translate3d(x, y, 0): at least the drag (Leaflet's inertia may carry it further the same way).
                 let offset = panned.pane.split(separator: "(").last?.split(separator: ",").compactMap { Double($0.filter { "-0123456789.".contains($0) }) } ?? []
                 #expect(offset.count == 3 && offset[0] <= -300 && offset[1] >= 40, "the map pane did not move with the drag: \(panned.pane)")

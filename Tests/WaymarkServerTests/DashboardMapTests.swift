@@ -90,6 +90,10 @@ struct DashboardMapTests {
         #expect(DashboardPage.contentSecurityPolicy(tiles: nil).contains("img-src 'none';"))
         #expect(DashboardPage.page(tiles: #"https://x.org/{z}/{x}/{y}.png?a="b"&c"#)
             .contains(#"content="https://x.org/{z}/{x}/{y}.png?a=&quot;b&quot;&amp;c""#))
+        // The tiles' credit is text in an attribute (the page escapes it again for Leaflet), and only with tiles.
+        #expect(DashboardPage.page(tiles: Self.tiles, attribution: #"© <b>"x"</b>"#)
+            .contains(#"<meta name="waymark-tiles-attribution" content="© &lt;b&gt;&quot;x&quot;&lt;/b&gt;">"#))
+        #expect(DashboardPage.page(tiles: nil, attribution: "© x").contains(#"<meta name="waymark-tiles-attribution" content="">"#))
     }
 
     /// The value of `name` in the first element whose text starts with `opening`.
