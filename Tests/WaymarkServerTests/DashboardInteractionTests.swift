@@ -101,6 +101,23 @@ struct DashboardInteractionTests {
         try? png.write(to: URL(fileURLWithPath: directory).appendingPathComponent(name))
     }
 
+    @Test("the DevTools session reports a CSP violation and a blocked image, so the checks for none are not vacuous",
+          .enabled(if: DashboardTests.chromium != nil, DashboardTests.skipMessage))
+    func problemsAreReported() async throws {
+        let chromium = try #require(DashboardTests.chromium)
+        let browser = try HeadlessChromium(executable: chromium)
+        defer { browser.close() }
+        try await browser.open(width: 400, height: 300)
+        let page = #"<meta http-equiv="Content-Security-Policy" content="script-src 'sha256-AAAA'; img-src 'none'"><script>document.title="ran"</script><img src="data:image/gif;base64,R0lGODlhAQABAAD/ACwAAAAAAQABAAACADs=">"#
+        try await browser.navigate("data:text/html," + (page.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? page))
+        try await browser.waitUntil("document.readyState === 'complete'")
+        #expect(try await browser.evaluate("document.title") as? String == "")
+        let problems = browser.problems()
+        #expect(problems.contains { $0.contains("CSP violation: script-src") }, "\(problems)")
+        #expect(problems.contains { $0.contains("CSP violation: img-src") }, "\(problems)")
+        #expect(problems.contains { $0.hasPrefix("log (security)") }, "\(problems)")
+    }
+
     @Test("the wheel zooms the map out and a drag pans it; each redraws the ride, the fences in view, the tiles and the screen",
           .enabled(if: DashboardTests.chromium != nil, DashboardTests.skipMessage))
     func zoomAndPan() async throws {
