@@ -18,6 +18,17 @@ public protocol ContinuingUploadTransport: UploadTransport {
     /// Called when the calling task may already be cancelled (the process is about to stop), so
     /// it must not give up on cancellation. Starting a key the system already holds does nothing.
     func handOff(_ request: UploadRequest) async
+
+    /// Starts the transfer at `time`, the time the sender reasons in (virtual time in a simulation).
+    /// A real session ignores it: the default calls ``handOff(_:)``.
+    func handOff(_ request: UploadRequest, at time: Date) async
+}
+
+extension ContinuingUploadTransport {
+    /// Starts the transfer; `time` is ignored.
+    public func handOff(_ request: UploadRequest, at time: Date) async {
+        await handOff(request)
+    }
 }
 
 /// Where the next send should go, as the app's state tells it.
@@ -100,18 +111,22 @@ public struct HandOffUploadTransport: UploadTransport {
             return await Self.send(request, at: time, through: continuing)
         }
         if Task.isCancelled {
-            await continuing.handOff(request)
+            await handOff(request, at: time)
             return .cancelled
         }
         if await route() == .handOff {
-            await continuing.handOff(request)
+            await handOff(request, at: time)
             return await Self.send(request, at: time, through: continuing)
         }
         let response = await Self.send(request, at: time, through: running)
         if response == .cancelled {
-            await continuing.handOff(request)
+            await handOff(request, at: time)
         }
         return response
+    }
+
+    private func handOff(_ request: UploadRequest, at time: Date?) async {
+        if let time { await continuing.handOff(request, at: time) } else { await continuing.handOff(request) }
     }
 
     private static func send(_ request: UploadRequest, at time: Date?, through transport: any UploadTransport) async -> UploadResponse {
