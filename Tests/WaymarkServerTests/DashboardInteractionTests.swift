@@ -9,7 +9,7 @@ import WaymarkGeo
 /// The dashboard's map used as an operator uses it (issue #33 item 1): wheel and drag sent as real input
 /// through the DevTools protocol, Play pressed, positions arriving live, with and without a basemap,
 /// and nothing refused by the page's CSP. Set `WAYMARK_SCREENSHOTS=DIR` to keep the screenshots.
-@Suite("Dashboard interaction")
+@Suite("Dashboard interaction", .serialized)   // one Chromium at a time: each is several processes, and CI runs the whole test target at once
 struct DashboardInteractionTests {
     /// The phone's ride north through the depot (60 points, 5 s apart, from 2025-06-15 10:00 UTC), the
     /// depot, a yard 2.2 km east of the view (out of it until the map zooms out), and a van parked nearby.
