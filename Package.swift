@@ -223,6 +223,8 @@ let package = Package(
                 "WaymarkSimulatedPhone",
                 // HTTPUploadTransport (AsyncHTTPClient) lives with the server-side tools.
                 "WaymarkCLI",
+                // The no-point-lost acceptance against Waymark's own router and stores.
+                "WaymarkServer", "WaymarkServerTesting", .hummingbirdTesting,
                 .asyncHTTPClient,
                 .hummingbird,
                 .grdb,

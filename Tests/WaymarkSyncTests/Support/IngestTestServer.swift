@@ -22,6 +22,13 @@ final class IngestTestServer: Sendable {
         case holdAfterCommitUntilNextRequest
     }
 
+    /// A server behind this one: given the device token, the idempotency key, the content type and
+    /// the body, it stores the batch and answers (status, body). With one, this server only injects
+    /// faults in front of it: a scripted status is answered without forwarding (nothing committed),
+    /// and a drop or a hold happens after the upstream committed and answered.
+    typealias Upstream = @Sendable (_ token: String, _ key: String?, _ contentType: String?, _ body: [UInt8]) async throws
+        -> (status: Int, body: [UInt8])
+
     let state: IngestLedger
     let port: Int
     private let task: Task<Void, any Error>
@@ -35,11 +42,14 @@ final class IngestTestServer: Sendable {
     }
 
     /// Starts a server on a free port and returns once it listens.
-    static func start(path: String = "/api/ingest") async throws -> IngestTestServer {
+    ///
+    /// - parameter upstream: a real server to forward to; nil stores in the ledger (see ``Upstream``).
+    static func start(path: String = "/api/ingest", upstream: Upstream? = nil) async throws -> IngestTestServer {
         let ledger = IngestLedger()
         let router = Router()
         router.post(RouterPath(path)) { request, _ -> Response in
-            try await handle(request, ledger: ledger)
+            if let upstream { return try await forward(request, ledger: ledger, to: upstream) }
+            return try await handle(request, ledger: ledger)
         }
         var logger = Logger(label: "test-ingest")
         logger.logLevel = .critical
@@ -113,6 +123,37 @@ final class IngestTestServer: Sendable {
         // WaymarkServer's reply shape: points it could not store are listed, the rest are committed.
         let list = rejected.map { #"{"index":\#($0.index),"field":"properties.timestamp","message":"\#($0.message)"}"# }
         return reply(200, #"{"result":"ok","rejected":[\#(list.joined(separator: ","))]}"#)
+    }
+
+    /// Injects the device's next fault in front of `upstream`: a status instead of forwarding; a drop
+    /// or a hold after the upstream committed and answered.
+    private static func forward(_ request: Request, ledger: IngestLedger, to upstream: Upstream) async throws -> Response {
+        let auth = request.headers[.authorization] ?? ""
+        let token = auth.hasPrefix("Bearer ") ? String(auth.dropFirst(7)) : ""
+        let key = HTTPField.Name("Idempotency-Key").flatMap { request.headers[$0] }
+        let body = try await request.body.collect(upTo: 50_000_000)
+        await ledger.saw(contentType: request.headers[.contentType], key: key)
+        let fault = await ledger.nextFault(for: token)
+        if case .status(let code) = fault { return reply(code, #"{"error":{"message":"injected fault"}}"#) }
+        let answer = try await upstream(token, key, request.headers[.contentType], Array(buffer: body))
+        if (200..<300).contains(answer.status), let device = await ledger.device(for: token) {
+            switch fault {
+            case .dropAfterCommit:
+                var headers = HTTPFields()
+                headers[.contentLength] = "64"
+                return Response(status: .ok, headers: headers, body: ResponseBody { _ in throw CancellationError() })
+            case .holdAfterCommitUntilNextRequest:
+                let released = await ledger.holdSignal(device: device)
+                await ledger.held(device: device)
+                for await _ in released { break }
+            default:
+                break
+            }
+        }
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json"
+        return Response(status: .init(code: answer.status), headers: headers,
+                        body: ResponseBody(byteBuffer: ByteBuffer(bytes: answer.body)))
     }
 
     private static func reply(_ status: Int, _ text: String) -> Response {

@@ -36,6 +36,8 @@ struct SimulatedRideRun {
     /// Server faults: probabilities per request.
     let p5xx: Double, pDrop: Double, pHold: Double
     let backend: LocationBackend
+    /// The device token the phone uploads with; `tok-<device>` when the ledger is the server.
+    var token: String?
 
     var device: String { "sim-\(seed)" }
     static let epoch = Date(timeIntervalSince1970: 1_767_254_400)
@@ -125,7 +127,7 @@ struct SimulatedRideRun {
     func run() async throws -> Result {
         let path = TestFixes.temporaryStorePath()
         defer { TestFixes.removeStore(at: path) }
-        let ledger = server.state, device = device, token = "tok-\(device)"
+        let ledger = server.state, device = device, token = token ?? "tok-\(device)"
         await ledger.register(token: token, device: device)
         // A held reply moves the transport's own clock past its timeout: the client gives up at once.
         let clock = SimulatedClock(startingAt: 0)
