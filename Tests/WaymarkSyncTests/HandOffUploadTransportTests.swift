@@ -148,4 +148,50 @@ struct HandOffUploadTransportTests {
         let handedOff = await continuing.handedOff
         #expect(await continuing.sent == handedOff)
     }
+
+    @Test("at suspension the rest of the backlog goes to the system too, in one larger batch, several transfers at once; all acknowledged later from the system's outcomes")
+    func backlogHandedOffAtSuspension() async throws {
+        let store = try RideStore.inMemory()
+        let ride = try store.startRide(at: TestFixes.start)
+        try store.append(TestFixes.ride(count: 300), to: ride.id)
+        let running = RunningDouble(), continuing = ContinuingDouble()
+        await running.hold()
+        let executor = UploadExecutor(store: store, transport: HandOffUploadTransport(running: running, continuing: continuing),
+                                      credentials: DeviceCredentials(token: "tok"))
+        let log = CommandLog()
+        let driver = try UploadDriver(executor: executor, configuration: .init(maxBatchPoints: 60, handOffBatchPoints: 1_000),
+                                      seed: 5, foreground: false, commands: { await log.append($0) })
+        await driver.flush()
+        while await running.holding.isEmpty { try await Task.sleep(for: .milliseconds(2)) }
+        let id = try #require(await log.commands.compactMap { command -> Int? in
+            if case .beginBackgroundTask(let id) = command { return id } else { return nil }
+        }.first)
+        await driver.handle(.backgroundTaskExpired(id: id))
+        while await continuing.handedOff.count < 2 { try await Task.sleep(for: .milliseconds(2)) }
+        let backlog = try store.backlog()
+        #expect(backlog.pending.map(\.points).sorted() == [60, 240], "the batch in flight and one larger batch of the rest")
+        #expect(!backlog.hasUnbatched)
+        #expect(await continuing.handedOff.count == 2)
+        #expect(try store.fixCount() == 300, "nothing deleted before an acknowledgement")
+
+        await driver.handle(.willEnterForeground)
+        await driver.flush()
+        for await status in driver.statuses where status.backlog.isEmpty && status.phase == .idle { break }
+        await driver.stop()
+        #expect(try store.fixCount() == 0)
+        #expect(await running.sent.count == 1, "nothing handed off was uploaded again through the running session")
+    }
+
+    @Test("a transport that cannot carry transfers on after the process (no continuing part): nothing is re-batched at suspension")
+    func noContinuingNoHandOff() async throws {
+        let store = try RideStore.inMemory()
+        let ride = try store.startRide(at: TestFixes.start)
+        try store.append(TestFixes.ride(count: 300), to: ride.id)
+        let running = RunningDouble()
+        await running.hold()
+        let executor = UploadExecutor(store: store, transport: running, credentials: DeviceCredentials(token: "tok"))
+        #expect(executor.continuing == nil)
+        #expect(try await executor.handOffBacklog(maxPoints: 1_000, maxBytes: 1 << 21, at: TestFixes.start).isEmpty)
+        #expect(try store.backlog().pending.isEmpty, "no batch formed")
+    }
 }

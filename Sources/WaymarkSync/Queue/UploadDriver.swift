@@ -7,7 +7,9 @@ import WaymarkEngine
 ///
 /// Tell it about new fixes (``recorded()``) and device events (``handle(_:)``); it forwards
 /// background-task commands to `commands` (the app's `Device`, from WaymarkEngine). Sends run in their own task,
-/// so a background-task expiry can cancel one in flight.
+/// so a background-task expiry can cancel one in flight. Over a `HandOffUploadTransport`, when the
+/// queue stops for a background window (budget spent or task expired) with points left, the rest is
+/// handed to the system in batches of ``UploadQueue/Configuration/handOffBatchPoints``.
 ///
 /// ```swift
 /// let driver = UploadDriver(executor: executor, commands: { await device.perform($0) })
@@ -37,6 +39,8 @@ public actor UploadDriver {
     var timer: Task<Void, Never>?
     var inFlight: (attempt: Int, task: Task<Void, Never>)?
     var attempts = 0
+    /// What was left was handed to the system in this background window.
+    var handedOff = false
     /// The queue's state after each step; the current state first. One subscriber.
     public nonisolated let statuses: AsyncStream<Status>
     let continuation: AsyncStream<Status>.Continuation
@@ -108,8 +112,34 @@ public actor UploadDriver {
             }
             return .done
         }, storeFailed: { action, error in logger.error("upload action \(action) failed: \(error)") })
+        await handOffIfSuspending()
         continuation.yield(Status(backlog: queue.backlog, phase: queue.phase, failures: queue.failures))
         scheduleTimer()
+    }
+
+    /// When the queue stops for this background window (its budget spent, or its background task
+    /// expired) with points left, and the transport can carry transfers on after the process
+    /// stops (`HandOffUploadTransport`), hands the rest to the system in larger batches
+    /// (``UploadExecutor/handOffBacklog(maxPoints:maxBytes:at:)``); once per window.
+    func handOffIfSuspending() async {
+        guard !queue.foreground, queue.budgetExhausted else {
+            handedOff = false
+            return
+        }
+        guard !handedOff, executor.continuing != nil, !queue.backlog.isEmpty else { return }
+        handedOff = true
+        do {
+            let keys = try await executor.handOffBacklog(maxPoints: queue.configuration.handOffBatchPoints,
+                                                         maxBytes: queue.configuration.handOffBatchBytes, at: clock.now)
+            if !keys.isEmpty {
+                logger.info("handed \(keys.count) batches to the system before suspension")
+                for case .device(let command) in queue.handle(.backlogChanged(try executor.store.backlog()), at: clock.now) {
+                    await commands(command)
+                }
+            }
+        } catch {
+            logger.error("cannot hand the backlog to the system: \(error)")
+        }
     }
 
     func startSend(_ key: String) {

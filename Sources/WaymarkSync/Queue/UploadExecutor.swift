@@ -57,6 +57,36 @@ public struct UploadExecutor: Sendable {
         return .backlogChanged(try store.backlog())
     }
 
+    /// The transport's part that carries transfers on after the process stops: the `continuing`
+    /// transport of a `HandOffUploadTransport`, or the transport itself when it is one; nil otherwise.
+    public var continuing: (any ContinuingUploadTransport)? {
+        if let handOff = transport as? HandOffUploadTransport { return handOff.continuing }
+        return transport as? any ContinuingUploadTransport
+    }
+
+    /// Hands what is left to the system as the app is about to be suspended (review 2, M6): forms
+    /// every unbatched point into batches of at most `maxPoints` points and `maxBytes` bytes, and
+    /// starts a transfer for every pending batch the system does not hold yet, several at once.
+    /// The batches stay pending: their next sends take the system's outcomes, and points are
+    /// deleted only on an acknowledgement. Does nothing without a ``continuing`` transport.
+    ///
+    /// - returns: the keys handed off.
+    /// - throws: ``SyncError`` `.storage` when the store fails.
+    public func handOffBacklog(maxPoints: Int, maxBytes: Int, at now: Date) async throws -> [String] {
+        guard let continuing else { return [] }
+        while try store.formBatch(maxPoints: maxPoints, maxBytes: maxBytes, format: format, at: now) != nil {}
+        var keys: [String] = []
+        for pending in try store.backlog().pending {
+            guard await !continuing.holdsTransfer(for: pending.key),
+                  let batch = try store.batch(pending.key), batch.state == .pending else { continue }
+            let request = UploadRequest(key: pending.key, body: format.body(for: batch.fixes, gaps: batch.gaps),
+                                        token: await credentials.token)
+            await continuing.handOff(request, at: now)
+            keys.append(pending.key)
+        }
+        return keys
+    }
+
     /// Sends the batch once at `now` (the time the queue reasons in; a simulated network answers by it)
     /// and returns `.sendFinished`, or `.backlogChanged` when the batch no longer exists.
     ///

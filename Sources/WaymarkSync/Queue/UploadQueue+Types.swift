@@ -27,6 +27,12 @@ extension UploadQueue {
         public var isolateRejectedPoints: Bool
         /// First identifier used for `beginBackgroundTask` commands (keeps clear of other components).
         public var backgroundTaskIDBase: Int
+        /// Most points in one batch handed to the system when the app is about to be suspended
+        /// (``UploadDriver`` with a `HandOffUploadTransport`): fewer, larger transfers, as Apple asks of
+        /// background sessions ("Downloading files in the background").
+        public var handOffBatchPoints: Int
+        /// Largest encoded body of such a batch, in bytes.
+        public var handOffBatchBytes: Int
 
         /// Makes a configuration; the defaults suit a phone on a cellular network.
         ///
@@ -35,7 +41,8 @@ extension UploadQueue {
         public init(maxBatchPoints: Int = 500, maxBatchBytes: Int = 256 * 1024, maxBatchAge: TimeInterval = 120,
                     backoffBase: TimeInterval = 2, backoffCap: TimeInterval = 600,
                     backgroundBudget: TimeInterval = 25, minimumBudget: TimeInterval = 10,
-                    isolateRejectedPoints: Bool = true, backgroundTaskIDBase: Int = 6_000) {
+                    isolateRejectedPoints: Bool = true, backgroundTaskIDBase: Int = 6_000,
+                    handOffBatchPoints: Int = 5_000, handOffBatchBytes: Int = 2 * 1024 * 1024) {
             self.maxBatchPoints = maxBatchPoints
             self.maxBatchBytes = maxBatchBytes
             self.maxBatchAge = maxBatchAge
@@ -45,6 +52,8 @@ extension UploadQueue {
             self.minimumBudget = minimumBudget
             self.isolateRejectedPoints = isolateRejectedPoints
             self.backgroundTaskIDBase = backgroundTaskIDBase
+            self.handOffBatchPoints = handOffBatchPoints
+            self.handOffBatchBytes = handOffBatchBytes
             ContractCheck.require(contractViolations, in: "UploadQueue.Configuration")
         }
 
@@ -53,6 +62,8 @@ extension UploadQueue {
             var check = ContractCheck()
             check.require(maxBatchPoints > 0, "maxBatchPoints must be positive, not \(maxBatchPoints)")
             check.require(maxBatchBytes > 0, "maxBatchBytes must be positive, not \(maxBatchBytes)")
+            check.require(handOffBatchPoints > 0, "handOffBatchPoints must be positive, not \(handOffBatchPoints)")
+            check.require(handOffBatchBytes > 0, "handOffBatchBytes must be positive, not \(handOffBatchBytes)")
             check.nonNegative("maxBatchAge", maxBatchAge)
             check.finitePositive("backoffBase", backoffBase)
             check.require(backoffCap >= backoffBase && backoffCap.isFinite,
