@@ -4,7 +4,7 @@ import WaymarkEngine
 @testable import WaymarkSync
 
 /// A running transport that answers from a script, or holds a send until its task is cancelled.
-private actor RunningDouble: UploadTransport {
+actor RunningDouble: UploadTransport {
     var sent: [String] = []
     var holds = false
     var answer: UploadResponse = .status(200, body: Array(#"{"result":"ok","stored":1}"#.utf8))
@@ -25,7 +25,7 @@ private actor RunningDouble: UploadTransport {
 }
 
 /// A continuing transport that records hand-offs and answers sends of keys it holds.
-private actor ContinuingDouble: ContinuingUploadTransport {
+actor ContinuingDouble: ContinuingUploadTransport {
     var handedOff: [String] = []
     var sent: [String] = []
     /// Keys the system holds a transfer for, and the outcome each will give.
@@ -116,23 +116,32 @@ struct HandOffUploadTransportTests {
         #expect(await continuing.handedOff == ["b3"])
     }
 
-    @Test("through the upload driver: a background send cut by the background task's expiry is handed off, the batch stays pending and is then acknowledged from the system's outcome")
-    func driverExpiryHandsOff() async throws {
+    /// A background driver over a store holding `fixes` fixes, whose running send is held; returns
+    /// once that send is out, with the id of the background task it holds.
+    static func backgroundDriver(fixes: Int, configuration: UploadQueue.Configuration = .init())
+        async throws -> (store: RideStore, running: RunningDouble, continuing: ContinuingDouble, driver: UploadDriver, task: Int) {
         let store = try RideStore.inMemory()
         let ride = try store.startRide(at: TestFixes.start)
-        try store.append(TestFixes.ride(count: 30), to: ride.id)
+        try store.append(TestFixes.ride(count: fixes), to: ride.id)
         let running = RunningDouble(), continuing = ContinuingDouble()
         await running.hold()
         let executor = UploadExecutor(store: store, transport: HandOffUploadTransport(running: running, continuing: continuing),
                                       credentials: DeviceCredentials(token: "tok"))
         let log = CommandLog()
-        let driver = try UploadDriver(executor: executor, seed: 5, foreground: false, commands: { await log.append($0) })
+        let driver = try UploadDriver(executor: executor, configuration: configuration, seed: 5, foreground: false,
+                                      commands: { await log.append($0) })
         await driver.flush()
         while await running.holding.isEmpty { try await Task.sleep(for: .milliseconds(2)) }
         let begun = await log.commands.compactMap { command -> Int? in
             if case .beginBackgroundTask(let id) = command { return id } else { return nil }
         }
         let id = try #require(begun.first, "a background send holds a background task")
+        return (store, running, continuing, driver, id)
+    }
+
+    @Test("through the upload driver: a background send cut by the background task's expiry is handed off, the batch stays pending and is then acknowledged from the system's outcome")
+    func driverExpiryHandsOff() async throws {
+        let (store, running, continuing, driver, id) = try await Self.backgroundDriver(fixes: 30)
         await driver.handle(.backgroundTaskExpired(id: id))
         while await continuing.handedOff.isEmpty { try await Task.sleep(for: .milliseconds(2)) }
         #expect(await continuing.handedOff.count == 1)
@@ -151,21 +160,8 @@ struct HandOffUploadTransportTests {
 
     @Test("at suspension the rest of the backlog goes to the system too, in one larger batch, several transfers at once; all acknowledged later from the system's outcomes")
     func backlogHandedOffAtSuspension() async throws {
-        let store = try RideStore.inMemory()
-        let ride = try store.startRide(at: TestFixes.start)
-        try store.append(TestFixes.ride(count: 300), to: ride.id)
-        let running = RunningDouble(), continuing = ContinuingDouble()
-        await running.hold()
-        let executor = UploadExecutor(store: store, transport: HandOffUploadTransport(running: running, continuing: continuing),
-                                      credentials: DeviceCredentials(token: "tok"))
-        let log = CommandLog()
-        let driver = try UploadDriver(executor: executor, configuration: .init(maxBatchPoints: 60, handOffBatchPoints: 1_000),
-                                      seed: 5, foreground: false, commands: { await log.append($0) })
-        await driver.flush()
-        while await running.holding.isEmpty { try await Task.sleep(for: .milliseconds(2)) }
-        let id = try #require(await log.commands.compactMap { command -> Int? in
-            if case .beginBackgroundTask(let id) = command { return id } else { return nil }
-        }.first)
+        let (store, running, continuing, driver, id) = try await Self.backgroundDriver(
+            fixes: 300, configuration: .init(maxBatchPoints: 60, handOffBatchPoints: 1_000))
         await driver.handle(.backgroundTaskExpired(id: id))
         while await continuing.handedOff.count < 2 { try await Task.sleep(for: .milliseconds(2)) }
         let backlog = try store.backlog()

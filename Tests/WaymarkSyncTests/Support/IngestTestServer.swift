@@ -108,18 +108,7 @@ final class IngestTestServer: Sendable {
         case .committed(let list):
             rejected = list
         }
-        switch fault {
-        case .dropAfterCommit:
-            var headers = HTTPFields()
-            headers[.contentLength] = "64"
-            return Response(status: .ok, headers: headers, body: ResponseBody { _ in throw CancellationError() })
-        case .holdAfterCommitUntilNextRequest:
-            let released = await ledger.holdSignal(device: device)
-            await ledger.held(device: device)
-            for await _ in released { break }
-        default:
-            break
-        }
+        if let dropped = await afterCommit(fault, device: device, ledger: ledger) { return dropped }
         // WaymarkServer's reply shape: points it could not store are listed, the rest are committed.
         let list = rejected.map { #"{"index":\#($0.index),"field":"properties.timestamp","message":"\#($0.message)"}"# }
         return reply(200, #"{"result":"ok","rejected":[\#(list.joined(separator: ","))]}"#)
@@ -136,24 +125,32 @@ final class IngestTestServer: Sendable {
         let fault = await ledger.nextFault(for: token)
         if case .status(let code) = fault { return reply(code, #"{"error":{"message":"injected fault"}}"#) }
         let answer = try await upstream(token, key, request.headers[.contentType], Array(buffer: body))
-        if (200..<300).contains(answer.status), let device = await ledger.device(for: token) {
-            switch fault {
-            case .dropAfterCommit:
-                var headers = HTTPFields()
-                headers[.contentLength] = "64"
-                return Response(status: .ok, headers: headers, body: ResponseBody { _ in throw CancellationError() })
-            case .holdAfterCommitUntilNextRequest:
-                let released = await ledger.holdSignal(device: device)
-                await ledger.held(device: device)
-                for await _ in released { break }
-            default:
-                break
-            }
+        if (200..<300).contains(answer.status), let device = await ledger.device(for: token),
+           let dropped = await afterCommit(fault, device: device, ledger: ledger) {
+            return dropped
         }
         var headers = HTTPFields()
         headers[.contentType] = "application/json"
         return Response(status: .init(code: answer.status), headers: headers,
                         body: ResponseBody(byteBuffer: ByteBuffer(bytes: answer.body)))
+    }
+
+    /// Carries out a fault that strikes after the commit: a drop returns a reply whose body breaks
+    /// the connection; a hold waits for the device's next request and returns nil (reply as usual).
+    private static func afterCommit(_ fault: Fault?, device: String, ledger: IngestLedger) async -> Response? {
+        switch fault {
+        case .dropAfterCommit:
+            var headers = HTTPFields()
+            headers[.contentLength] = "64"
+            return Response(status: .ok, headers: headers, body: ResponseBody { _ in throw CancellationError() })
+        case .holdAfterCommitUntilNextRequest:
+            let released = await ledger.holdSignal(device: device)
+            await ledger.held(device: device)
+            for await _ in released { break }
+            return nil
+        default:
+            return nil
+        }
     }
 
     private static func reply(_ status: Int, _ text: String) -> Response {
