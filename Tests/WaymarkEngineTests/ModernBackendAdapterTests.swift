@@ -158,4 +158,22 @@ struct ModernBackendAdapterTests {
         #expect(DeviceEvent.backgroundActivitySessionRefused.systemPart == .backgroundActivitySessionRefused,
                 "engine.system.events tells the app")
     }
+
+    @Test("a new process keeps what the app heard of each condition: a re-emitted state that differs is the crossing that happened meanwhile, one that agrees is only a state")
+    func heardStatesOutliveTheProcess() {
+        var adapter = ModernBackendAdapter(heard: ["a": .unsatisfied, "b": .satisfied])
+        _ = adapter.events(.launched(reason: .location))
+        #expect(adapter.conditions == ["a": .unsatisfied, "b": .satisfied], "a launch keeps the heard states")
+        #expect(adapter.events(.monitorEvent(identifier: "a", state: .satisfied)) ==
+                [.regionEntered(identifier: "a"), .regionState(identifier: "a", state: .inside)])
+        #expect(adapter.events(.monitorEvent(identifier: "b", state: .satisfied)) == [.regionState(identifier: "b", state: .inside)])
+
+        var core = EngineCore(configuration: EngineCore.Configuration(backend: .modern))
+        _ = core.handle(.launched(reason: .user), at: T.origin)
+        _ = core.handle(.monitorEvent(identifier: "c", state: .unsatisfied), at: T.origin)
+        #expect(core.geofences.persistentState.conditionStates == ["c": .unsatisfied], "stored with the geofences")
+        let relaunched = EngineCore(configuration: EngineCore.Configuration(backend: .modern),
+                                    geofences: core.geofences.persistentState)
+        #expect(relaunched.modern.conditions == ["c": .unsatisfied], "seeded in the next process")
+    }
 }

@@ -110,7 +110,8 @@ public struct EngineCore: Sendable {
         launchLocator = LaunchLocator(configuration: configuration.launchLocation)
         geofences = GeofenceMonitor(configuration: configuration.effectiveGeofencing, restoring: stored)
         rideTracker = RideTracker(configuration: configuration.ride, restoring: snapshot)
-        modern = ModernBackendAdapter(sessionGrace: configuration.backgroundSessionGrace)
+        modern = ModernBackendAdapter(sessionGrace: configuration.backgroundSessionGrace,
+                                      heard: stored?.conditionStates ?? [:])
     }
 
     /// The regions the OS monitors for the app as this process starts, set before the
@@ -152,6 +153,7 @@ public struct EngineCore: Sendable {
                 out.updates += step.updates
                 out.commands += step.commands
             }
+            if case .monitorEvent = event { geofences.rememberConditionStates(modern.conditions) }
         } else {
             out = handleEvent(event, at: now)
         }

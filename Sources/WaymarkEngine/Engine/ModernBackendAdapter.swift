@@ -59,7 +59,8 @@ public struct ModernBackendAdapter: Hashable, Sendable {
     public var sessionGrace: TimeInterval
     /// The default ``sessionGrace``: ten minutes, a short stop on a ride (a café, a level crossing).
     public static let defaultSessionGrace: TimeInterval = 600
-    /// The last known state of each condition.
+    /// The last known state of each condition, as the app heard it (kept across processes: see
+    /// ``init(sessionGrace:heard:)``).
     public private(set) var conditions: [String: MonitorConditionState] = [:]
     /// The last location authorization reported in this process.
     public private(set) var authorization: LocationAuthorization?
@@ -88,8 +89,14 @@ public struct ModernBackendAdapter: Hashable, Sendable {
     ///
     /// - parameter sessionGrace: how long a background activity session is kept after its updates
     ///   stop, s (``defaultSessionGrace`` by default; 0 ends it with them).
-    public init(sessionGrace: TimeInterval = ModernBackendAdapter.defaultSessionGrace) {
+    /// - parameter heard: the last state of each condition the app heard in earlier processes (the
+    ///   geofences' persisted ``GeofenceMonitor/PersistentState/conditionStates``): the monitor
+    ///   re-emits every condition's current state when a new process opens it, and one that differs
+    ///   from what the app heard is a crossing that happened while the app was not running.
+    public init(sessionGrace: TimeInterval = ModernBackendAdapter.defaultSessionGrace,
+                heard: [String: MonitorConditionState] = [:]) {
         self.sessionGrace = max(0, sessionGrace)
+        conditions = heard
     }
 
     /// The commands of one step in the iOS 17 vocabulary, at the time of the step's event
@@ -211,7 +218,8 @@ public struct ModernBackendAdapter: Hashable, Sendable {
         if let time { lastEventTime = time }
         switch event {
         case .launched:
-            self = ModernBackendAdapter(sessionGrace: sessionGrace)
+            // A new process: nothing running, but what the app heard of each condition stays heard.
+            self = ModernBackendAdapter(sessionGrace: sessionGrace, heard: conditions)
             lastEventTime = time
             return [event]
         case .authorizationChanged(let auth):

@@ -78,6 +78,13 @@ extension GeofenceMonitor {
     /// Records that the stored state changed.
     mutating func changed() { revision &+= 1 }
 
+    /// Stores the condition states the app last heard (iOS 17/18 backend), when they changed.
+    public mutating func rememberConditionStates(_ states: [String: MonitorConditionState]) {
+        guard stored.conditionStates ?? [:] != states else { return }
+        stored.conditionStates = states
+        changed()
+    }
+
     /// Remembers the device's position for selections.
     mutating func remember(position: Coordinate) {
         stored.lastPosition = position

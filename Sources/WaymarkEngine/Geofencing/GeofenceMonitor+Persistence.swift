@@ -66,6 +66,11 @@ extension GeofenceMonitor {
         /// time: after a relaunch it bounds the crossings caught up (``FenceEvent/earliest``). Like
         /// ``lastPosition`` it is stored with the next change of the state.
         public var lastObservation: Fix?
+        /// On the iOS 17/18 backend, the last state the app heard for each `CLMonitor` condition
+        /// (``ModernBackendAdapter/conditions``), so a new process reads a re-emitted state that
+        /// differs as the crossing it is, as a legacy region reports `didEnterRegion` at a relaunch.
+        /// Nil in states stored before it existed.
+        public var conditionStates: [String: MonitorConditionState]?
 
         /// An empty state.
         public init() {}
