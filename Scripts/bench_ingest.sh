@@ -53,10 +53,16 @@ TICKS="$(getconf CLK_TCK)"
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 load1() { awk '{print $1}' /proc/loadavg; }
 
+# A load generator is one flood from one address (and, for single points, one device): the rate limits
+# (`--rate-limit-per-address`, `--rate-limit-per-device`) are turned off when the binary has them.
+RATE_ARGS=()
+if "$BIN" serve --help 2>/dev/null | grep -q -- --rate-limit-per-device; then
+    RATE_ARGS=(--rate-limit-per-address off --rate-limit-per-device off)
+fi
 # start_server DATABASE: starts `waymark serve` on a free port; sets SERVER_PID and SERVER_URL.
 start_server() {
     local log="$TMP/server.$RANDOM.log"
-    "$BIN" serve --port 0 --database "$1" > "$log" 2>&1 &
+    "$BIN" serve --port 0 --database "$1" "${RATE_ARGS[@]}" > "$log" 2>&1 &
     SERVER_PID=$!
     for _ in $(seq 1 300); do
         SERVER_URL="$(grep -o 'http://127.0.0.1:[0-9]*' "$log" | head -1 || true)"

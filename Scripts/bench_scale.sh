@@ -28,8 +28,14 @@ cleanup() {
 trap cleanup EXIT
 NOW_MS=$(( $(date +%s) / 60 * 60 * 1000 ))
 
+# A load generator is one flood from one address (and, for single points, one device): the rate limits
+# (`--rate-limit-per-address`, `--rate-limit-per-device`) are turned off when the binary has them.
+RATE_ARGS=()
+if "$BIN" serve --help 2>/dev/null | grep -q -- --rate-limit-per-device; then
+    RATE_ARGS=(--rate-limit-per-address off --rate-limit-per-device off)
+fi
 start_server() {
-    "$BIN" serve --port 0 --database "$1" > "$TMP/server.log" 2>&1 &
+    "$BIN" serve --port 0 --database "$1" "${RATE_ARGS[@]}" > "$TMP/server.log" 2>&1 &
     SERVER_PID=$!
     URL=""
     for _ in $(seq 1 600); do

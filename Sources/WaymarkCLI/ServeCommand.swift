@@ -56,6 +56,18 @@ struct ServeCommand: AsyncParsableCommand {
                                + "a quarter of --max-connections, at least 16. Behind a reverse proxy, set it to --max-connections."))
     var maxConnectionsPerAddress: Int?
 
+    @Option(name: .customLong("rate-limit-per-address"),
+            help: ArgumentHelp("Requests a second one IPv4 address or IPv6 /64 may send, as RATE or RATE/BURST, or 'off'; past "
+                               + "it 429 with Retry-After. Default 1000/20000 (a thousand phones behind one NAT). Behind a "
+                               + "reverse proxy, raise it or turn it off.", valueName: "rate[/burst]|off"))
+    var rateLimitPerAddress: String = "1000/20000"
+
+    @Option(name: .customLong("rate-limit-per-device"),
+            help: ArgumentHelp("Requests a second one device token may send, as RATE or RATE/BURST, or 'off'; past it 429 "
+                               + "with Retry-After and nothing stored. Default 100/3000 (real clients send at most a point a "
+                               + "second). The admin token is limited per address only.", valueName: "rate[/burst]|off"))
+    var rateLimitPerDevice: String = "100/3000"
+
     @Option(name: .customLong("header-timeout"),
             help: "Seconds a connection may take to send a request head, also the keep-alive idle time (then 408, closed).")
     var headerTimeout: Double = 20
@@ -103,6 +115,12 @@ struct ServeCommand: AsyncParsableCommand {
         guard maxPointsPerRequest > 0 else { throw ValidationError("--max-points-per-request must be positive") }
         guard (maxConnections ?? 1) > 0 else { throw ValidationError("--max-connections must be positive") }
         guard (maxConnectionsPerAddress ?? 1) > 0 else { throw ValidationError("--max-connections-per-address must be positive") }
+        for (name, value) in [("--rate-limit-per-address", rateLimitPerAddress), ("--rate-limit-per-device", rateLimitPerDevice)] {
+            guard value == "off" || RateLimit(parsing: value) != nil else {
+                throw ValidationError("\(name) must be 'off', RATE or RATE/BURST (requests a second, a positive number; "
+                                      + "the burst a whole number of at least 1), not '\(value)'")
+            }
+        }
         let longest = ServerConfiguration.maximumTimeoutSeconds
         guard headerTimeout > 0, headerTimeout <= longest else {
             throw ValidationError("--header-timeout must be a positive number of seconds, at most \(Int(longest)) (a year)")
@@ -143,6 +161,8 @@ struct ServeCommand: AsyncParsableCommand {
             configuration.maxPointsPerRequest = command.maxPointsPerRequest
             configuration.maxConnections = command.maxConnections ?? Self.defaultMaxConnections()
             configuration.maxConnectionsPerAddress = command.maxConnectionsPerAddress
+            configuration.rateLimitPerAddress = RateLimit(parsing: command.rateLimitPerAddress)
+            configuration.rateLimitPerDevice = RateLimit(parsing: command.rateLimitPerDevice)
             configuration.headerTimeoutSeconds = command.headerTimeout
             configuration.bodyTimeoutSeconds = command.bodyTimeout
             var webhooks = WebhookPolicy()

@@ -39,7 +39,8 @@ public struct ServerError: CodedError {
         public static let payloadTooLarge = Code(rawValue: "payloadTooLarge", status: 413)
         /// The client took too long to send its request (HTTP 408).
         public static let requestTimeout = Code(rawValue: "requestTimeout", status: 408)
-        /// The client holds as much of a per-client resource as it may (live streams, stream tickets) (HTTP 429).
+        /// The client holds as much of a per-client resource as it may (live streams, stream tickets), or sent requests
+        /// faster than its address's or its device's rate limit allows (HTTP 429, with `Retry-After`).
         public static let tooManyRequests = Code(rawValue: "tooManyRequests", status: 429)
         /// The server is at a capacity limit (connections, queued decodes); retry later (HTTP 503).
         public static let busy = Code(rawValue: "busy", status: 503)
@@ -67,6 +68,9 @@ public struct ServerError: CodedError {
     public var rejectedCount: Int
     /// How many rejected entries each field was at fault in.
     public var rejectedByField: [String: Int]
+    /// The seconds a client is told to wait (`Retry-After`) before it tries again; nil for the code's default
+    /// (1 for `busy`, 5 for `tooManyRequests`, none for the rest).
+    public var retryAfterSeconds: Int?
 
     /// Makes an error with a code, a message and optional per-point problems.
     public init(_ code: Code, _ message: String, problems: [PointProblem] = []) {
@@ -75,6 +79,7 @@ public struct ServerError: CodedError {
         self.problems = problems
         self.rejectedCount = Set(problems.map(\.index)).count
         self.rejectedByField = [:]
+        self.retryAfterSeconds = nil
     }
 
     /// Makes an error about the rejected entries of an ingest request, from their bounded summary.
@@ -104,8 +109,13 @@ extension ServerError: HTTPResponseError {
             if !rejectedByField.isEmpty { error["rejected_by_field"] = rejectedByField }
         }
         var response = JSONReply.response(["error": error], status: status)
-        if code == .busy { response.headers[.retryAfter] = "1" }
-        if code == .tooManyRequests { response.headers[.retryAfter] = "5" }
+        if let retryAfterSeconds {
+            response.headers[.retryAfter] = String(retryAfterSeconds)
+        } else if code == .busy {
+            response.headers[.retryAfter] = "1"
+        } else if code == .tooManyRequests {
+            response.headers[.retryAfter] = "5"
+        }
         return response
     }
 }

@@ -109,6 +109,25 @@ public struct ServerConfiguration: Sendable {
     /// Seconds a stream ticket (`POST /api/stream/ticket`) stays valid; it is good for one connection.
     public var streamTicketSeconds: Double = 60
 
+    /// Requests one IPv4 address or IPv6 /64 may send (every route, with or without credentials), as a token
+    /// bucket: past it a request gets 429 with `Retry-After`, before its body or credentials are read. Nil: no
+    /// limit. The default, 1,000 a second in bursts of 20,000, is a thousand phones sending a point every second
+    /// from behind one carrier-grade NAT. Behind a reverse proxy every request comes from the proxy: raise it or
+    /// turn it off there.
+    public var rateLimitPerAddress: RateLimit? = RateLimit(perSecond: 1_000, burst: 20_000)
+    /// Requests one device token may authenticate, as a token bucket: past it a request gets 429 with `Retry-After`
+    /// and nothing of it is stored. Nil: no limit. The default, 100 a second in bursts of 3,000, is 100 times what
+    /// OwnTracks, Overland, Traccar Client or GPSLogger send at their fastest setting (a point a second), and a
+    /// backlog sent one request after another (each waiting for its answer) stays under it over the internet.
+    /// The admin token is limited per address only, so the dashboard's polling and live stream are never refused.
+    public var rateLimitPerDevice: RateLimit? = RateLimit(perSecond: 100, burst: 3_000)
+    /// Token buckets each rate limit keeps at most. Only clients that recently sent faster than their limit refills
+    /// hold one (a refilled bucket is dropped), so the table stays small; past this, the least recently seen half
+    /// is dropped, and such a client starts again with a full bucket.
+    public var rateLimitTableSize: Int = 100_000
+    /// The monotonic clock (seconds) of the rate limits; tests pass their own.
+    public var monotonicClock: @Sendable () -> Double = monotonicSeconds
+
     /// The server's clock, used for receive times and the future-timestamp check.
     public var clock: @Sendable () -> Date = { Date() }
 
@@ -136,6 +155,12 @@ extension ServerConfiguration {
             check.require(value >= 1, "\(name) must be at least 1, not \(value)")
         }
         if let maxConnectionsPerAddress { check.require(maxConnectionsPerAddress >= 1, "maxConnectionsPerAddress must be at least 1, not \(maxConnectionsPerAddress)") }
+        for (name, limit) in [("rateLimitPerAddress", rateLimitPerAddress), ("rateLimitPerDevice", rateLimitPerDevice)] {
+            guard let limit else { continue }
+            check.require(limit.perSecond.isFinite && limit.perSecond > 0, "\(name).perSecond must be positive and finite, not \(limit.perSecond)")
+            check.require(limit.burst >= 1, "\(name).burst must be at least 1, not \(limit.burst)")
+        }
+        check.require(rateLimitTableSize >= 2, "rateLimitTableSize must be at least 2, not \(rateLimitTableSize)")
         check.nonNegative("rejectionSampleLimit", rejectionSampleLimit)
         check.nonNegative("heavyDecodeThresholdBytes", heavyDecodeThresholdBytes)
         check.nonNegative("maxQueuedDecodes", maxQueuedDecodes)

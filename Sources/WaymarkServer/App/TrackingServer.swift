@@ -35,11 +35,15 @@ public enum TrackingServer {
                                   webhooks: WebhookPolicy = WebhookPolicy()) -> Router<Context> {
         ContractCheck.require(configuration.contractViolations, in: "ServerConfiguration")
         let feed = feed ?? LiveFeed(maxPendingPositions: configuration.liveStreamMaxPendingPositions)
+        let rateLimiter = RateLimiter(perAddress: configuration.rateLimitPerAddress, perDevice: configuration.rateLimitPerDevice,
+                                      maxEntries: configuration.rateLimitTableSize, now: configuration.monotonicClock)
         let router = Router(context: Context.self)
         router.add(middleware: MetricsMiddleware(metrics: metrics))
         router.add(middleware: NoSniffMiddleware())
+        router.add(middleware: RateLimitMiddleware(limiter: rateLimiter, metrics: metrics))
         let routes = Routes(configuration: configuration, store: store,
-                            auth: Authenticator(store: store, adminTokenDigest: configuration.adminTokenDigest),
+                            auth: Authenticator(store: store, adminTokenDigest: configuration.adminTokenDigest,
+                                                rateLimiter: rateLimiter, onRateLimited: { metrics.refused("rate_device") }),
                             metrics: metrics, feed: feed,
                             decodeGate: DecodeGate(slots: configuration.maxConcurrentDecodes, queueLimit: configuration.maxQueuedDecodes),
                             tickets: StreamTickets(lifetime: configuration.streamTicketSeconds, clock: configuration.clock),

@@ -17,11 +17,18 @@ struct Authenticator: Sendable {
     let adminTokenDigest: String
     /// Devices of recently seen upload tokens.
     let uploadCache: DeviceTokenCache
+    /// Counts each request a device token authenticates against the device's rate limit.
+    let rateLimiter: RateLimiter
+    /// Hears each request refused by the device's rate limit (for metrics).
+    let onRateLimited: @Sendable () -> Void
 
-    init(store: any Store, adminTokenDigest: String, uploadCacheCapacity: Int = 10_000) {
+    init(store: any Store, adminTokenDigest: String, uploadCacheCapacity: Int = 10_000,
+         rateLimiter: RateLimiter = RateLimiter(perAddress: nil, perDevice: nil), onRateLimited: @escaping @Sendable () -> Void = {}) {
         self.store = store
         self.adminTokenDigest = adminTokenDigest
         self.uploadCache = DeviceTokenCache(capacity: uploadCacheCapacity)
+        self.rateLimiter = rateLimiter
+        self.onRateLimited = onRateLimited
     }
 
     /// The principal for `token`, or nil when it matches nothing active.
@@ -30,14 +37,25 @@ struct Authenticator: Sendable {
     }
 
     /// The principal for `token`; with `cached`, a device may come from ``uploadCache`` (uploads only:
-    /// their store transaction re-checks the device).
+    /// their store transaction re-checks the device). A device's request is counted against its rate limit
+    /// (429 past it); the admin's are limited per address only.
     private func principal(forToken token: String, cached: Bool) async throws -> Principal? {
         guard !token.isEmpty else { return nil }
         let digest = TokenHasher.digest(token)
         if TokenHasher.constantTimeEquals(Array(digest.utf8), Array(adminTokenDigest.utf8)) { return .admin }
-        if cached, let device = uploadCache.device(digest: digest) { return .device(device) }
+        if cached, let device = uploadCache.device(digest: digest) { return try admitted(device) }
         guard let device = try await store.device(tokenHash: digest), device.isActive else { return nil }
         if cached { uploadCache.remember(device, digest: digest) }
+        return try admitted(device)
+    }
+
+    private func admitted(_ device: DeviceRecord) throws -> Principal {
+        do {
+            try rateLimiter.admit(device: device.id)
+        } catch {
+            onRateLimited()
+            throw error
+        }
         return .device(device)
     }
 

@@ -131,8 +131,8 @@ extension OpenAPIDocument {
                 parameters: [query("ticket", string, "A ticket from POST /api/stream/ticket (EventSource cannot send headers).")],
                 responses: ["200": reply("A `text/event-stream` with a `: keep-alive` comment every 15 s, ending after an hour.",
                                          string, type: "text/event-stream"),
-                            "429": reply("Too many live streams (code `tooManyRequests`, `Retry-After: 5`): 4 per device, 16 for "
-                                         + "the admin, 200 in all by default; the message names the cap.", error)])],
+                            "429": rateLimited("Too many live streams (code `tooManyRequests`, `Retry-After: 5`): 4 per device, "
+                                               + "16 for the admin, 200 in all by default; the message names the cap. Or: ")])],
             "/api/stream/ticket": ["post": operation(
                 "A single-use ticket for /api/stream", tag: "live",
                 responses: ["201": reply("The ticket.", object(["ticket": string, "expires_in": integer]))])],

@@ -53,11 +53,32 @@ public enum OpenAPIDocument {
 
     static var noContent: Object { ["description": "Done; no body."] }
 
-    /// An operation; every one also answers the shared error shape (any 4xx, 500, 503).
+    /// The `Retry-After` header of a 429 or 503 reply: whole seconds to wait.
+    static var retryAfterHeader: Object {
+        ["Retry-After": ["required": true, "description": "Whole seconds to wait before trying again.",
+                         "schema": ["type": "integer", "minimum": 1]] as Object]
+    }
+
+    /// The 429 every operation may answer: the rate limit per address (every route) or per device (every request
+    /// a device token authenticates); `extra` describes an operation's own 429 (live streams).
+    static func rateLimited(_ extra: String = "") -> Object {
+        var answer = reply(extra + "Rate limited (code `tooManyRequests`): more requests than the limit per address (every "
+                           + "request from one IPv4 address or IPv6 /64; `--rate-limit-per-address`, 1,000 a second in bursts "
+                           + "of 20,000 by default) or per device (every request a device token authenticates; "
+                           + "`--rate-limit-per-device`, 100 a second in bursts of 3,000 by default). The message names the "
+                           + "limit; `Retry-After` says when a request will be admitted again. Nothing of the request was "
+                           + "stored.", ref("Error"))
+        answer["headers"] = retryAfterHeader
+        return answer
+    }
+
+    /// An operation; every one also answers 429 (``rateLimited(_:)``) and the shared error shape (any 4xx, 500, 503).
     static func operation(_ summary: String, tag: String, parameters: [Object] = [], body: Object? = nil,
                           responses: Object, isPublic: Bool = false) -> Object {
-        var op: Object = ["summary": summary, "tags": [tag], "parameters": parameters,
-                          "responses": responses.merging(["default": reply("An error (Docs/SERVER.md §3).", ref("Error"))]) { $1 }]
+        var all = responses
+        if all["429"] == nil { all["429"] = rateLimited() }
+        all["default"] = reply("An error (Docs/SERVER.md §3).", ref("Error"))
+        var op: Object = ["summary": summary, "tags": [tag], "parameters": parameters, "responses": all]
         if let body { op["requestBody"] = body }
         if isPublic { op["security"] = [Object]() }
         return op
