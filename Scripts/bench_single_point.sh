@@ -14,6 +14,13 @@
 #                       Client JSON POST /; the recorder runs only pub, with the same request bytes
 #   MODES="max half"    max: as fast as answered; half: a second run paced (wrk delay()) at half of the max
 #                       run's rate, for its p99
+#   DEVICES=1           devices sending (waymark only): each request comes from the next device in turn, so a group
+#                       commit holds several devices' points
+#   FENCES=0            circle fences (100 m) stored before each waymark run, on a grid around the points' walk, so
+#                       every point is evaluated against fences and its device's fence state is kept
+#   POINTS=old          old: points 1 s apart from 30 (warm-up) and 20 (measured) days back; today: points 1 ms apart
+#                       from two hours and one hour back, all of the current UTC day (what phones send; the run
+#                       must start at least 2.5 h into the UTC day)
 #   WAYMARK_BIN         default .build/release/waymark (this script does not build it)
 #   WAYMARK_SERVE_ARGS  extra `waymark serve` arguments (split on spaces)
 #   OT_RECORDER unset: the recorder is skipped.
@@ -37,11 +44,24 @@ CONNS="${CONNS:-16 64}"
 KINDS="${KINDS:-pub osmand traccar}"
 MODES="${MODES:-max half}"
 WARMUP="${WARMUP:-2}"
+DEVICES="${DEVICES:-1}"
+FENCES="${FENCES:-0}"
+POINTS="${POINTS:-old}"
+case "$POINTS" in
+    old) STEP_MS=0 ;;
+    today) STEP_MS=1
+        if [ $(( $(date +%s) % 86400 )) -lt 9000 ]; then echo "POINTS=today needs 2.5 h of the UTC day behind it" >&2; exit 1; fi ;;
+    *) echo "POINTS must be old or today" >&2; exit 1 ;;
+esac
 PAUSE=2
 BIN="${WAYMARK_BIN:-$PWD/.build/release/waymark}"
 LUA="$PWD/Scripts/wrk/single_point.lua"
 REC="${OT_RECORDER:-}"
 read -r -a SERVE_ARGS <<< "${WAYMARK_SERVE_ARGS:-}"
+# wrk is one flood from one address and one device: the rate limits are turned off when the binary has them.
+if "$BIN" serve --help 2>/dev/null | grep -q -- --rate-limit-per-device; then
+    SERVE_ARGS+=(--rate-limit-per-address off --rate-limit-per-device off)
+fi
 
 [ -x "$BIN" ] || { echo "no waymark binary at $BIN (swift build -c release --product waymark)" >&2; exit 1; }
 if [[ " $STORAGE " == *" postgres "* ]]; then
@@ -134,13 +154,31 @@ start_server() {
     fi
     local db
     db="$(database "$3" "$2")"
-    TOKEN="$("$BIN" device add bench --database "$db" --json | python3 -c 'import json, sys; print(json.load(sys.stdin)["token"])')"
+    TOKEN=""
+    for d in $(seq 1 "$DEVICES"); do
+        TOKEN="$TOKEN${TOKEN:+,}$("$BIN" device add "bench$d" --database "$db" --json | python3 -c 'import json, sys; print(json.load(sys.stdin)["token"])')"
+    done
     : > "$log"
     "$BIN" serve --port 0 --database "$db" "${SERVE_ARGS[@]}" > "$log" 2>&1 &
     SERVER_PID=$!
     for _ in $(seq 1 300); do
         SERVER_URL="$(grep -o 'http://127.0.0.1:[0-9]*' "$log" | head -1 || true)"
-        if [ -n "$SERVER_URL" ]; then return 0; fi
+        if [ -n "$SERVER_URL" ]; then
+            if [ "$FENCES" -gt 0 ]; then
+                python3 - "$SERVER_URL" "$FENCES" <<'PY'
+import json, math, sys, urllib.request, os
+url, count = sys.argv[1], int(sys.argv[2])
+side = math.ceil(math.sqrt(count))
+features = [{"type": "Feature", "id": f"bench_{k}", "properties": {"name": f"f{k}", "radiusMeters": 100},
+             "geometry": {"type": "Point", "coordinates": [14.5 + (k % side) * 0.01 / side, 46.05 + (k // side) * 0.01 / side]}}
+            for k in range(count)]
+request = urllib.request.Request(url + "/api/fences", json.dumps({"type": "FeatureCollection", "features": features}).encode(),
+                                 {"Authorization": "Bearer " + os.environ["WAYMARK_ADMIN_TOKEN"], "Content-Type": "application/json"})
+assert urllib.request.urlopen(request).status in (200, 201)
+PY
+            fi
+            return 0
+        fi
         if ! kill -0 "$SERVER_PID" 2> /dev/null; then cat "$log" >&2; exit 1; fi
         sleep 0.1
     done
@@ -160,9 +198,9 @@ stored() {
 
 # load SERVER KIND N SECONDS BASE RATE: one wrk run against SERVER_URL; prints its RESULT JSON.
 load() {
-    local auth out="$TMP/wrk.out"
-    auth="Basic $(printf 'bench:%s' "$TOKEN" | base64 -w0)"
-    if ! BENCH_RATE="$6" BENCH_CHECK="$([ "$1" = waymark ] && echo 1 || echo 0)" wrk -t1 -c"$3" -d"$4"s --timeout 10s \
+    local auth="" out="$TMP/wrk.out" t
+    for t in ${TOKEN//,/ }; do auth="$auth${auth:+,}Basic $(printf 'bench:%s' "$t" | base64 -w0)"; done
+    if ! BENCH_STEP_MS="$STEP_MS" BENCH_RATE="$6" BENCH_CHECK="$([ "$1" = waymark ] && echo 1 || echo 0)" wrk -t1 -c"$3" -d"$4"s --timeout 10s \
         -s "$LUA" "$SERVER_URL" -- "$2" "$5" "$TOKEN" "$auth" 1 > "$out" 2>&1; then
         cat "$out" >&2; return 1
     fi
@@ -176,9 +214,11 @@ run() {
     sync; sleep "$PAUSE"
     start_server "$4" "$dir" "$2"
     now="$(date +%s)"
-    warm="$(load "$4" "$5" "$3" "$WARMUP" $((now - 30 * 86400)) "$7")"
+    local warm_base=$((now - 30 * 86400)) base=$((now - 20 * 86400))
+    if [ "$POINTS" = today ]; then warm_base=$((now - 7200)); base=$((now - 3600)); fi
+    warm="$(load "$4" "$5" "$3" "$WARMUP" "$warm_base" "$7")"
     ticks0="$(cpu_ticks "$SERVER_PID")"; machine0="$(machine_ticks)"
-    measured="$(load "$4" "$5" "$3" "$DURATION" $((now - 20 * 86400)) "$7")"
+    measured="$(load "$4" "$5" "$3" "$DURATION" "$base" "$7")"
     ticks1="$(cpu_ticks "$SERVER_PID")"; machine1="$(machine_ticks)"
     stop_server
     python3 - "$@" "$warm" "$measured" $((ticks1 - ticks0)) "$HZ" "$machine0" "$machine1" "$(stored "$4" "$dir")" \
@@ -220,7 +260,7 @@ run_pair() {
     fi
 }
 
-echo "== $(nproc) cores; uptime: $(uptime); waymark $("$BIN" --version 2>/dev/null || echo '?') ${SERVE_ARGS[*]}" >&2
+echo "== $(nproc) cores; uptime: $(uptime); waymark $("$BIN" --version 2>/dev/null || echo '?') ${SERVE_ARGS[*]}; DEVICES=$DEVICES FENCES=$FENCES POINTS=$POINTS" >&2
 for round in $(seq 1 "$RUNS"); do
     for storage in $STORAGE; do
         for n in $CONNS; do
@@ -260,5 +300,11 @@ for storage, n in sorted({(c[0], c[1]) for c in cells}, key=lambda c: (["tmpfs",
     if any(r["server"] == "recorder" for r in rows) and any(r["server"] == "waymark" and r["kind"] == "pub" for r in rows):
         print(f"waymark/recorder /pub, {storage}, N={n}: msg/s {med('msgs_per_s', server='waymark', **w) / med('msgs_per_s', server='recorder', **w):.2f}, "
               f"CPU ms/msg {med('server_cpu_ms_per_msg', server='waymark', **w) / med('server_cpu_ms_per_msg', server='recorder', **w):.2f}")
+for n in sorted({c[1] for c in cells}):
+    for kind in order:
+        server, kind = kind.split()
+        pg = med("msgs_per_s", storage="postgres", conns=n, server=server, kind=kind, mode="max")
+        sq = med("msgs_per_s", storage="disk", conns=n, server=server, kind=kind, mode="max")
+        if pg == pg and sq == sq: print(f"postgres/disk (SQLite), {server} {kind}, N={n}: msg/s {pg / sq:.2f}")
 print("stored - acknowledged (in flight when wrk stopped): " + ", ".join(str(r["stored"] - r["acknowledged"]) for r in rows))
 PY

@@ -5,8 +5,10 @@
 --            osmand   OsmAnd (Traccar Client, form mode): GET /?id=TOKEN&lat=&lon=&timestamp=&...
 --            traccar  Traccar Client JSON: POST / {"location":{...},"device_id":TOKEN}
 --   BASE     epoch seconds of the first point; every request takes the next second, unique across
---            all threads and connections (thread i of T sends BASE+i, BASE+i+T, ...)
---   TOKEN    the device token (OsmAnd id, Traccar device_id); AUTH the Authorization header for pub
+--            all threads and connections (thread i of T sends BASE+i, BASE+i+T, ...); with BENCH_STEP_MS=S,
+--            the next S milliseconds instead (so a run's points can all fall on the current day)
+--   TOKEN    the device token (OsmAnd id, Traccar device_id); AUTH the Authorization header for pub; both may be
+--            comma-separated lists (several devices, one request each in turn)
 --   THREADS  wrk's -t (the script numbers threads in setup())
 -- Environment: BENCH_RATE > 0 paces the whole run to that many requests/s with delay() (wrk decides
 --   whether the script has delay() when it loads it, before init() sees any argument); unset/0: as
@@ -33,34 +35,51 @@ counter, non2xx, rejected, first_bad = 0, 0, 0, ""
 local kind, base, token, nthreads, check
 local pub_headers, get_headers, json_headers = {}, {}, {}
 
+local tokens, auths, step_ms = {}, {}, 0
+local function split(text)
+  local list = {}
+  for item in string.gmatch(text, "[^,]+") do table.insert(list, item) end
+  return list
+end
+
 function init(args)
   kind, base, token, nthreads = args[1], tonumber(args[2]), args[3], tonumber(args[5])
+  tokens, auths = split(args[3]), split(args[4])
+  assert(#tokens == #auths and #tokens >= 1, "TOKEN and AUTH must list as many entries")
+  step_ms = tonumber(os.getenv("BENCH_STEP_MS") or "0") or 0
   check = os.getenv("BENCH_CHECK") == "1"
   local host = wrk.headers["Host"]
   pub_headers = { Host = host, ["Content-Type"] = "application/json", ["X-Limit-U"] = "bench",
-                  ["X-Limit-D"] = "phone", Authorization = args[4] }
+                  ["X-Limit-D"] = "phone", Authorization = auths[1] }
   get_headers = { Host = host }
   json_headers = { Host = host, ["Content-Type"] = "application/json" }
   assert(kind == "pub" or kind == "osmand" or kind == "traccar", "KIND must be pub, osmand or traccar")
 end
 
 function request()
-  local tst = base + tidx + nthreads * counter
+  local i = tidx + nthreads * counter
   counter = counter + 1
+  -- Several devices (TOKEN lists them): request by request in turn.
+  local d = (counter % #tokens) + 1
+  token = tokens[d]
+  -- BENCH_STEP_MS > 0: points that many milliseconds apart (BASE + i ms), else a second apart.
+  local ms = step_ms > 0 and (base * 1000 + i * step_ms) or ((base + i) * 1000)
   local k = counter % 1000 -- a small walk, so consecutive points differ
   local lat, lon = 46.05 + k * 0.00001, 14.5 + k * 0.00001
   if kind == "pub" then
+    pub_headers.Authorization = auths[d]
+    local tst = step_ms > 0 and string.format("%d.%03d", math.floor(ms / 1000), ms % 1000) or string.format("%d", math.floor(ms / 1000))
     return wrk.format("POST", "/pub", pub_headers, string.format(
-      '{"_type":"location","lat":%.6f,"lon":%.6f,"tst":%d,"acc":5,"vel":12,"batt":80,"tid":"ab"}', lat, lon, tst))
+      '{"_type":"location","lat":%.6f,"lon":%.6f,"tst":%s,"acc":5,"vel":12,"batt":80,"tid":"ab"}', lat, lon, tst))
   elseif kind == "osmand" then
     return wrk.format("GET", string.format(
       "/?id=%s&lat=%.6f&lon=%.6f&timestamp=%d&speed=6.5&bearing=90&altitude=300&accuracy=5&batt=80",
-      token, lat, lon, tst), get_headers)
+      token, lat, lon, step_ms > 0 and ms or math.floor(ms / 1000)), get_headers)
   end
   return wrk.format("POST", "/", json_headers, string.format(
-    '{"location":{"timestamp":"%s","coords":{"latitude":%.6f,"longitude":%.6f,"speed":3.3,"heading":90,' ..
+    '{"location":{"timestamp":"%s.%03dZ","coords":{"latitude":%.6f,"longitude":%.6f,"speed":3.3,"heading":90,' ..
     '"accuracy":5,"altitude":300},"is_moving":true,"battery":{"level":0.8,"is_charging":false},' ..
-    '"activity":{"type":"walking"}},"device_id":"%s"}', os.date("!%Y-%m-%dT%H:%M:%S.000Z", tst), lat, lon, token))
+    '"activity":{"type":"walking"}},"device_id":"%s"}', os.date("!%Y-%m-%dT%H:%M:%S", math.floor(ms / 1000)), ms % 1000, lat, lon, token))
 end
 
 function response(status, headers, body)
