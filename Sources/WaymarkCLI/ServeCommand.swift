@@ -58,14 +58,14 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(name: .customLong("rate-limit-per-address"),
             help: ArgumentHelp("Requests a second one IPv4 address or IPv6 /64 may send, as RATE or RATE/BURST, or 'off'; past "
-                               + "it 429 with Retry-After. Default 1000/20000 (a thousand phones behind one NAT). Behind a "
-                               + "reverse proxy, raise it or turn it off.", valueName: "rate[/burst]|off"))
+                               + "it 429 with Retry-After. The default is a thousand phones sending a point a second from "
+                               + "behind one NAT. Behind a reverse proxy, raise it or turn it off.", valueName: "rate[/burst]|off"))
     var rateLimitPerAddress: String = "1000/20000"
 
     @Option(name: .customLong("rate-limit-per-device"),
             help: ArgumentHelp("Requests a second one device token may send, as RATE or RATE/BURST, or 'off'; past it 429 "
-                               + "with Retry-After and nothing stored. Default 100/3000 (real clients send at most a point a "
-                               + "second). The admin token is limited per address only.", valueName: "rate[/burst]|off"))
+                               + "with Retry-After and nothing stored. Real clients send at most a point a second. The admin "
+                               + "token is limited per address only.", valueName: "rate[/burst]|off"))
     var rateLimitPerDevice: String = "100/3000"
 
     @Option(name: .customLong("header-timeout"),
