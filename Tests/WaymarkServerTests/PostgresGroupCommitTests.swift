@@ -208,6 +208,57 @@ struct PostgresGroupCommitTests {
         }
     }
 
+    @Test("#33: today's point-only requests of a group are one statement, as if committed one by one; a fence sends them through the transaction")
+    func oneStatementEqualsSerial() async throws {
+        // Today's points (the one-statement path takes only points no chunk can hold yet), a minute into the day.
+        let today = Date(millisecondsSince1970: PostgresStore.dayStart(Date().millisecondsSince1970) + 60_000)
+        func point(_ device: String, _ second: Double, battery: Double = 0.5) -> Position {
+            var p = Self.point(device, second: 0, inside: true, battery: battery)
+            p.fix.timestamp = today.addingTimeInterval(second)
+            return p
+        }
+        func writes(_ id: [String: String]) -> [IngestWrite] {
+            let (a, b, r) = (id["a"]!, id["b"]!, id["r"]!)
+            return [
+                IngestWrite(deviceID: a, positions: [point(a, 2), point(a, 1)], receivedAt: today),
+                IngestWrite(deviceID: r, positions: [point(r, 1)], receivedAt: today),               // revoked: 401
+                IngestWrite(deviceID: b, positions: [point(b, 1)], receivedAt: today),
+                // a's second 2 again, with another battery: the first request's point stays.
+                IngestWrite(deviceID: a, positions: [point(a, 2, battery: 0.9), point(a, 3), point(a, 3)], receivedAt: today),
+            ]
+        }
+        func prepared<T: Sendable>(fence: Bool, _ body: (PostgresStore, [String: String]) async throws -> T) async throws -> T {
+            try await Self.withPrepared { store, id in
+                if !fence { _ = try await store.deleteFence(id: Self.home.id) }
+                return try await body(store, id)
+            }
+        }
+        let serial: ([Summary?], [Position]) = try await prepared(fence: false) { store, id async throws in
+            var summaries: [Summary?] = []
+            for write in writes(id) {
+                do { summaries.append(Summary(try await store.ingestAlone(write))) } catch { summaries.append(nil) }
+            }
+            return (summaries, try await Self.everything(store, id))
+        }
+        #expect(serial.0.map { $0.map { [$0.stored, $0.duplicates] } } == [[2, 0], nil, [1, 0], [1, 2]])
+        try await prepared(fence: false) { store, id async throws in
+            let results = await store.commitGroup(writes(id))
+            #expect(results.map { try? Summary($0.get()) } == serial.0)
+            if case .failure(let error as ServerError) = results[1] { #expect(error.code == .unauthorized) } else {
+                Issue.record("the revoked device's request must fail with 401: \(results[1])")
+            }
+            #expect(try await Self.everything(store, id) == serial.1)
+            #expect(store.oneStatementGroups == 1 && store.groupCommitTotals.groups == 1)
+        }
+        // With the home fence (every point is inside it): the transaction path, which evaluates the fences.
+        try await prepared(fence: true) { store, id async throws in
+            let results = await store.commitGroup(writes(id))
+            #expect(results.map { (try? $0.get())?.events.map(\.event.kind) } == [[.enter], nil, [.enter], []])
+            #expect(try await Self.everything(store, id) == serial.1)
+            #expect(store.oneStatementGroups == 0 && store.groupCommitTotals.groups == 1)
+        }
+    }
+
     /// Every device's saved fence state row, as text, by device.
     static func fenceStates(_ store: PostgresStore) async throws -> [String] {
         try await store.client.query("""

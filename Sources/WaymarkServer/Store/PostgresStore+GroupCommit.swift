@@ -57,6 +57,23 @@ extension PostgresStore {
     func commitGroup(_ writes: [IngestWrite],
                      answer: (Int, Result<IngestOutcome, any Error>) -> Void = { _, _ in }) async -> [Result<IngestOutcome, any Error>] {
         var results: [Result<IngestOutcome, any Error>]
+        if Self.fitsOneStatement(writes, today: Self.dayStart(Date().millisecondsSince1970)) {
+            do {
+                if let done = try await retryingConflicts({ try await oneStatementGroup(writes) }) {
+                    groupCommitCounts.withLockedValue { $0.groups += 1; $0.requests += writes.count }
+                    oneStatementGroupCount.withLockedValue { $0 += 1 }
+                    for (index, result) in done.enumerated() { answer(index, result) }
+                    return done
+                }
+            } catch where !Self.isRefusal(error) {
+                // The database could not be reached: every write fails at once, as below.
+                results = writes.map { _ in .failure(Self.serverError(error)) }
+                for (index, result) in results.enumerated() { answer(index, result) }
+                return results
+            } catch {
+                // Refused (a constraint): nothing of the statement was stored; the transaction below finds the culprit.
+            }
+        }
         do {
             results = try await retryingConflicts {
                 try await client.withTransaction(logger: logger) { connection in try await ingestGroup(connection, writes) }
@@ -80,6 +97,91 @@ extension PostgresStore {
         }
         for (index, result) in results.enumerated() { answer(index, result) }
         return results
+    }
+
+    /// Whether `writes` can be committed by ``oneStatementGroup(_:)``: points only (no gap marker, no device event),
+    /// all of them of the current UTC day (no chunk can hold them yet).
+    static func fitsOneStatement(_ writes: [IngestWrite], today: Int64) -> Bool {
+        writes.allSatisfy { write in
+            write.gaps.isEmpty && write.deviceEvents.isEmpty && write.positions.allSatisfy { $0.timestampMillis >= today }
+        }
+    }
+
+    /// Commits a group of point-only writes of the current day as one statement outside any explicit transaction:
+    /// one round trip, whose implicit commit (with its WAL sync under `synchronous_commit = on`) ends it, where the
+    /// transaction of ``ingestGroup(_:_:)`` takes four (`BEGIN`, the device check, the insert, `COMMIT`).
+    ///
+    /// The statement checks that no fence exists, the devices are active, drops their saved fence states (as
+    /// ``ingestGroup(_:_:)`` does without fences) and inserts the points of the active devices, all in one snapshot.
+    /// Returns nil, having written nothing, when a fence exists: fences need the fence states and events of the
+    /// transaction path. Results are the same as ``ingestGroup(_:_:)``'s: the first write in arrival order with a
+    /// point at a millisecond stores it; a revoked or unknown device's write fails with 401.
+    func oneStatementGroup(_ writes: [IngestWrite]) async throws -> [Result<IngestOutcome, any Error>]? {
+        let requested = Array(Set(writes.map(\.deviceID))).sorted()
+        let candidates = writes.map { write in
+            write.positions.enumerated()
+                .sorted { ($0.element.timestampMillis, $0.offset) < ($1.element.timestampMillis, $1.offset) }
+                .map(\.element)
+        }
+        var rows: [(write: Int, rank: Int, position: Position)] = []
+        for index in writes.indices {
+            for (rank, position) in candidates[index].enumerated() { rows.append((index, rank, position)) }
+        }
+        // One order for every statement (device, time, arrival), so concurrent groups take the unique index's locks
+        // without deadlock, as in the transaction path.
+        rows.sort { a, b in
+            let (da, db) = (writes[a.write].deviceID, writes[b.write].deviceID)
+            if da != db { return da < db }
+            if a.position.timestampMillis != b.position.timestampMillis { return a.position.timestampMillis < b.position.timestampMillis }
+            return (a.write, a.rank) < (b.write, b.rank)
+        }
+        let columns = PositionColumns(rows.map(\.position))
+        let devices = rows.map { writes[$0.write].deviceID }
+        let received = rows.map { writes[$0.write].receivedAt.millisecondsSince1970 }
+        let answer = try await client.query("""
+            WITH guard AS (SELECT NOT EXISTS (SELECT 1 FROM fences) AS ok),
+                 active AS (SELECT id FROM devices WHERE id = ANY(\(requested)::text[]) AND revoked_ms IS NULL
+                            AND (SELECT ok FROM guard)),
+                 dropped AS (DELETE FROM fence_states WHERE device_id IN (SELECT id FROM active)),
+                 inserted AS (
+                     INSERT INTO positions (device_id, \(unescaped: Self.insertedColumns), received_ms)
+                     SELECT t.device_id, \(unescaped: Self.insertedValues), t.received_ms
+                     FROM unnest(\(devices)::text[], \(columns.ts)::int8[], \(columns.lat)::float8[], \(columns.lon)::float8[],
+                                 \(columns.alt)::float8[], \(columns.hAcc)::float8[], \(columns.vAcc)::float8[],
+                                 \(columns.speed)::float8[], \(columns.course)::float8[], \(columns.battery)::float8[],
+                                 \(columns.charging)::int2[], \(columns.activity)::text[], \(columns.source)::text[],
+                                 \(received)::int8[])
+                          WITH ORDINALITY AS t(device_id, \(unescaped: Self.insertedColumns), received_ms, n)
+                     WHERE t.device_id IN (SELECT id FROM active)
+                     ORDER BY t.n
+                     ON CONFLICT (device_id, ts) DO NOTHING
+                     RETURNING device_id, ts)
+            SELECT 0::int4, id, 0::int8 FROM active
+            UNION ALL SELECT 1::int4, device_id, ts FROM inserted
+            UNION ALL SELECT 2::int4, '', 0::int8 FROM guard WHERE NOT ok
+            """, logger: logger).collect()
+        var active = Set<String>(), inserted = Set<DeviceMillis>()
+        for row in answer {
+            let (kind, device, millis) = try row.decode((Int32, String, Int64).self)
+            switch kind {
+            case 0: active.insert(device)
+            case 1: inserted.insert(DeviceMillis(device: device, millis: millis))
+            default: return nil
+            }
+        }
+        return writes.indices.map { index in
+            let write = writes[index]
+            guard active.contains(write.deviceID) else {
+                return .failure(ServerError(.unauthorized, "the device token is unknown or revoked"))
+            }
+            let newlyStored = candidates[index].filter {
+                inserted.remove(DeviceMillis(device: write.deviceID, millis: $0.timestampMillis)) != nil
+            }
+            var outcome = IngestOutcome(stored: newlyStored.count, duplicates: write.positions.count - newlyStored.count,
+                                        replayed: false, gapsStored: 0)
+            outcome.newPositions = newlyStored
+            return .success(outcome)
+        }
     }
 
     /// Whether `error` (also inside a transaction's error) is a refusal of a statement by PostgreSQL, or one of

@@ -32,6 +32,9 @@ public final class PostgresStore: Store, Service {
     /// request by request; read by the tests.
     let groupCommitCounts = NIOLockedValueBox((groups: 0, requests: 0, fallbacks: 0))
     var groupCommitTotals: (groups: Int, requests: Int, fallbacks: Int) { groupCommitCounts.withLockedValue { $0 } }
+    /// Groups committed by one statement (``oneStatementGroup(_:)``); read by the tests.
+    let oneStatementGroupCount = NIOLockedValueBox(0)
+    var oneStatementGroups: Int { oneStatementGroupCount.withLockedValue { $0 } }
 
     /// Makes a store for a `postgres://user:password@host:port/database` URL.
     ///
