@@ -410,7 +410,9 @@ def feature(lon, lat, ts):
 
 
 def soak(binary, directory, seconds, database=None):
-    s = Server(binary, directory, database=database)
+    # SOAK_SERVE_ARGS: extra `waymark serve` arguments (split on spaces), e.g. "--durability relaxed" to see what the
+    # commit's sync costs the well-behaved client.
+    s = Server(binary, directory, extra=os.environ.get("SOAK_SERVE_ARGS", "").split(), database=database)
     if os.environ.get("SOAK_LOADGEN_NICE"):  # run the load generator (this process) at a lower CPU priority
         os.nice(int(os.environ["SOAK_LOADGEN_NICE"]))
     tag = uuid.uuid4().hex[:6]   # device names unique per run (a shared PostgreSQL database keeps old ones)

@@ -78,6 +78,10 @@ public final class ConnectionLimiter: Sendable {
 ///   the answer, and the connection then idles under the header timeout like any other. No order of
 ///   request and response parts leaves a connection without a timer, except a response still being
 ///   written to a complete request (a live stream; those are bounded by ``LiveFeed``'s caps and lifetime).
+/// - **Rate-limited pause.** After a 429 answer (a rate limit, ``RateLimiter``), nothing more is read from the
+///   connection until its `Retry-After` has passed (at most ``maximumPause``): a client that ignores `Retry-After`
+///   and sends its next request at once on the same connection waits as if it had obeyed. Without it a flood
+///   answered 429 would be cheaper per request than one admitted, and the flooder would only send faster.
 final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -103,6 +107,19 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var inFlight = false
     /// The response being written is a live stream (`text/event-stream`), which never ends on its own.
     private var streaming = false
+    /// The response being written is a 429: when it ends, reading pauses for this long.
+    private var pauseAfterResponse: TimeAmount?
+    /// Nothing is read from the connection before this (set by a 429's end).
+    private var pausedUntil: NIODeadline?
+    /// A read was asked for during the pause; it is passed on when the pause ends.
+    private var readDeferred = false
+    /// Request parts that arrived during the pause (a read already under way when it began); passed on, in order,
+    /// when it ends. At most one socket read's worth, since no further read is made meanwhile.
+    private var held: [NIOAny] = []
+    private var resume: Scheduled<Void>?
+
+    /// The longest pause after a 429, whatever its `Retry-After` says.
+    static let maximumPause = TimeAmount.seconds(10)
 
     /// `onRefuse` hears `"connections"` or `"timeout"` each time a connection is refused or closed (for metrics).
     init(limiter: ConnectionLimiter, headerTimeout: TimeAmount, bodyTimeout: TimeAmount,
@@ -133,6 +150,11 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !refusedFraming else { return }     // the connection is closing; nothing more is read
+        if !held.isEmpty || isPaused(context) {
+            held.append(data)
+            armResume(context)
+            return
+        }
         switch unwrapInboundIn(data) {
         case .head(let head):
             // RFC 9112 §6.3: a request whose transfer coding is not chunked cannot be framed; answering it
@@ -177,11 +199,55 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         context.fireUserInboundEventTriggered(event)
     }
 
+    /// Holds the reads asked for while a 429's pause lasts (see the type's documentation).
+    func read(context: ChannelHandlerContext) {
+        if isPaused(context) {
+            readDeferred = true
+            armResume(context)
+            return
+        }
+        context.read()
+    }
+
+    private func isPaused(_ context: ChannelHandlerContext) -> Bool {
+        guard let until = pausedUntil else { return false }
+        return until > context.eventLoop.now
+    }
+
+    /// Ends the pause at its deadline: the parts held are passed on, then the read asked for meanwhile.
+    private func armResume(_ context: ChannelHandlerContext) {
+        guard resume == nil else { return }
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        resume = context.eventLoop.scheduleTask(deadline: pausedUntil ?? context.eventLoop.now) {
+            let (handler, context) = loopBound.value
+            handler.resume = nil
+            handler.pausedUntil = nil
+            let parts = handler.held
+            handler.held = []
+            for part in parts { handler.channelRead(context: context, data: part) }
+            if !parts.isEmpty { context.fireChannelReadComplete() }
+            if handler.readDeferred {
+                handler.readDeferred = false
+                context.read()
+            }
+        }
+    }
+
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         if case .head(let response) = unwrapOutboundIn(data) {
             streaming = response.headerFields[.contentType]?.hasPrefix("text/event-stream") ?? false
+            if response.status == .tooManyRequests {
+                let seconds = response.headerFields[.retryAfter].flatMap { Int64($0) } ?? 1
+                pauseAfterResponse = min(.seconds(max(1, seconds)), Self.maximumPause)
+            } else {
+                pauseAfterResponse = nil
+            }
         }
         if case .end = unwrapOutboundIn(data) {
+            if let pause = pauseAfterResponse {
+                pausedUntil = context.eventLoop.now + pause
+                pauseAfterResponse = nil
+            }
             answered = true
             inFlight = false
             streaming = false
@@ -223,6 +289,9 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private func stop() {
         timer?.cancel()
         timer = nil
+        resume?.cancel()
+        resume = nil
+        held = []
         if let key = counted {
             counted = nil
             limiter.leave(key)

@@ -162,6 +162,38 @@ struct RateLimitTests {
         }
     }
 
+    @Test("a client sending again at once after a 429 on its connection is read only after Retry-After; others at once",
+          arguments: StoreKind.available)
+    func pausedAfter429(kind: StoreKind) async throws {
+        try await HardenedServer.run(kind, configure: {
+            $0.rateLimitPerDevice = RateLimit(perSecond: 0.5, burst: 1)
+        }) { server, port, _ in
+            let (_, otherToken) = try await DeviceRegistry.register(name: "other", in: server.store, at: TestServer.now)
+            let connection = try RawConnection(port: port)
+            func send(_ second: Int, _ token: String = server.deviceToken, on connection: RawConnection) {
+                let body = Self.ownTracks(second)
+                connection.send("POST /pub HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\n"
+                                + "Content-Length: \(body.utf8.count)\r\n\r\n" + body)
+            }
+            send(0, on: connection)
+            #expect(await connection.readUntilClosed(seconds: 30, orUntil: "\r\n\r\n").text.hasPrefix("HTTP/1.1 200"))
+            send(1, on: connection)
+            let refused = await connection.readUntilClosed(seconds: 30, orUntil: "}}")
+            #expect(refused.text.contains("HTTP/1.1 429") && refused.text.lowercased().contains("retry-after: 2"), "\(refused.text)")
+            // At once, the next request on the same connection: it is read only after the Retry-After (2 s).
+            send(2, on: connection)
+            let other = try RawConnection(port: port)
+            send(3, otherToken, on: other)
+            let quick = await other.readUntilClosed(seconds: 30, orUntil: "\r\n\r\n")
+            #expect(quick.text.hasPrefix("HTTP/1.1 200") && quick.elapsed < 1, "\(quick.elapsed) s: \(quick.text.prefix(80))")
+            let paused = await connection.readUntilClosed(seconds: 30, orUntil: "\r\n\r\n")
+            #expect(paused.elapsed > 1.5, "answered after \(paused.elapsed) s")
+            // By then the bucket has refilled: the point is stored.
+            #expect(paused.text.hasPrefix("HTTP/1.1 200"), "\(paused.text.prefix(80))")
+            #expect(try await server.storedPositions().map(\.timestampMillis) == [0, 2].map { Int64(1_749_945_600 + $0) * 1000 })
+        }
+    }
+
     @Test("the defaults: a device sending a point a second for a minute, then a backlog of 2,000 points back to back, is never refused")
     func defaultsAdmitRealClients() {
         let configuration = ServerConfiguration(adminTokenDigest: "x")
