@@ -144,8 +144,14 @@ public final class BackgroundUploadTransport: ContinuingUploadTransport {
     /// Whether the session runs a transfer for `key`, or one finished with an outcome no send has
     /// taken yet (`ContinuingUploadTransport`).
     public func holdsTransfer(for key: String) async -> Bool {
-        if completions.store.outcome(for: key) != nil { return true }
+        if await hasOutcome(for: key) { return true }
         return await hasTransfer(for: key)
+    }
+
+    /// Whether a transfer for `key` finished with an outcome no send has taken yet
+    /// (`ContinuingUploadTransport`).
+    public func hasOutcome(for key: String) async -> Bool {
+        completions.store.outcome(for: key) != nil
     }
 
     /// Starts the batch's transfer in the background session without waiting for it, unless the

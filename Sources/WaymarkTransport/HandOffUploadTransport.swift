@@ -12,6 +12,10 @@ public protocol ContinuingUploadTransport: UploadTransport {
     /// with an outcome that no send has taken yet.
     func holdsTransfer(for key: String) async -> Bool
 
+    /// Whether the system's transfer for this key has finished with an outcome that no send has
+    /// taken yet (a send of the key returns it at once).
+    func hasOutcome(for key: String) async -> Bool
+
     /// Starts the transfer in the system and returns without waiting for its outcome; the next
     /// ``UploadTransport/send(_:)`` of the same key waits for it or takes its recorded outcome.
     ///
@@ -51,19 +55,23 @@ public enum UploadRoute: Hashable, Sendable {
 /// were in the foreground"). During a ride the app does run in the background (location mode), so
 /// its uploads should go out at once. This transport does that. For each send:
 ///
-/// 1. When the continuing transport already holds a transfer for the batch's key (handed off
-///    earlier, by this process or one before it), the send waits for it or takes its recorded
-///    outcome, and nothing is uploaded twice.
-/// 2. When `route` answers ``UploadRoute/handOff``, the batch goes to the continuing transport at once.
+/// 1. When the continuing transport holds a finished transfer for the batch's key (handed off
+///    earlier, by this process or one before it), the send takes its recorded outcome and uploads
+///    nothing.
+/// 2. When `route` answers ``UploadRoute/handOff``, the batch goes to the continuing transport at
+///    once (or the send waits for the transfer it already runs for the key).
 /// 3. Otherwise the `running` transport sends it now. If that send is cancelled (the queue cancels a
 ///    send when its background task expires, or the app stops the driver), the batch is handed to the
 ///    continuing transport before the send returns ``UploadResponse/cancelled``, so the system
 ///    carries it on while the app is suspended; the queue keeps it pending, and its next send
 ///    picks up the outcome (step 1).
 ///
-/// The queue's rule holds throughout: every attempt of a batch carries the same `Idempotency-Key`,
-/// so a batch the running send delivered just before its cancellation and the system then delivered
-/// again is stored once, and points are deleted only on an acknowledgement.
+/// A transfer the system still runs (a discretionary one may wait for hours) never holds up a
+/// running process: the running transport sends the batch itself, and the system's copy, when it
+/// lands, is absorbed by the server. The queue's rule holds throughout: every attempt of a batch
+/// carries the same `Idempotency-Key`, so a batch delivered twice (by the running send just before
+/// its cancellation and by the system, or by both sessions) is stored once, and points are deleted
+/// only on an acknowledgement.
 ///
 /// ```swift
 /// let uploads = HandOffUploadTransport(
@@ -107,7 +115,7 @@ public struct HandOffUploadTransport: UploadTransport {
     }
 
     private func send(_ request: UploadRequest, at time: Date?) async -> UploadResponse {
-        if await continuing.holdsTransfer(for: request.key) {
+        if await continuing.hasOutcome(for: request.key) {
             return await Self.send(request, at: time, through: continuing)
         }
         if Task.isCancelled {

@@ -33,7 +33,14 @@ actor ContinuingDouble: ContinuingUploadTransport {
 
     func preload(_ key: String, _ response: UploadResponse) { held[key] = response }
 
-    func holdsTransfer(for key: String) async -> Bool { held[key] != nil }
+    func holdsTransfer(for key: String) async -> Bool { held[key] != nil || running.contains(key) }
+
+    func hasOutcome(for key: String) async -> Bool { held[key] != nil }
+
+    /// Keys whose transfer the system still runs (a discretionary one, waiting).
+    var running: Set<String> = []
+
+    func preloadRunning(_ key: String) { running.insert(key) }
 
     func handOff(_ request: UploadRequest) async {
         guard held[request.key] == nil else { return }
@@ -189,5 +196,16 @@ struct HandOffUploadTransportTests {
         #expect(executor.continuing == nil)
         #expect(try await executor.handOffBacklog(maxPoints: 1_000, maxBytes: 1 << 21, at: TestFixes.start).isEmpty)
         #expect(try store.backlog().pending.isEmpty, "no batch formed")
+    }
+
+    @Test("a transfer the system still runs (discretionary, waiting) does not hold up a running process: the batch goes out now, and the system's copy is absorbed by its key")
+    func runningTransferDoesNotBlock() async {
+        let running = RunningDouble(), continuing = ContinuingDouble()
+        await continuing.preloadRunning("b9")
+        let transport = HandOffUploadTransport(running: running, continuing: continuing)
+        let response = await transport.send(Self.request("b9"))
+        #expect(response.isAcknowledgement)
+        #expect(await running.sent == ["b9"])
+        #expect(await continuing.sent.isEmpty, "the send did not wait on the system's transfer")
     }
 }

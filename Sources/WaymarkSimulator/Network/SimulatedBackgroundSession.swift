@@ -118,6 +118,9 @@ public actor SimulatedBackgroundSession: ContinuingUploadTransport {
     /// Whether a transfer for `key` runs, waits to start, or finished with an untaken outcome.
     public func holdsTransfer(for key: String) async -> Bool { transfers[key] != nil }
 
+    /// Whether the transfer for `key` finished with an untaken outcome (by the last time the session saw).
+    public func hasOutcome(for key: String) async -> Bool { transfers[key]?.outcome != nil }
+
     /// Hands the batch over at the last time the session saw.
     public func handOff(_ request: UploadRequest) async {
         await handOff(request, at: now ?? Date(timeIntervalSince1970: 0))
