@@ -65,13 +65,20 @@ final class IngestTestServer: Sendable {
 
     func stop() { task.cancel() }
 
-    private static func handle(_ request: Request, ledger: IngestLedger) async throws -> Response {
+    /// What both modes read first: the bearer token, the idempotency key, the body, and the
+    /// device's next fault (the request is counted in the ledger).
+    private static func intake(_ request: Request, ledger: IngestLedger) async throws
+        -> (token: String, key: String?, body: ByteBuffer, fault: Fault?) {
         let auth = request.headers[.authorization] ?? ""
         let token = auth.hasPrefix("Bearer ") ? String(auth.dropFirst(7)) : ""
         let key = HTTPField.Name("Idempotency-Key").flatMap { request.headers[$0] }
         let body = try await request.body.collect(upTo: 50_000_000)
         await ledger.saw(contentType: request.headers[.contentType], key: key)
-        let fault = await ledger.nextFault(for: token)
+        return (token, key, body, await ledger.nextFault(for: token))
+    }
+
+    private static func handle(_ request: Request, ledger: IngestLedger) async throws -> Response {
+        let (token, key, body, fault) = try await intake(request, ledger: ledger)
         if case .status(let code) = fault { return reply(code, #"{"error":{"message":"injected fault"}}"#) }
         guard let device = await ledger.device(for: token) else {
             return reply(401, #"{"error":{"message":"unknown or expired token"}}"#)
@@ -117,12 +124,7 @@ final class IngestTestServer: Sendable {
     /// Injects the device's next fault in front of `upstream`: a status instead of forwarding; a drop
     /// or a hold after the upstream committed and answered.
     private static func forward(_ request: Request, ledger: IngestLedger, to upstream: Upstream) async throws -> Response {
-        let auth = request.headers[.authorization] ?? ""
-        let token = auth.hasPrefix("Bearer ") ? String(auth.dropFirst(7)) : ""
-        let key = HTTPField.Name("Idempotency-Key").flatMap { request.headers[$0] }
-        let body = try await request.body.collect(upTo: 50_000_000)
-        await ledger.saw(contentType: request.headers[.contentType], key: key)
-        let fault = await ledger.nextFault(for: token)
+        let (token, key, body, fault) = try await intake(request, ledger: ledger)
         if case .status(let code) = fault { return reply(code, #"{"error":{"message":"injected fault"}}"#) }
         let answer = try await upstream(token, key, request.headers[.contentType], Array(buffer: body))
         if (200..<300).contains(answer.status), let device = await ledger.device(for: token),
