@@ -11,8 +11,8 @@ import WaymarkTransport
 ///
 /// Each call to ``advance(to:)`` does four things:
 /// 1. It runs the simulation to the given time.
-/// 2. It stores the fixes and gap markers the app recorded meanwhile, as the app writes them to its
-///    disk.
+/// 2. It stores the fixes, gap markers and geofence events the app recorded meanwhile, as the app
+///    writes them to its disk.
 /// 3. It handles the app's process life. A launch is a new process: it opens the store file afresh
 ///    and starts a new upload queue (a `VirtualTimeUploader`). A process that dies loses its queue,
 ///    but not the store.
@@ -52,6 +52,8 @@ public struct SimulatedPhone {
     public private(set) var recorded: [Fix] = []
     /// Every gap marker the app reported (and this phone stored), in order.
     public private(set) var gaps: [GapMarker] = []
+    /// Every geofence event the app's engine decided (and this phone stored), in order.
+    public private(set) var fenceEvents: [FenceEvent] = []
     /// App launches the simulation delivered (each one a new process and a new queue).
     public private(set) var launches = 0
     /// ``advance(to:)`` calls that ended with the app suspended, and with it not running.
@@ -185,6 +187,10 @@ public struct SimulatedPhone {
         for gap in app.gaps.dropFirst(gaps.count) {
             try store.recordGap(GapRecord(ride: rideID, start: gap.start, end: gap.end, reason: gap.reason.rawValue))
             gaps.append(gap)
+        }
+        for event in app.fenceEvents.dropFirst(fenceEvents.count) {
+            try store.recordFenceEvent(event)
+            fenceEvents.append(event)
         }
     }
 

@@ -8,6 +8,8 @@ extension NativeBatchFormat {
         public var fixes: [Fix]
         /// The gap-marker features, in order.
         public var gaps: [Gap]
+        /// The device's geofence events, in order.
+        public var fenceEvents: [FenceEvent] = []
         /// The `device_id` of the features, when every feature names the same one.
         public var deviceID: String?
     }
@@ -16,7 +18,9 @@ extension NativeBatchFormat {
     ///
     /// A fix needs `[longitude, latitude]` within range and a `timestamp` in ISO-8601 UTC; the
     /// other properties are read when present and finite. A feature without geometry must be a gap
-    /// marker (`"waymark_kind":"gap"`) with a `ride_id`, `start`, `end` and `reason`.
+    /// marker (`"waymark_kind":"gap"`) with a `ride_id`, `start`, `end` and `reason`, or a geofence
+    /// event (`"waymark_kind":"fence_event"`) with a `fence_id`, `event`, `time`, `latest`,
+    /// `delivered_at`, `timing`, `sequence` and `cause`.
     ///
     /// - throws: ``TransportError`` (`.format`) naming the feature (by index) and the field that
     ///   is missing or wrong.
@@ -38,7 +42,11 @@ extension NativeBatchFormat {
             }
             if let device = properties["device_id"] as? String { devices.insert(device) }
             if feature["geometry"] == nil || feature["geometry"] is NSNull {
-                decoded.gaps.append(try gap(properties, index: index))
+                if properties[kindProperty] as? String == fenceEventKind {
+                    decoded.fenceEvents.append(try fenceEvent(properties, index: index))
+                } else {
+                    decoded.gaps.append(try gap(properties, index: index))
+                }
             } else {
                 decoded.fixes.append(try fix(feature, properties, index: index))
             }
@@ -78,6 +86,35 @@ extension NativeBatchFormat {
         }
         return Gap(rideID: RideID(ride), start: try date(properties["start"], field: "start", index: index),
                    end: try date(properties["end"], field: "end", index: index), reason: reason)
+    }
+
+    private static func fenceEvent(_ p: [String: Any], index: Int) throws(TransportError) -> FenceEvent {
+        func text(_ name: String) throws(TransportError) -> String {
+            guard let value = p[name] as? String, !value.isEmpty else {
+                throw TransportError(.format, "fence event \(index): \(name) is missing or empty")
+            }
+            return value
+        }
+        guard let sequence = p["sequence"] as? NSNumber, String(cString: sequence.objCType) != "c",
+              let count = UInt64(exactly: sequence.doubleValue) else {
+            throw TransportError(.format, "fence event \(index): sequence is not a whole number")
+        }
+        var coordinate: Coordinate?
+        if let latitude = number(p["latitude"]), let longitude = number(p["longitude"]) {
+            do {
+                coordinate = try Coordinate(latitude: latitude, longitude: longitude)
+            } catch {
+                throw TransportError(.format, "fence event \(index): \(error.message)")
+            }
+        }
+        let userData = (p["user_data"] as? [String: Any] ?? [:]).compactMapValues { $0 as? String }
+        return FenceEvent(fenceID: try text("fence_id"), event: try text("event"),
+                          time: try date(p["time"], field: "time", index: index),
+                          earliest: p["earliest"] == nil ? nil : try date(p["earliest"], field: "earliest", index: index),
+                          latest: try date(p["latest"], field: "latest", index: index),
+                          deliveredAt: try date(p["delivered_at"], field: "delivered_at", index: index),
+                          timing: try text("timing"), sequence: count, cause: try text("cause"), coordinate: coordinate,
+                          horizontalAccuracy: number(p["horizontal_accuracy"]), userData: userData)
     }
 
     private static func number(_ value: Any?) -> Double? {

@@ -21,6 +21,10 @@ import WaymarkGeo
 /// rejected); other Overland servers are expected to skip or reject a feature without geometry.
 /// Because gap features come last, a `rejected` index below the number of fixes names a fix.
 ///
+/// The device's own geofence events follow the gap markers, also without geometry
+/// (`"waymark_kind":"fence_event"`; see ``FenceEvent``). WaymarkServer stores them as events the
+/// device reported, apart from the events it decides from the points.
+///
 /// ```swift
 /// let format = NativeBatchFormat(deviceID: "phone-1")
 /// let body = format.body(for: batch.fixes)      // UTF-8 JSON
@@ -63,17 +67,27 @@ public struct NativeBatchFormat: Hashable, Sendable {
     /// The bytes of the envelope around the features: `{"locations":[` and `]}`.
     public static let envelopeBytes = 16
 
-    /// The whole request body for these fixes and gap markers (after the fixes), as UTF-8 JSON.
-    public func body(for fixes: [Fix], gaps: [Gap] = []) -> [UInt8] {
+    /// The whole request body for these fixes, then the gap markers, then the device's geofence
+    /// events (see ``FenceEvent``), as UTF-8 JSON.
+    public func body(for fixes: [Fix], gaps: [Gap] = [], fenceEvents: [FenceEvent] = []) -> [UInt8] {
         var out = Array("{\"locations\":[".utf8)
-        out.reserveCapacity(fixes.count * 260)
-        for (i, fix) in fixes.enumerated() {
-            if i > 0 { out.append(UInt8(ascii: ",")) }
+        out.reserveCapacity(fixes.count * 260 + fenceEvents.count * 400)
+        var first = true
+        func separate() {
+            if !first { out.append(UInt8(ascii: ",")) }
+            first = false
+        }
+        for fix in fixes {
+            separate()
             appendFeature(fix, to: &out)
         }
-        for (i, gap) in gaps.enumerated() {
-            if i > 0 || !fixes.isEmpty { out.append(UInt8(ascii: ",")) }
+        for gap in gaps {
+            separate()
             appendGap(gap, to: &out)
+        }
+        for event in fenceEvents {
+            separate()
+            appendFenceEvent(event, to: &out)
         }
         out += Array("]}".utf8)
         return out

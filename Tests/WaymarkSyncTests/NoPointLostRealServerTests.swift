@@ -17,7 +17,8 @@ import WaymarkSimulator
 /// `WAYMARK_TEST_POSTGRES_URL` is set). The front answers 5xx before the server sees a batch, and
 /// drops or holds the server's reply after it committed; everything else is the server's own ingest:
 /// idempotency keys, gap markers, the group commit. At the end, the server's stored points and gap
-/// markers must equal what the tracker recorded, schedule by schedule.
+/// markers must equal what the tracker recorded, and its device-reported geofence events what the
+/// engine decided (0 lost, 0 duplicated), schedule by schedule.
 @Suite("No point lost against Waymark's own server (router and store behind a fault-injecting front)")
 struct NoPointLostRealServerTests {
     static let schedules = Int(ProcessInfo.processInfo.environment["WAYMARK_REAL_SERVER_SCHEDULES"] ?? "") ?? 200
@@ -76,6 +77,9 @@ struct NoPointLostRealServerTests {
         var serverCount: Int
         var gapsMatch: Bool
         var leftOnDevice: Int
+        /// Geofence events the engine decided, those missing on the server, and those stored more than once.
+        var fenceEvents = 0, eventsMissing = 0, eventsDuplicated = 0
+        var eventsLeftOnDevice = 0
     }
 
     @Test("seeded fault schedules on each store: the server's stored points and gap markers equal what the tracker recorded",
@@ -127,13 +131,22 @@ struct NoPointLostRealServerTests {
                     "seed \(outcome.seed): \(outcome.missing) recorded points missing on the server, \(outcome.extra) extra, \(outcome.serverCount) stored of \(outcome.recorded)")
             #expect(outcome.gapsMatch, "seed \(outcome.seed): the server's gap markers differ from the tracker's")
             #expect(outcome.leftOnDevice == 0, "seed \(outcome.seed): \(outcome.leftOnDevice) fixes left on the device")
+            #expect(outcome.eventsMissing == 0 && outcome.eventsDuplicated == 0 && outcome.eventsLeftOnDevice == 0,
+                    """
+                    seed \(outcome.seed): of \(outcome.fenceEvents) geofence events \(outcome.eventsMissing) missing on the server, \
+                    \(outcome.eventsDuplicated) stored twice, \(outcome.eventsLeftOnDevice) left on the device
+                    """)
         }
+        #expect(outcomes.reduce(0) { $0 + $1.fenceEvents } >= 2 * outcomes.count,
+                "the engine decided geofence events in the schedules (home exit, office enter at least)")
         #expect(outcomes.reduce(0) { $0 + $1.gaps } > 0, "some schedules left gap markers (kills, the tunnel)")
         #expect(faults["dropAfterCommit", default: 0] > 0 && faults.keys.contains { $0.hasPrefix("5") },
                 "the front injected drops after commit and 5xx: \(faults)")
         print("no-point-lost (Waymark's server, \(choice.rawValue)): \(outcomes.count) schedules, "
               + "\(outcomes.reduce(0) { $0 + $1.recorded }) tracker points stored once, "
-              + "\(outcomes.reduce(0) { $0 + $1.gaps }) gap markers, \(outcomes.reduce(0) { $0 + $1.requests }) requests, "
+              + "\(outcomes.reduce(0) { $0 + $1.gaps }) gap markers, "
+              + "\(outcomes.reduce(0) { $0 + $1.fenceEvents }) device geofence events stored once, "
+              + "\(outcomes.reduce(0) { $0 + $1.requests }) requests, "
               + "faults \(faults.sorted { $0.key < $1.key })")
     }
 
@@ -152,9 +165,28 @@ struct NoPointLostRealServerTests {
         }
         let gapsMatch = serverGaps.count == result.gaps.count
             && Set(serverGaps.map { gapKey($0.start, $0.end, $0.reason) }) == Set(result.gaps.map { gapKey($0.start, $0.end, $0.reason.rawValue) })
-        return Outcome(seed: seed, recorded: result.recorded.count, gaps: result.gaps.count, requests: result.requests,
-                       missing: expected.subtracting(stored).count, extra: Set(stored).subtracting(expected).count,
-                       serverCount: stored.count, gapsMatch: gapsMatch,
-                       leftOnDevice: result.storeFixes + result.finalBacklog.pending.count + result.finalBacklog.quarantined)
+        var outcome = Outcome(seed: seed, recorded: result.recorded.count, gaps: result.gaps.count, requests: result.requests,
+                              missing: expected.subtracting(stored).count, extra: Set(stored).subtracting(expected).count,
+                              serverCount: stored.count, gapsMatch: gapsMatch,
+                              leftOnDevice: result.storeFixes + result.finalBacklog.pending.count + result.finalBacklog.quarantined)
+        // Geofence events: the device-reported records on the server against what the engine decided, by
+        // fence, kind, sequence and time, counted (a duplicate would show as a count of 2).
+        let reported = try await store.deviceEvents(deviceID: deviceID, kind: DeviceEventRecord.deviceFenceEventKind,
+                                                    afterID: 0, limit: 10_000)
+        var onServer: [String: Int] = [:]
+        for record in reported {
+            let detail = try #require(try JSONSerialization.jsonObject(with: Data(record.detail.utf8)) as? [String: Any])
+            let key = "\(detail["fence_id"] ?? "")|\(detail["event"] ?? "")|\(detail["sequence"] ?? "")|\(detail["time"] ?? "")"
+            onServer[key, default: 0] += 1
+        }
+        var decided: [String: Int] = [:]
+        for event in result.fenceEvents {
+            decided["\(event.fenceID)|\(event.kind.rawValue)|\(event.sequence)|\(NativeBatchFormat.timestamp(event.time))", default: 0] += 1
+        }
+        outcome.fenceEvents = result.fenceEvents.count
+        outcome.eventsMissing = decided.reduce(0) { $0 + max(0, $1.value - onServer[$1.key, default: 0]) }
+        outcome.eventsDuplicated = onServer.reduce(0) { $0 + max(0, $1.value - decided[$1.key, default: 0]) }
+        outcome.eventsLeftOnDevice = result.finalBacklog.unbatchedFenceEvents
+        return outcome
     }
 }

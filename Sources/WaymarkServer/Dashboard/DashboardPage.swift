@@ -258,7 +258,13 @@ public enum DashboardPage {
       const c = d.geometry && Array.isArray(d.geometry.coordinates) ? d.geometry.coordinates : null;
       const usable = (lat, lon) => typeof lat === "number" && typeof lon === "number" && Math.abs(lat) <= 90 && Math.abs(lon) <= 180
                                    && (lat !== 0 || lon !== 0);
-      const place = usable(d.lat, d.lon) ? [d.lat, d.lon] : c && usable(c[1], c[0]) ? [c[1], c[0]] : null;
+      const place = usable(d.lat, d.lon) ? [d.lat, d.lon] : usable(d.latitude, d.longitude) ? [d.latitude, d.longitude]
+                  : c && usable(c[1], c[0]) ? [c[1], c[0]] : null;
+      // A Waymark device's own geofence event: the fence by name, and what the device decided.
+      if (e.kind === "waymark.fence_event") {
+        return { key: "device-" + e.id, source: "device", device: e.device_id, at: Date.parse(e.time || e.received),
+                 kind: `${d.event} (device)`, what: fenceName(d.fence_id), place };
+      }
       const what = [d.event, d.desc].filter(v => typeof v === "string").join(" ");
       return { key: "device-" + e.id, source: "device", device: e.device_id, at: Date.parse(e.time || e.received), kind: e.kind, what, place };
     }

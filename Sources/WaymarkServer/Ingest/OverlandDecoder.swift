@@ -9,7 +9,9 @@ import WaymarkTransport
 /// `vertical_accuracy`, `battery_level` (0–1), `battery_state` and `motion` (a list; the first
 /// entry becomes the activity). Negative speed, course or accuracy mean "unknown". A feature
 /// whose properties say `"waymark_kind":"gap"` is a gap marker from a Waymark device (no
-/// geometry; `start`, `end`, `reason`, `ride_id`): it is stored as a ``PositionGap``, not a point.
+/// geometry; `start`, `end`, `reason`, `ride_id`): it is stored as a ``PositionGap``, not a point. One
+/// that says `"waymark_kind":"fence_event"` is the device's own geofence event
+/// (``DeviceFenceEventReader``): a ``DeviceEventRecord``, never a point.
 ///
 /// Overland iOS (aaronpk/Overland-iOS, `Overland/LocationManager.m`) sends records that are not fixes in
 /// the same `locations` array: app events (`properties.action`: `paused_location_updates`,
@@ -30,7 +32,12 @@ enum OverlandDecoder {
         var body = DecodedBody()
         body.candidates.reserveCapacity(locations.count)
         for item in locations {
-            if let event = event(from: item) { body.events.append(event) } else { body.candidates.append(candidate(from: item)) }
+            switch DeviceFenceEventReader.read(item) {
+            case .event(let event): body.events.append(event)
+            case .refused(let refused): body.candidates.append(refused)
+            case nil:
+                if let event = event(from: item) { body.events.append(event) } else { body.candidates.append(candidate(from: item)) }
+            }
         }
         return body
     }

@@ -32,6 +32,9 @@ struct PositionCandidate: Sendable {
     /// Set for an entry that is a Waymark gap marker instead of a point: validated by
     /// ``PositionValidator/validate(_:deviceID:sampleLimit:)`` as a gap marker rather than a point.
     var gap: GapFields?
+    /// Set for a refused entry that is not a point (a Waymark device's fence event): only its
+    /// ``problems`` are reported, not a missing position.
+    var isOtherEntry = false
 
     /// A gap marker's properties as sent.
     struct GapFields: Sendable {

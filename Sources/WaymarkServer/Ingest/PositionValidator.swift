@@ -94,6 +94,7 @@ struct PositionValidator: Sendable {
             rejected = true
             rejections.add(index: index, field: problem.field, message: problem.message)
         }
+        guard !candidate.isOtherEntry else { return nil }
         let names = candidate.names
         let latitude = check(candidate.latitude, name: names.latitude, range: -90...90, index: index,
                              rejected: &rejected, into: &rejections)

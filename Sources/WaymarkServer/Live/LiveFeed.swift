@@ -19,14 +19,17 @@ public final class LiveFeed: Sendable {
     public enum Message: Sendable, Hashable {
         /// Positions of one device, just committed.
         case positions([Position])
-        /// A fence event, just committed.
+        /// A fence event the server decided, just committed.
         case event(FenceEventRecord)
+        /// A record a device reported (its own geofence event, an app event…), just committed.
+        case deviceEvent(DeviceEventRecord)
 
         /// The device the message is about.
         public var deviceID: String? {
             switch self {
             case .positions(let list): list.first?.deviceID
             case .event(let record): record.event.deviceID
+            case .deviceEvent(let record): record.deviceID
             }
         }
 
@@ -34,7 +37,7 @@ public final class LiveFeed: Sendable {
         var weight: Int {
             switch self {
             case .positions(let list): max(1, list.count)
-            case .event: 1
+            case .event, .deviceEvent: 1
             }
         }
     }

@@ -25,6 +25,11 @@ public struct DeviceEventRecord: Hashable, Sendable {
 
     /// The kind of a point that failed validation on a route whose clients resend refused requests forever.
     public static let rejectedKind = "rejected"
+    /// The kind of a geofence event a Waymark device decided and reported (enter, exit or dwell of one
+    /// of its fences); its detail holds the event's properties as the device sent them (`fence_id`,
+    /// `event`, `time`, `earliest`, `latest`, `delivered_at`, `timing`, `sequence`, `cause`, and the
+    /// deciding fix's `latitude`, `longitude` and `horizontal_accuracy` when a fix decided it).
+    public static let deviceFenceEventKind = "waymark.fence_event"
     /// Most UTF-8 bytes of ``detail``.
     public static let maxDetailBytes = 65_536
 

@@ -60,6 +60,9 @@ public struct IngestOutcome: Hashable, Sendable {
     public var gapsStored: Int
     /// Device events newly stored by this request (0 for a replay).
     public var deviceEventsStored = 0
+    /// The device events this request stored, with their ids (empty for a replay): what the live stream
+    /// shows.
+    public var newDeviceEvents: [DeviceEventRecord] = []
     /// The positions this request stored (not those absorbed as duplicates; empty for a replay), in
     /// no particular order: what the live stream shows, sorted by time.
     public var newPositions: [Position] = []

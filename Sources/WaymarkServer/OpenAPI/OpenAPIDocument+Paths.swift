@@ -68,12 +68,23 @@ extension OpenAPIDocument {
                 parameters: [deviceID] + timeRange + [limit, query("cursor", string, "`next_cursor` of the previous page.")],
                 responses: ["200": reply("One page.", object(["gaps": array(ref("Gap")), "next_cursor": nullable("string")]))])],
             "/api/devices/{id}/device-events": ["get": operation(
-                "Records without a position (OwnTracks transitions, Overland visits, heartbeats, rejected points)", tag: "query",
+                "Records the device reported without a position: its own geofence events (kind `waymark.fence_event`, apart "
+                + "from the events the server decides), OwnTracks transitions, Overland visits, heartbeats, rejected points",
+                tag: "query",
                 parameters: [deviceID, query("limit", ["type": "integer", "minimum": 1, "maximum": 1_000], "Page size (100 when absent)."),
-                             query("after", ["type": "integer", "minimum": 0], "`next_after` of the previous page.")],
-                responses: ["200": reply("One page, streamed: at most `limit` records, ending after the record that passes 8 MiB; "
-                                         + "`next_after` is set when more may follow.",
-                                         object(["device_events": array(ref("DeviceEvent")), "next_after": nullable("integer")]))])],
+                             query("after", ["type": "integer", "minimum": 0], "`next_after` of the previous page."),
+                             query("kind", ["type": "string", "minLength": 1, "maxLength": 100],
+                                   "Only records of this kind, e.g. `waymark.fence_event`."),
+                             query("format", ["enum": ["json", "csv"]],
+                                   "json (paged) when absent; csv exports every record after `after`, streamed.")],
+                responses: ["200": ["description": "One page, streamed: at most `limit` records, ending after the record that passes "
+                                    + "8 MiB; `next_after` is set when more may follow. With `format=csv`: "
+                                    + "`id,kind,time,received,fence_id,event,latitude,longitude,timing,sequence,detail`.",
+                                    "content": [
+                                        "application/json": ["schema": object(["device_events": array(ref("DeviceEvent")),
+                                                                               "next_after": nullable("integer")])],
+                                        "text/csv": ["schema": string],
+                                    ] as Object]])],
             "/api/devices/{id}/rides": ["get": operation(
                 "Rides: positions split at pauses, a page at a time", tag: "query",
                 parameters: [deviceID] + timeRange + [rideGap, limit,
@@ -108,7 +119,8 @@ extension OpenAPIDocument {
             "/api/webhooks": [
                 "get": operation("Webhook subscriptions (admin)", tag: "webhooks",
                                  responses: ["200": reply("Subscriptions.", object(["webhooks": array(ref("Webhook"))]))]),
-                "post": operation("Subscribe a URL to fence events (admin)", tag: "webhooks",
+                "post": operation("Subscribe a URL to fence events (admin): those the server decides (`type` `fence.KIND`) and "
+                                  + "those a device reports (`type` `device.fence.KIND`, `source` `device`)", tag: "webhooks",
                                   body: jsonBody(object(["url": string, "secret": string], required: ["url"])),
                                   responses: ["201": reply("The subscription and its secret.", ref("Webhook")),
                                               "400": reply("A refused destination, named (code `badRequest`), or 32 webhooks "
@@ -127,7 +139,9 @@ extension OpenAPIDocument {
                 body: jsonBody(object(["id": ["type": "integer", "minimum": 1], "webhook_id": string], required: []), required: false),
                 responses: ["200": reply("How many were requeued.", object(["requeued": integer]))])],
             "/api/stream": ["get": operation(
-                "Live positions and fence events (server-sent events)", tag: "live",
+                "Live positions (`event: position`), fence events the server decided (`event: fence`) and records the "
+                + "device reported, its own geofence events among them (`event: device`, a DeviceEvent) (server-sent events)",
+                tag: "live",
                 parameters: [query("ticket", string, "A ticket from POST /api/stream/ticket (EventSource cannot send headers).")],
                 responses: ["200": reply("A `text/event-stream` with a `: keep-alive` comment every 15 s, ending after an hour.",
                                          string, type: "text/event-stream"),

@@ -227,6 +227,13 @@ extension Routes {
             let message = checked.rejections.count == 0 ? "the request contains no points" : "no point in the request is valid"
             throw ServerError(.noValidPoint, message, rejections: checked.rejections)
         }
+        // A device's own fence events fan out to every webhook like the server's: the same cap bounds them.
+        let reported = checked.deviceEvents.lazy.filter { $0.kind == DeviceEventRecord.deviceFenceEventKind }.count
+        if reported > configuration.maxFenceEventsPerRequest {
+            throw ServerError(.payloadTooLarge, "the request reports \(reported) fence events, more than the "
+                              + "\(configuration.maxFenceEventsPerRequest) accepted per request (maxFenceEventsPerRequest); "
+                              + "nothing was stored. Send smaller batches")
+        }
         let outcome: IngestOutcome
         do {
             var write = IngestWrite(deviceID: device.id, idempotencyKey: idempotencyKey?.key,
@@ -246,6 +253,7 @@ extension Routes {
             feed.publish(positions: outcome.newPositions.sorted { $0.fix.timestamp < $1.fix.timestamp })
         }
         for record in outcome.events { feed.publish(.event(record)) }
+        for record in outcome.newDeviceEvents { feed.publish(.deviceEvent(record)) }
         return outcome
     }
 

@@ -86,13 +86,22 @@ extension Routes {
         ], body: body)
     }
 
-    /// One message as an SSE frame: `event: position|fence`, one `data:` line of JSON.
+    /// One message as an SSE frame: `event: position|fence|device`, one `data:` line of JSON. A `device`
+    /// frame is a record the device reported, in the shape of `device-events` (its geofence events have
+    /// kind `waymark.fence_event`); a `fence` frame is an event the server decided.
     static func serverSentEvent(_ message: LiveFeed.Message) -> String {
-        let (name, data): (String, Data) = switch message {
+        let (name, text): (String, String) = switch message {
         case .positions(let list):
-            ("position", (try? JSONReply.data(["positions": list.map(PositionReply.init(position:))])) ?? Data())
-        case .event(let record): ("fence", (try? JSONReply.data(record)) ?? Data())
+            ("position", String(decoding: (try? JSONReply.data(["positions": list.map(PositionReply.init(position:))])) ?? Data(),
+                                as: UTF8.self))
+        case .event(let record): ("fence", String(decoding: (try? JSONReply.data(record)) ?? Data(), as: UTF8.self))
+        case .deviceEvent(let record):
+            ("device", {
+                var buffer = ByteBuffer()
+                _ = writeDeviceEvent(record, to: &buffer)
+                return String(buffer: buffer)
+            }())
         }
-        return "event: \(name)\ndata: \(String(decoding: data, as: UTF8.self))\n\n"
+        return "event: \(name)\ndata: \(text)\n\n"
     }
 }

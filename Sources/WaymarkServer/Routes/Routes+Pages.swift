@@ -15,24 +15,36 @@ extension Routes {
     /// Device events read from the store at a time while a page is written.
     static let deviceEventBatch = 50
 
-    /// `GET /api/devices/{id}/device-events?after=ID&limit=N` (limit 1–1000, default 100): the device's
-    /// records without a position (``DeviceEventRecord``), oldest first:
+    /// `GET /api/devices/{id}/device-events?after=ID&limit=N&kind=K` (limit 1–1000, default 100): the device's
+    /// records without a position (``DeviceEventRecord``), oldest first, only those of kind `K` when given
+    /// (`waymark.fence_event`: the geofence events the device reported):
     /// `{"device_events":[{"detail","device_id","id","kind","received","time"}],"next_after":ID|null}`.
     /// Each stored `detail` is JSON text and is written as it is stored, without being parsed. A page ends at
     /// `limit` records or after the record that passes ``deviceEventPageBytes``; `next_after` is then set.
+    /// With `format=csv` every record after `after` is exported instead, streamed page by page
+    /// (``deviceEventsCSV(device:kind:after:)``).
     func deviceEvents(_ request: Request, device: DeviceRecord) throws -> Response {
-        let limit = try pageLimit(request, default: 100, maximum: Self.maxDeviceEventLimit)
         let afterText = request.uri.queryParameters["after"].map(String.init) ?? "0"
         guard let after = Int64(afterText), after >= 0 else {
             throw ServerError(.badRequest, "after '\(afterText)' is not an event id (a whole number, 0 or more)")
         }
+        let kind = request.uri.queryParameters["kind"].map(String.init)
+        if let kind, !ClientText.fits(kind, maxBytes: 100) {
+            throw ServerError(.badRequest, "kind must have 1 to 100 bytes, e.g. \(DeviceEventRecord.deviceFenceEventKind)")
+        }
+        switch request.uri.queryParameters["format"].map(String.init) {
+        case nil, "json": break
+        case "csv": return deviceEventsCSV(device: device, kind: kind, after: after)
+        case let other?: throw ServerError(.badRequest, "unknown format '\(ClientText.truncated(other, maxBytes: 64))'; expected json or csv")
+        }
+        let limit = try pageLimit(request, default: 100, maximum: Self.maxDeviceEventLimit)
         let store = self.store
         let body = ResponseBody { writer in
             try await writer.write(ByteBuffer(string: #"{"device_events":["#))
             var cursor = after, written = 0, bytes = 0, more = false
             while true {
                 let wanted = min(Self.deviceEventBatch, limit - written)
-                let batch = try await store.deviceEvents(deviceID: device.id, afterID: cursor, limit: wanted)
+                let batch = try await store.deviceEvents(deviceID: device.id, kind: kind, afterID: cursor, limit: wanted)
                 var chunk = ByteBuffer()
                 for record in batch {
                     if written > 0 { chunk.writeString(",") }
@@ -49,6 +61,48 @@ extension Routes {
             try await writer.finish(nil)
         }
         return Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"], body: body)
+    }
+
+    /// The CSV export of a device's records (of `kind`, when given) after `after`, oldest first, read from the
+    /// store ``streamPage`` at a time while it is written:
+    /// `id,kind,time,received,fence_id,event,latitude,longitude,timing,sequence,detail`. The fence columns are
+    /// filled for the geofence events a Waymark device reported and empty for other records; `detail` is the
+    /// record's JSON text, neutralised like every text cell (`ExportFormat.csvTextCell`).
+    func deviceEventsCSV(device: DeviceRecord, kind: String?, after: Int64) -> Response {
+        let store = self.store
+        let body = ResponseBody { writer in
+            try await writer.write(ByteBuffer(string: "id,kind,time,received,fence_id,event,latitude,longitude,timing,sequence,detail\n"))
+            var cursor = after
+            while true {
+                let page = try await store.deviceEvents(deviceID: device.id, kind: kind, afterID: cursor, limit: Self.streamPage)
+                var chunk = ""
+                for record in page { chunk += Self.csvRow(record) }
+                if !chunk.isEmpty { try await writer.write(ByteBuffer(string: chunk)) }
+                guard let last = page.last, page.count == Self.streamPage else { break }
+                cursor = last.id
+            }
+            try await writer.finish(nil)
+        }
+        return Response(status: .ok, headers: [
+            .contentType: "text/csv; charset=utf-8",
+            .contentDisposition: "attachment; filename=\"\(device.id)-device-events.csv\"",
+        ], body: body)
+    }
+
+    /// One CSV row of ``deviceEventsCSV(device:kind:after:)``.
+    static func csvRow(_ record: DeviceEventRecord) -> String {
+        var fence: [String] = Array(repeating: "", count: 6)
+        if record.kind == DeviceEventRecord.deviceFenceEventKind,
+           let d = try? JSONSerialization.jsonObject(with: Data(record.detail.utf8)) as? [String: Any] {
+            fence = [
+                ExportFormat.csvTextCell(d["fence_id"] as? String ?? ""), ExportFormat.csvTextCell(d["event"] as? String ?? ""),
+                JSONBody.double(d["latitude"]).map { String($0) } ?? "", JSONBody.double(d["longitude"]).map { String($0) } ?? "",
+                ExportFormat.csvTextCell(d["timing"] as? String ?? ""), JSONBody.double(d["sequence"]).map { String(Int64($0)) } ?? "",
+            ]
+        }
+        let cells = [String(record.id), ExportFormat.csvTextCell(record.kind), record.time.map(TimestampParser.format) ?? "",
+                     TimestampParser.format(record.receivedAt)] + fence + [ExportFormat.csvTextCell(record.detail)]
+        return cells.joined(separator: ",") + "\n"
     }
 
     /// Appends one record as `{"detail":…,"device_id","id","kind","received","time"}`; returns its bytes. A

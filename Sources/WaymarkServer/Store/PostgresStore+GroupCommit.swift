@@ -245,7 +245,9 @@ extension PostgresStore {
             let stored = newlyStored[index].count
             var outcome = IngestOutcome(stored: stored, duplicates: write.positions.count - stored, replayed: false,
                                         gapsStored: try await insertGaps(connection, write.gaps, receivedMillis: received))
-            outcome.deviceEventsStored = try await insertDeviceEvents(connection, write.deviceEvents, deviceID: write.deviceID)
+            outcome.newDeviceEvents = try await insertDeviceEvents(connection, write.deviceEvents, deviceID: write.deviceID,
+                                                                   nowMillis: received)
+            outcome.deviceEventsStored = outcome.newDeviceEvents.count
             outcome.newPositions = newlyStored[index]
             outcomes[index] = outcome
         }

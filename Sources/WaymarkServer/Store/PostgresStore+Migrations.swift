@@ -170,6 +170,15 @@ extension PostgresStore {
         ]),
         // The fingerprint (route and body digest) of the request that used a key: a reuse with another body is refused.
         ("v8-idempotency-digest", ["ALTER TABLE ingest_batches ADD COLUMN request_digest text"]),
+        // Webhook deliveries of fence events a device reported (`device_events`) beside those the server
+        // decided (`fence_events`): a delivery names its event's table, and the unique key includes it.
+        ("v9-outbox-event-source", [
+            "ALTER TABLE outbox ADD COLUMN event_source text NOT NULL DEFAULT 'server'",
+            "ALTER TABLE outbox DROP CONSTRAINT outbox_webhook_id_event_id_key",
+            "ALTER TABLE outbox ADD CONSTRAINT outbox_webhook_source_event_key UNIQUE (webhook_id, event_source, event_id)",
+            // `device-events?kind=` reads one kind of a device's records in id order.
+            "CREATE INDEX device_events_by_kind ON device_events (device_id, kind, id)",
+        ]),
     ]
 
     /// Creates or upgrades the schema; see ``StoreSchema/migrate()``.

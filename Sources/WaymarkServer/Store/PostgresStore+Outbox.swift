@@ -120,6 +120,19 @@ extension PostgresStore {
             """, logger: logger)
     }
 
+    /// Queues one delivery per webhook for each fence event a device reported (``DeviceEventRecord/deviceFenceEventKind``),
+    /// inside the ingest transaction; the rows name their source, `device`.
+    func queueDeliveries(_ connection: PostgresConnection, deviceEvents records: [DeviceEventRecord], nowMillis: Int64) async throws {
+        let payloads = records.compactMap { record in OutboxDelivery.payload(forDeviceEvent: record).map { (record.id, $0) } }
+        guard !payloads.isEmpty else { return }
+        let ids = payloads.map(\.0), texts = payloads.map(\.1)
+        try await connection.query("""
+            INSERT INTO outbox (webhook_id, event_source, event_id, payload, state, attempts, next_attempt_ms, created_ms, updated_ms)
+            SELECT w.id, 'device', e.id, e.payload, 'pending', 0, \(nowMillis), \(nowMillis), \(nowMillis)
+            FROM unnest(\(ids)::int8[], \(texts)::text[]) AS e(id, payload) CROSS JOIN webhooks w
+            """, logger: logger)
+    }
+
     static func delivery(from row: PostgresRow) throws -> OutboxDelivery {
         let r = row.makeRandomAccess()
         return OutboxDelivery(

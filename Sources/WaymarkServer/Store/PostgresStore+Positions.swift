@@ -76,7 +76,8 @@ extension PostgresStore {
                     try await saveFenceState(connection, deviceID: write.deviceID, state: state)
                 }
                 let gapsStored = try await insertGaps(connection, write.gaps, receivedMillis: received)
-                let deviceEventsStored = try await insertDeviceEvents(connection, write.deviceEvents, deviceID: write.deviceID)
+                let newDeviceEvents = try await insertDeviceEvents(connection, write.deviceEvents, deviceID: write.deviceID,
+                                                                   nowMillis: received)
                 if let key = write.idempotencyKey {
                     try await connection.query("""
                         UPDATE ingest_batches SET stored = \(stored), duplicates = \(write.positions.count - stored)
@@ -88,7 +89,8 @@ extension PostgresStore {
                 try await queueDeliveries(connection, records, nowMillis: received)
                 var outcome = IngestOutcome(stored: stored, duplicates: write.positions.count - stored, replayed: false,
                                             events: records, gapsStored: gapsStored)
-                outcome.deviceEventsStored = deviceEventsStored
+                outcome.deviceEventsStored = newDeviceEvents.count
+                outcome.newDeviceEvents = newDeviceEvents
                 outcome.newPositions = newlyStored
                 return outcome
             }
@@ -149,27 +151,42 @@ extension PostgresStore {
     }
 
     /// Inserts device events, absorbing copies already stored; returns how many were new.
-    func insertDeviceEvents(_ connection: PostgresConnection, _ events: [DeviceEventRecord], deviceID: String) async throws -> Int {
-        guard !events.isEmpty else { return 0 }
+    func insertDeviceEvents(_ connection: PostgresConnection, _ events: [DeviceEventRecord], deviceID: String,
+                            nowMillis: Int64) async throws -> [DeviceEventRecord] {
+        guard !events.isEmpty else { return [] }
         let kinds = events.map(\.kind), times = events.map { $0.time?.millisecondsSince1970 ?? Int64.min }
         let received = events.map(\.receivedAt.millisecondsSince1970), details = events.map(\.detail), digests = events.map(\.digest)
-        return try await connection.query("""
+        let rows = try await connection.query("""
             INSERT INTO device_events (device_id, kind, ts_ms, received_ms, detail, digest)
             SELECT \(deviceID), e.kind, nullif(e.ts_ms, \(Int64.min)), e.received_ms, e.detail, e.digest
             FROM unnest(\(kinds)::text[], \(times)::int8[], \(received)::int8[], \(details)::text[], \(digests)::text[])
                  WITH ORDINALITY AS e(kind, ts_ms, received_ms, detail, digest, n)
             ORDER BY e.n
             ON CONFLICT (device_id, digest) DO NOTHING
-            RETURNING 1
-            """, logger: logger).collect().count
+            RETURNING id, digest
+            """, logger: logger).collect()
+        var byDigest: [String: DeviceEventRecord] = [:]
+        for event in events where byDigest[event.digest] == nil { byDigest[event.digest] = event }
+        var stored: [DeviceEventRecord] = []
+        for row in rows {
+            let (id, digest) = try row.decode((Int64, String).self)
+            guard var record = byDigest[digest] else { continue }
+            record.id = id
+            record.deviceID = deviceID
+            stored.append(record)
+        }
+        stored.sort { $0.id < $1.id }
+        try await queueDeliveries(connection, deviceEvents: stored, nowMillis: nowMillis)
+        return stored
     }
 
-    /// A device's events after an id; see ``PositionStore/deviceEvents(deviceID:afterID:limit:)``.
-    public func deviceEvents(deviceID: String, afterID: Int64, limit: Int) async throws -> [DeviceEventRecord] {
+    /// A device's events after an id; see ``PositionStore/deviceEvents(deviceID:kind:afterID:limit:)``.
+    public func deviceEvents(deviceID: String, kind: String?, afterID: Int64, limit: Int) async throws -> [DeviceEventRecord] {
         try await storageErrors {
             try await client.query("""
                 SELECT id, device_id, kind, ts_ms, received_ms, detail FROM device_events
-                WHERE device_id = \(deviceID) AND id > \(afterID) ORDER BY id LIMIT \(max(1, limit))
+                WHERE device_id = \(deviceID) AND id > \(afterID) AND (\(kind)::text IS NULL OR kind = \(kind))
+                ORDER BY id LIMIT \(max(1, limit))
                 """, logger: logger).collect().map { row in
                 let (id, device, kind, ts, received, detail) = try row.decode((Int64, String, String, Int64?, Int64, String).self)
                 return DeviceEventRecord(id: id, deviceID: device, kind: kind, time: ts.map(Date.init(millisecondsSince1970:)),

@@ -138,6 +138,38 @@ extension SQLiteStore {
         migrator.registerMigration("v6-idempotency-digest") { db in
             try db.execute(sql: "ALTER TABLE ingest_batches ADD COLUMN request_digest TEXT")
         }
+        // Webhook deliveries of fence events a device reported (`device_events`) beside those the server
+        // decided (`fence_events`): a delivery names its event's table in `event_source`, and the unique
+        // key includes it. SQLite cannot change a table's constraint, so the table is rebuilt, keeping its
+        // rows and recreating every index it had.
+        migrator.registerMigration("v7-outbox-event-source") { db in
+            let indexes = try String.fetchAll(db, sql: """
+                SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'outbox' AND sql IS NOT NULL
+                """)
+            let columns = "id, webhook_id, event_id, payload, state, attempts, next_attempt_ms, last_error, created_ms, updated_ms"
+            try db.execute(sql: """
+                CREATE TABLE outbox_v7 (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    webhook_id TEXT NOT NULL,
+                    event_source TEXT NOT NULL DEFAULT 'server',
+                    event_id INTEGER NOT NULL,
+                    payload TEXT NOT NULL,
+                    state TEXT NOT NULL,
+                    attempts INTEGER NOT NULL DEFAULT 0,
+                    next_attempt_ms INTEGER NOT NULL,
+                    last_error TEXT,
+                    created_ms INTEGER NOT NULL,
+                    updated_ms INTEGER NOT NULL,
+                    UNIQUE (webhook_id, event_source, event_id)
+                );
+                INSERT INTO outbox_v7 (\(columns)) SELECT \(columns) FROM outbox;
+                DROP TABLE outbox;
+                ALTER TABLE outbox_v7 RENAME TO outbox;
+                """)
+            for index in indexes { try db.execute(sql: index) }
+            // `device-events?kind=` reads one kind of a device's records in id order.
+            try db.execute(sql: "CREATE INDEX device_events_by_kind ON device_events (device_id, kind, id)")
+        }
         return migrator
     }
 }

@@ -122,6 +122,22 @@ extension SQLiteStore {
         }
     }
 
+    /// Queues one delivery per webhook for each fence event a device reported (``DeviceEventRecord/deviceFenceEventKind``),
+    /// inside the ingest transaction; the rows name their source, `device`.
+    static func queueDeliveries(_ db: Database, deviceEvents records: [DeviceEventRecord], nowMillis: Int64) throws {
+        let payloads = records.compactMap { record in OutboxDelivery.payload(forDeviceEvent: record).map { (record.id, $0) } }
+        guard !payloads.isEmpty else { return }
+        let hooks = try String.fetchAll(db, sql: "SELECT id FROM webhooks")
+        guard !hooks.isEmpty else { return }
+        let insert = try db.cachedStatement(sql: """
+            INSERT INTO outbox (webhook_id, event_source, event_id, payload, state, attempts, next_attempt_ms, created_ms, updated_ms)
+            VALUES (?, 'device', ?, ?, 'pending', 0, ?, ?, ?)
+            """)
+        for (id, payload) in payloads {
+            for hook in hooks { try insert.execute(arguments: [hook, id, payload, nowMillis, nowMillis, nowMillis]) }
+        }
+    }
+
     static func delivery(from row: Row) -> OutboxDelivery {
         OutboxDelivery(id: row["id"], webhookID: row["webhook_id"], eventID: row["event_id"], payload: row["payload"],
                        state: OutboxDelivery.State(rawValue: row["state"]) ?? .pending, attempts: row["attempts"],

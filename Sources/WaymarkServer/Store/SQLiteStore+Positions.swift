@@ -38,7 +38,8 @@ extension SQLiteStore {
         let gapsStored = try Self.insertGaps(db, write.gaps, receivedMillis: received)
         var outcome = IngestOutcome(stored: stored, duplicates: write.positions.count - stored, replayed: false,
                                     events: records, gapsStored: gapsStored)
-        outcome.deviceEventsStored = try Self.insertDeviceEvents(db, write.deviceEvents, deviceID: write.deviceID)
+        outcome.newDeviceEvents = try Self.insertDeviceEvents(db, write.deviceEvents, deviceID: write.deviceID, nowMillis: received)
+        outcome.deviceEventsStored = outcome.newDeviceEvents.count
         outcome.newPositions = newlyStored
         if let key = write.idempotencyKey {
             try db.cachedStatement(sql: """
@@ -128,29 +129,35 @@ extension SQLiteStore {
     }
 
     /// Inserts device events, absorbing copies already stored; returns how many were new.
-    static func insertDeviceEvents(_ db: Database, _ events: [DeviceEventRecord], deviceID: String) throws -> Int {
-        guard !events.isEmpty else { return 0 }
+    static func insertDeviceEvents(_ db: Database, _ events: [DeviceEventRecord], deviceID: String,
+                                   nowMillis: Int64) throws -> [DeviceEventRecord] {
+        guard !events.isEmpty else { return [] }
         let statement = try db.cachedStatement(sql: """
             INSERT INTO device_events (device_id, kind, ts_ms, received_ms, detail, digest) VALUES (?, ?, ?, ?, ?, ?)
             ON CONFLICT (device_id, digest) DO NOTHING
             """)
-        var stored = 0
+        var stored: [DeviceEventRecord] = []
         for event in events {
             try statement.execute(arguments: [deviceID, event.kind, event.time?.millisecondsSince1970,
                                               event.receivedAt.millisecondsSince1970, event.detail, event.digest])
-            stored += db.changesCount
+            guard db.changesCount > 0 else { continue }
+            var record = event
+            record.id = db.lastInsertedRowID
+            record.deviceID = deviceID
+            stored.append(record)
         }
+        try queueDeliveries(db, deviceEvents: stored, nowMillis: nowMillis)
         return stored
     }
 
-    /// A device's events after an id; see ``PositionStore/deviceEvents(deviceID:afterID:limit:)``.
-    public func deviceEvents(deviceID: String, afterID: Int64, limit: Int) async throws -> [DeviceEventRecord] {
+    /// A device's events after an id; see ``PositionStore/deviceEvents(deviceID:kind:afterID:limit:)``.
+    public func deviceEvents(deviceID: String, kind: String?, afterID: Int64, limit: Int) async throws -> [DeviceEventRecord] {
         try await storageErrors {
             try await pool.read { db in
                 try Row.fetchAll(db, sql: """
                     SELECT id, device_id, kind, ts_ms, received_ms, detail FROM device_events
-                    WHERE device_id = ? AND id > ? ORDER BY id LIMIT ?
-                    """, arguments: [deviceID, afterID, max(1, limit)]).map { row in
+                    WHERE device_id = ? AND id > ? \(kind == nil ? "" : "AND kind = ? ")ORDER BY id LIMIT ?
+                    """, arguments: StatementArguments([deviceID, afterID] + (kind.map { [$0] } ?? []) + [max(1, limit)])).map { row in
                     DeviceEventRecord(id: row[0], deviceID: row[1], kind: row[2],
                                 time: (row[3] as Int64?).map(Date.init(millisecondsSince1970:)),
                                 receivedAt: Date(millisecondsSince1970: row[4]), detail: row[5])

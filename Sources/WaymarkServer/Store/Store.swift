@@ -67,8 +67,9 @@ public protocol PositionStore: Sendable {
     func pruneIdempotencyKeys(receivedBefore date: Date) async throws -> Int
     /// One page of the device's gap markers whose start lies in the query's range, in (start, end) order.
     func gaps(_ query: GapQuery) async throws -> [PositionGap]
-    /// Up to `limit` of the device's events (records without a position) with an id above `afterID`, oldest first.
-    func deviceEvents(deviceID: String, afterID: Int64, limit: Int) async throws -> [DeviceEventRecord]
+    /// Up to `limit` of the device's events (records without a position) with an id above `afterID`, oldest
+    /// first; only those of `kind` when it is given (e.g. ``DeviceEventRecord/deviceFenceEventKind``).
+    func deviceEvents(deviceID: String, kind: String?, afterID: Int64, limit: Int) async throws -> [DeviceEventRecord]
     /// Removes history older than `date` (retention): positions timed before it, gap markers that ended
     /// before it, device events received before it. One call removes a bounded amount (about `limit`
     /// rows per kind, in short transactions, so ingest goes on; on PostgreSQL also whole monthly
@@ -119,4 +120,11 @@ public protocol SettingStore: Sendable {
     func setting(_ key: String) async throws -> String?
     /// Stores `value` under `key` unless a value exists; returns the value now stored.
     func setSettingIfAbsent(_ key: String, value: String) async throws -> String
+}
+
+extension PositionStore {
+    /// Up to `limit` of the device's events of every kind with an id above `afterID`, oldest first.
+    public func deviceEvents(deviceID: String, afterID: Int64, limit: Int) async throws -> [DeviceEventRecord] {
+        try await deviceEvents(deviceID: deviceID, kind: nil, afterID: afterID, limit: limit)
+    }
 }

@@ -64,4 +64,31 @@ public struct OutboxDelivery: Hashable, Sendable {
     static func payload(for record: FenceEventRecord) -> String {
         String(decoding: (try? JSONReply.data(record.webhookForm)) ?? Data(), as: UTF8.self)
     }
+
+    /// The JSON body for a fence event a device reported, or nil for another kind of device event:
+    /// `"type":"device.fence.KIND"` and `"source":"device"` with the event as the device decided it
+    /// (`id` is the device event's id, `timestamp` its best estimate of the crossing, `lat`/`lon` the
+    /// deciding fix's place when a fix decided it, and its `timing`, `earliest`, `latest`,
+    /// `delivered_at` and `sequence`), and `received`, when the server stored it.
+    static func payload(forDeviceEvent record: DeviceEventRecord) -> String? {
+        guard record.kind == DeviceEventRecord.deviceFenceEventKind,
+              let detail = try? JSONSerialization.jsonObject(with: Data(record.detail.utf8)) as? [String: Any],
+              let event = detail["event"] as? String, let fence = detail["fence_id"] as? String else { return nil }
+        var body: [String: Any] = [
+            "type": "device.fence.\(event)", "source": "device", "id": record.id, "device_id": record.deviceID,
+            "fence_id": fence, "kind": event, "received": TimestampParser.format(record.receivedAt),
+        ]
+        if let time = record.time { body["timestamp"] = TimestampParser.format(time) }
+        if let lat = JSONBody.double(detail["latitude"]), let lon = JSONBody.double(detail["longitude"]) {
+            body["lat"] = lat
+            body["lon"] = lon
+        }
+        for name in ["timing", "earliest", "latest", "delivered_at", "sequence", "user_data"] where detail[name] != nil {
+            body[name] = detail[name]
+        }
+        guard let data = try? JSONSerialization.data(withJSONObject: body, options: [.sortedKeys, .withoutEscapingSlashes]) else {
+            return nil
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
 }

@@ -79,7 +79,7 @@ public struct UploadExecutor: Sendable {
         for pending in try store.backlog().pending {
             guard await !continuing.holdsTransfer(for: pending.key),
                   let batch = try store.batch(pending.key), batch.state == .pending else { continue }
-            let request = UploadRequest(key: pending.key, body: format.body(for: batch.fixes, gaps: batch.gaps),
+            let request = UploadRequest(key: pending.key, body: format.body(for: batch),
                                         token: await credentials.token)
             await continuing.handOff(request, at: now)
             keys.append(pending.key)
@@ -95,7 +95,7 @@ public struct UploadExecutor: Sendable {
         guard let batch = try store.batch(key), batch.state == .pending else {
             return .backlogChanged(try store.backlog())
         }
-        let request = UploadRequest(key: key, body: format.body(for: batch.fixes, gaps: batch.gaps), token: await credentials.token)
+        let request = UploadRequest(key: key, body: format.body(for: batch), token: await credentials.token)
         return .sendFinished(key: key, response: await transport.send(request, at: now))
     }
 }

@@ -38,8 +38,16 @@ extension UploadQueue {
     func shouldFormBatch(at now: Date) -> Bool {
         if flushRequested || backlog.unbatchedPoints >= configuration.maxBatchPoints
             || backlog.unbatchedBytes >= configuration.maxBatchBytes { return true }
-        guard let oldest = backlog.oldestUnbatched else { return false }
-        return now.timeIntervalSince(oldest) >= configuration.maxBatchAge
+        guard let due = formBatchDue else { return false }
+        return now >= due
+    }
+
+    /// When the oldest unbatched entry has waited long enough: fixes and gap markers
+    /// ``Configuration/maxBatchAge``, geofence events ``Configuration/maxFenceEventAge``.
+    var formBatchDue: Date? {
+        let byAge = backlog.oldestUnbatched.map { $0.addingTimeInterval(configuration.maxBatchAge) }
+        let byEvent = backlog.oldestUnbatchedFenceEvent.map { $0.addingTimeInterval(configuration.maxFenceEventAge) }
+        return [byAge, byEvent].compactMap { $0 }.min()
     }
 
     mutating func endBackgroundTask() -> [UploadAction] {

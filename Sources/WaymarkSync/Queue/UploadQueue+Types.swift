@@ -33,6 +33,11 @@ extension UploadQueue {
         public var handOffBatchPoints: Int
         /// Largest encoded body of such a batch, in bytes.
         public var handOffBatchBytes: Int
+        /// A geofence event waits at most this long (after the engine decided it) before a batch
+        /// is formed to carry it, s. The default, 0, sends an arrival as soon as it is stored, with
+        /// whatever fixes wait: an app that tells its server "arrived at school" wants it there now,
+        /// and events are few.
+        public var maxFenceEventAge: TimeInterval
 
         /// Makes a configuration; the defaults suit a phone on a cellular network.
         ///
@@ -42,7 +47,9 @@ extension UploadQueue {
                     backoffBase: TimeInterval = 2, backoffCap: TimeInterval = 600,
                     backgroundBudget: TimeInterval = 25, minimumBudget: TimeInterval = 10,
                     isolateRejectedPoints: Bool = true, backgroundTaskIDBase: Int = 6_000,
-                    handOffBatchPoints: Int = 5_000, handOffBatchBytes: Int = 2 * 1024 * 1024) {
+                    handOffBatchPoints: Int = 5_000, handOffBatchBytes: Int = 2 * 1024 * 1024,
+                    maxFenceEventAge: TimeInterval = 0) {
+            self.maxFenceEventAge = maxFenceEventAge
             self.maxBatchPoints = maxBatchPoints
             self.maxBatchBytes = maxBatchBytes
             self.maxBatchAge = maxBatchAge
@@ -65,6 +72,7 @@ extension UploadQueue {
             check.require(handOffBatchPoints > 0, "handOffBatchPoints must be positive, not \(handOffBatchPoints)")
             check.require(handOffBatchBytes > 0, "handOffBatchBytes must be positive, not \(handOffBatchBytes)")
             check.nonNegative("maxBatchAge", maxBatchAge)
+            check.nonNegative("maxFenceEventAge", maxFenceEventAge)
             check.finitePositive("backoffBase", backoffBase)
             check.require(backoffCap >= backoffBase && backoffCap.isFinite,
                           "backoffCap (\(backoffCap)) must be finite and at least backoffBase (\(backoffBase))")

@@ -66,7 +66,7 @@ public struct UploadQueue: Sendable {
     /// - parameter seed: seeds the backoff jitter; equal seeds give equal schedules.
     /// - parameter now: the current time; when the queue starts in the background, its background
     ///   time (``Configuration/backgroundBudget``) is counted from here.
-    /// - precondition: `configuration` is usable (see ``Configuration/init(maxBatchPoints:maxBatchBytes:maxBatchAge:backoffBase:backoffCap:backgroundBudget:minimumBudget:isolateRejectedPoints:backgroundTaskIDBase:handOffBatchPoints:handOffBatchBytes:)``).
+    /// - precondition: `configuration` is usable (see ``Configuration/init(maxBatchPoints:maxBatchBytes:maxBatchAge:backoffBase:backoffCap:backgroundBudget:minimumBudget:isolateRejectedPoints:backgroundTaskIDBase:handOffBatchPoints:handOffBatchBytes:maxFenceEventAge:)``).
     public init(configuration: Configuration = Configuration(), backlog: UploadBacklog, backoff: UploadBackoff = UploadBackoff(),
                 foreground: Bool = true, online: Bool = true, seed: UInt64 = 0, at now: Date = Date(timeIntervalSince1970: 0)) {
         // Checked again here: the configuration's fields are vars, so they may have changed since it was made.
@@ -89,8 +89,8 @@ public struct UploadQueue: Sendable {
         if !backlog.pending.isEmpty {
             return online && (foreground || !budgetExhausted) ? retryAt : nil
         }
-        guard backlog.hasUnbatched, let oldest = backlog.oldestUnbatched else { return nil }
-        return oldest.addingTimeInterval(configuration.maxBatchAge)
+        guard backlog.hasUnbatched else { return nil }
+        return formBatchDue
     }
 
     /// Handles one event and returns what to do next, in order.

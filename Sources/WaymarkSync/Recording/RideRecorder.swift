@@ -3,8 +3,8 @@ import Logging
 import WaymarkEngine
 import WaymarkGeo
 
-/// Takes everything the engine records during a ride into the device store: fixes, gap markers
-/// and checkpoints, in the order the engine recorded them.
+/// Takes everything the engine records into the device store: a ride's fixes, gap markers and
+/// checkpoints, in the order the engine recorded them, and the geofence events it decides.
 ///
 /// The one piece between `engine.ride.recorded` and ``RideStore``, so no app code sits on the
 /// path where points could be lost. A checkpoint names the ride the following fixes and gaps
@@ -17,7 +17,9 @@ import WaymarkGeo
 /// let engine = Engine(device: device, ride: try store.lastCheckpoint())
 /// let recorder = try RideRecorder(store: store)
 /// let records = await engine.ride.recorded.subscribe()    // before engine.run()
+/// let events = await engine.geofences.events.subscribe()
 /// Task { await recorder.record(records) { await driver.recorded() } }
+/// Task { await recorder.record(fenceEvents: events) { await driver.recorded() } }
 /// ```
 ///
 /// Each entry is written in its own transaction before the next is read, so a kill loses at most
@@ -71,6 +73,31 @@ public actor RideRecorder {
                 if try record(entry) { await recorded() }
             } catch {
                 logger.error("cannot store a ride entry: \(error)")
+            }
+        }
+    }
+
+    /// Stores one geofence event the engine decided (ride or no ride).
+    ///
+    /// - returns: whether the event was new (a replayed one is stored once).
+    /// - throws: ``SyncError`` (`.storage`) when the store cannot be written.
+    @discardableResult
+    public func record(_ event: FenceEvent) throws -> Bool {
+        try store.recordFenceEvent(event)
+    }
+
+    /// Stores every geofence event of `events` (a subscription to `engine.geofences.events`) until
+    /// it ends, calling `recorded` after each new one, typically `UploadDriver.recorded()`: with the
+    /// queue's default ``UploadQueue/Configuration/maxFenceEventAge`` of 0 the event is on its way
+    /// to the server at once.
+    ///
+    /// An event the store refuses is logged (`waymark.recorder`, error level) with the reason.
+    public func record(fenceEvents events: AsyncStream<FenceEvent>, then recorded: @Sendable () async -> Void = {}) async {
+        for await event in events {
+            do {
+                if try record(event) { await recorded() }
+            } catch {
+                logger.error("cannot store the fence event \(event.fenceID) #\(event.sequence): \(error)")
             }
         }
     }

@@ -10,6 +10,8 @@ extension RideStore {
         /// The upload queue's retry state, and gap markers riding along in upload batches.
         static let v3 = "v3-backoff-gap-upload"
         static let v4 = "v4-ride-checkpoints"
+        /// The device's own geofence events, kept until the server acknowledged them.
+        static let v5 = "v5-fence-events"
     }
 
     static let migrator: DatabaseMigrator = {
@@ -79,6 +81,27 @@ extension RideStore {
             // The engine's latest `RideSnapshot` of each ride (JSON), so a relaunched app hands the
             // running ride back to the engine (RideRecorder, `lastCheckpoint()`).
             try db.execute(sql: "ALTER TABLE rides ADD COLUMN checkpoint TEXT")
+        }
+        migrator.registerMigration(Migration.v5) { db in
+            // One row per event the engine decided (`FenceEvent`, as JSON in `event`), unique by
+            // fence and sequence so that a replayed delivery is stored once. Like gap markers, an
+            // event rides along in the next upload batch and stays, marked uploaded, once the
+            // server acknowledged that batch.
+            try db.execute(sql: """
+                CREATE TABLE fence_events (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    fence_id TEXT NOT NULL,
+                    sequence INTEGER NOT NULL,
+                    kind TEXT NOT NULL,
+                    time_ms INTEGER NOT NULL,
+                    delivered_ms INTEGER NOT NULL,
+                    event TEXT NOT NULL,
+                    batch_key TEXT REFERENCES upload_batches(key) ON DELETE SET NULL,
+                    uploaded INTEGER NOT NULL DEFAULT 0,
+                    UNIQUE (fence_id, sequence)
+                );
+                CREATE INDEX fence_events_batch ON fence_events(batch_key, uploaded);
+                """)
         }
         return migrator
     }()

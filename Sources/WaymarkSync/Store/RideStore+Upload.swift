@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import WaymarkEngine
 import WaymarkGeo
 
 extension RideStore {
@@ -19,19 +20,25 @@ extension RideStore {
             let gaps = try Row.fetchOne(db, sql: """
                 SELECT COUNT(*) AS n, MIN(end_ms) AS oldest FROM gaps WHERE batch_key IS NULL AND uploaded = 0
                 """)
-            let oldest = [row?["oldest"] as Int64?, gaps?["oldest"] as Int64?].compactMap { $0 }.min()
+            let events = try Row.fetchOne(db, sql: """
+                SELECT COUNT(*) AS n, MIN(delivered_ms) AS oldest FROM fence_events WHERE batch_key IS NULL AND uploaded = 0
+                """)
+            let oldest = [row?["oldest"] as Int64?, gaps?["oldest"] as Int64?, events?["oldest"] as Int64?].compactMap { $0 }.min()
             return UploadBacklog(unbatchedPoints: row?["n"] ?? 0, unbatchedBytes: row?["bytes"] ?? 0,
                                  oldestUnbatched: oldest.map(StoreTime.date),
-                                 pending: pending, quarantined: quarantined, unbatchedGaps: gaps?["n"] ?? 0)
+                                 pending: pending, quarantined: quarantined, unbatchedGaps: gaps?["n"] ?? 0,
+                                 unbatchedFenceEvents: events?["n"] ?? 0,
+                                 oldestUnbatchedFenceEvent: (events?["oldest"] as Int64?).map(StoreTime.date))
         }
     }
 
-    /// Puts the oldest unbatched fixes, and every gap marker not yet uploaded or batched, into a
-    /// new pending batch with a fresh idempotency key.
+    /// Puts the oldest unbatched fixes, every gap marker not yet uploaded or batched, and the oldest
+    /// geofence events not yet uploaded or batched (at most ``maxFenceEventsPerBatch``) into a new
+    /// pending batch with a fresh idempotency key.
     ///
     /// Takes at most `maxPoints` fixes and stops before the encoded body (in `format`) would pass
-    /// `maxBytes`, but always takes at least one fix (gap markers, a few dozen bytes each, are not
-    /// counted). Returns nil when nothing is unbatched.
+    /// `maxBytes`, but always takes at least one fix (gap markers and events, a few hundred bytes
+    /// each, are not counted). Returns nil when nothing is unbatched.
     ///
     /// - throws: ``SyncError`` with code `.storage` when the write fails.
     @discardableResult
@@ -52,9 +59,12 @@ extension RideStore {
                 ids.append(row["id"])
             }
             let gapIDs = try Int64.fetchAll(db, sql: "SELECT id FROM gaps WHERE batch_key IS NULL AND uploaded = 0 ORDER BY start_ms, id")
-            guard !ids.isEmpty || !gapIDs.isEmpty else { return nil }
+            let eventIDs = try Int64.fetchAll(db, sql: "SELECT id FROM fence_events WHERE batch_key IS NULL AND uploaded = 0 ORDER BY id LIMIT ?",
+                                              arguments: [Self.maxFenceEventsPerBatch])
+            guard !ids.isEmpty || !gapIDs.isEmpty || !eventIDs.isEmpty else { return nil }
             try insertBatch(db, key: key, createdMillis: StoreTime.millis(now), fixIDs: ids)
-            try assignGaps(db, gapIDs, to: key)
+            try assign(db, table: "gaps", gapIDs, to: key)
+            try assign(db, table: "fence_events", eventIDs, to: key)
             return UploadBacklog.Batch(key: key, points: ids.count)
         }
     }
@@ -71,17 +81,20 @@ extension RideStore {
                                          arguments: [key]).map(Self.fix(from:))
             let gaps = try Row.fetchAll(db, sql: "SELECT * FROM gaps WHERE batch_key = ? ORDER BY start_ms, id", arguments: [key])
                 .map(Self.gap(from:))
+            let events = try String.fetchAll(db, sql: "SELECT event FROM fence_events WHERE batch_key = ? ORDER BY id", arguments: [key])
+                .map(Self.fenceEvent(from:))
             return UploadBatch(key: key, fixes: fixes, created: StoreTime.date(row["created_ms"]),
-                               state: UploadBatch.State(rawValue: row["state"]) ?? .pending, reason: row["reason"], gaps: gaps)
+                               state: UploadBatch.State(rawValue: row["state"]) ?? .pending, reason: row["reason"], gaps: gaps,
+                               fenceEvents: events)
         }
     }
 
     /// The server acknowledged the batch: deletes its fixes and the batch, in one transaction;
-    /// its gap markers stay on the device, marked as uploaded.
+    /// its gap markers and geofence events stay on the device, marked as uploaded.
     ///
     /// Each point in `rejecting` (by its index in the request, which lists the batch's fixes in
     /// order) is kept instead, alone in a quarantined batch `key.r<index>` with the server's
-    /// reason. Indexes past the fixes (gap markers) are ignored. Acknowledging a batch that no
+    /// reason. Indexes past the fixes (gap markers and events) are ignored. Acknowledging a batch that no
     /// longer exists does nothing. Returns the number of fixes removed.
     ///
     /// - throws: ``SyncError`` with code `.storage` when the write fails.
@@ -103,6 +116,7 @@ extension RideStore {
             try db.execute(sql: "DELETE FROM fixes WHERE batch_key = ?", arguments: [key])
             let removed = db.changesCount
             try db.execute(sql: "UPDATE gaps SET uploaded = 1, batch_key = NULL WHERE batch_key = ?", arguments: [key])
+            try db.execute(sql: "UPDATE fence_events SET uploaded = 1, batch_key = NULL WHERE batch_key = ?", arguments: [key])
             try db.execute(sql: "DELETE FROM upload_batches WHERE key = ?", arguments: [key])
             return removed
         }
@@ -125,13 +139,15 @@ extension RideStore {
             let parts = [(key + ".a", Array(ids[..<half])), (key + ".b", Array(ids[half...]))]
             let seq: Int64 = row["seq"]
             let gapIDs = try Int64.fetchAll(db, sql: "SELECT id FROM gaps WHERE batch_key = ?", arguments: [key])
+            let eventIDs = try Int64.fetchAll(db, sql: "SELECT id FROM fence_events WHERE batch_key = ?", arguments: [key])
             try db.execute(sql: "UPDATE fixes SET batch_key = NULL WHERE batch_key = ?", arguments: [key])
             try db.execute(sql: "DELETE FROM upload_batches WHERE key = ?", arguments: [key])
             for part in parts {
                 try insertBatch(db, key: part.0, createdMillis: row["created_ms"], fixIDs: part.1, seq: seq)
             }
-            // Gap markers travel with the first half.
-            try assignGaps(db, gapIDs, to: parts[0].0)
+            // Gap markers and geofence events travel with the first half.
+            try assign(db, table: "gaps", gapIDs, to: parts[0].0)
+            try assign(db, table: "fence_events", eventIDs, to: parts[0].0)
             return parts.map { UploadBacklog.Batch(key: $0.0, points: $0.1.count) }
         }
     }
@@ -183,9 +199,10 @@ extension RideStore {
         for id in fixIDs { try update.execute(arguments: [key, id]) }
     }
 
-    private func assignGaps(_ db: Database, _ ids: [Int64], to key: String) throws {
+    /// Puts rows of `table` (gap markers or geofence events) into the batch `key`.
+    private func assign(_ db: Database, table: String, _ ids: [Int64], to key: String) throws {
         guard !ids.isEmpty else { return }
-        try db.execute(sql: "UPDATE gaps SET batch_key = ? WHERE id IN (\(ids.map(String.init).joined(separator: ",")))",
+        try db.execute(sql: "UPDATE \(table) SET batch_key = ? WHERE id IN (\(ids.map(String.init).joined(separator: ",")))",
                        arguments: [key])
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import WaymarkEngine
 import WaymarkGeo
 
 /// A batch of fixes waiting for the server, with the idempotency key it is always sent under.
@@ -20,6 +21,8 @@ public struct UploadBatch: Hashable, Sendable {
     public var reason: String?
     /// Gap markers sent along with the fixes (after them, see `NativeBatchFormat` in `WaymarkTransport`).
     public var gaps: [GapRecord]
+    /// The device's geofence events sent along (after the gap markers), in the order they were stored.
+    public var fenceEvents: [FenceEvent]
 
     /// Whether a batch will be sent or has been set aside.
     public enum State: String, Hashable, Sendable, Codable {
@@ -31,8 +34,9 @@ public struct UploadBatch: Hashable, Sendable {
 
     /// Makes a batch value.
     public init(key: String, fixes: [Fix], created: Date, state: State = .pending, reason: String? = nil,
-                gaps: [GapRecord] = []) {
+                gaps: [GapRecord] = [], fenceEvents: [FenceEvent] = []) {
         self.gaps = gaps
+        self.fenceEvents = fenceEvents
         self.key = key
         self.fixes = fixes
         self.created = created
@@ -71,11 +75,18 @@ public struct UploadBacklog: Hashable, Sendable {
     public var quarantined: Int
     /// Gap markers recorded but not yet in any batch (nor uploaded).
     public var unbatchedGaps: Int
+    /// Geofence events stored but not yet in any batch (nor uploaded).
+    public var unbatchedFenceEvents: Int
+    /// When the engine decided the oldest of those events.
+    public var oldestUnbatchedFenceEvent: Date?
 
     /// Makes a backlog summary.
     public init(unbatchedPoints: Int = 0, unbatchedBytes: Int = 0, oldestUnbatched: Date? = nil,
-                pending: [Batch] = [], quarantined: Int = 0, unbatchedGaps: Int = 0) {
+                pending: [Batch] = [], quarantined: Int = 0, unbatchedGaps: Int = 0, unbatchedFenceEvents: Int = 0,
+                oldestUnbatchedFenceEvent: Date? = nil) {
         self.unbatchedGaps = unbatchedGaps
+        self.unbatchedFenceEvents = unbatchedFenceEvents
+        self.oldestUnbatchedFenceEvent = oldestUnbatchedFenceEvent
         self.unbatchedPoints = unbatchedPoints
         self.unbatchedBytes = unbatchedBytes
         self.oldestUnbatched = oldestUnbatched
@@ -86,6 +97,6 @@ public struct UploadBacklog: Hashable, Sendable {
     /// True when nothing waits for upload (quarantined batches do not count).
     public var isEmpty: Bool { !hasUnbatched && pending.isEmpty }
 
-    /// True when fixes or gap markers wait to be put into a batch.
-    public var hasUnbatched: Bool { unbatchedPoints > 0 || unbatchedGaps > 0 }
+    /// True when fixes, gap markers or geofence events wait to be put into a batch.
+    public var hasUnbatched: Bool { unbatchedPoints > 0 || unbatchedGaps > 0 || unbatchedFenceEvents > 0 }
 }

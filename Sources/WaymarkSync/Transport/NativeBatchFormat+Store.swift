@@ -1,10 +1,17 @@
 import Foundation
+import WaymarkEngine
 import WaymarkGeo
 
 extension NativeBatchFormat {
-    /// The request body for these fixes and the store's gap markers (after the fixes).
-    public func body(for fixes: [Fix], gaps: [GapRecord]) -> [UInt8] {
-        body(for: fixes, gaps: gaps.map(Gap.init))
+    /// The request body for these fixes, the store's gap markers and the engine's geofence events
+    /// (in that order).
+    public func body(for fixes: [Fix], gaps: [GapRecord], fenceEvents: [WaymarkEngine.FenceEvent] = []) -> [UInt8] {
+        body(for: fixes, gaps: gaps.map(Gap.init), fenceEvents: fenceEvents.map(FenceEvent.init))
+    }
+
+    /// The request body for a stored batch: its fixes, gap markers and geofence events.
+    public func body(for batch: UploadBatch) -> [UInt8] {
+        body(for: batch.fixes, gaps: batch.gaps, fenceEvents: batch.fenceEvents)
     }
 }
 

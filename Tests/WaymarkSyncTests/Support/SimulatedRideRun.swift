@@ -9,7 +9,8 @@ import WaymarkCLI
 /// One randomized fault schedule played with the real app: ``EngineApp`` (the full engine core
 /// with its `RideTracker`) records a short commute on the simulated iPhone, with the scenario's
 /// kills and relaunches, suspensions, a tunnel and offline windows; what the tracker records goes
-/// into a ``RideStore`` file and its upload queue sends it to a real HTTP server that injects 5xx
+/// into a ``RideStore`` file, with the geofence events the engine decides for the app's four fences,
+/// and its upload queue sends it to a real HTTP server that injects 5xx
 /// answers, dropped connections and replies held past the client's timeout.
 ///
 /// WaymarkSimulator's ``SimulatedPhone`` runs the phone; this type makes the schedule and steps
@@ -20,6 +21,8 @@ struct SimulatedRideRun {
         var recorded: [Fix] = []
         /// The gap markers the tracker reported.
         var gaps: [GapMarker] = []
+        /// The geofence events the engine decided (the app's durable record), in order.
+        var fenceEvents: [FenceEvent] = []
         var launches = 0
         /// Lockstep steps that ended with the app suspended, and with it not running.
         var suspendedSteps = 0, deadSteps = 0
@@ -60,6 +63,17 @@ struct SimulatedRideRun {
         pDrop = Double.random(in: 0...0.1, using: &rng)
         pHold = Double.random(in: 0..<1, using: &rng) < 0.2 ? 0.05 : 0
     }
+
+    /// The app's fences on the commute: home (the start, left), a corner passed through, the office
+    /// at the end (entered, and left when the rider rides back) and a gym off the route (no event).
+    static let fences: [Fence] = [
+        Fence(id: "home", shape: .circle(center: Coordinate(uncheckedLatitude: 46.05, longitude: 14.5), radiusMeters: 150),
+              userData: ["kind": "home"]),
+        Fence(id: "corner", shape: .circle(center: Coordinate(uncheckedLatitude: 46.05, longitude: 14.5155), radiusMeters: 100)),
+        Fence(id: "office", shape: .circle(center: Coordinate(uncheckedLatitude: 46.0572, longitude: 14.5233), radiusMeters: 120),
+              triggers: [.enter, .exit, .dwell], loiteringDelay: 120),
+        Fence(id: "gym", shape: .circle(center: Coordinate(uncheckedLatitude: 46.045, longitude: 14.51), radiusMeters: 100)),
+    ]
 
     /// A short commute: 2.6 km with a traffic light, sometimes a tunnel, then parked (sometimes
     /// long enough for iOS to suspend the app, then ridden 600 m back); the app is
@@ -144,7 +158,8 @@ struct SimulatedRideRun {
         }
         let sim = try Simulation(scenario: scenario, seed: seed,
                                  app: EngineApp(configuration: EngineCore.Configuration(backend: backend),
-                                                script: EngineApp.Script(startsRide: true, rideID: "ride-\(seed)")))
+                                                script: EngineApp.Script(startsRide: true, rideID: "ride-\(seed)",
+                                                                         fences: Self.fences)))
         var phone = try SimulatedPhone(simulation: sim, storePath: path, transport: transport,
                                        credentials: DeviceCredentials(token: token), deviceID: device,
                                        uploads: configuration, ridePolicy: "cycling", seed: seed)
@@ -161,7 +176,7 @@ struct SimulatedRideRun {
         // Home: the rider opens the app; the network is fine and the server behaves.
         await ledger.decideFaults(device: device, nil)
         try await phone.finishOnline()
-        return Result(recorded: phone.recorded, gaps: phone.gaps, launches: phone.launches,
+        return Result(recorded: phone.recorded, gaps: phone.gaps, fenceEvents: phone.fenceEvents, launches: phone.launches,
                       suspendedSteps: phone.suspendedSteps, deadSteps: phone.deadSteps, requests: phone.requests,
                       finalBacklog: try phone.store.backlog(), storeFixes: try phone.store.fixCount())
     }

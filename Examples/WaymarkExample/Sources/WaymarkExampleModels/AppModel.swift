@@ -167,12 +167,15 @@ public final class AppModel: Observable {
             if case .fix(let fix) = record { app.state.lastKnownLocation = fix.coordinate }
             app.ride.record(record)
         }
-        // The shipping path: every entry into the store, then the driver; the app's lifecycle and
-        // network events to the driver. Both subscribe before the engine runs (no replay).
+        // The shipping path: every entry and geofence event into the store, then the driver; the
+        // app's lifecycle and network events to the driver. All subscribe before the engine runs
+        // (no replay).
         let entries = await engine.ride.recorded.subscribe()
+        let fenceEvents = await engine.geofences.events.subscribe()
         let system = await engine.system.events.subscribe()
         let recorder = recorder, ride = ride
         tasks.append(Task { await recorder.record(entries) { await ride.stored() } })
+        tasks.append(Task { await recorder.record(fenceEvents: fenceEvents) { await ride.stored() } })
         tasks.append(Task { @MainActor [weak self] in
             for await event in system { await self?.ride.driver?.handle(event) }
         })
