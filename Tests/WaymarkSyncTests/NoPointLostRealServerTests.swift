@@ -85,44 +85,7 @@ struct NoPointLostRealServerTests {
     @Test("seeded fault schedules on each store: the server's stored points and gap markers equal what the tracker recorded",
           arguments: stores)
     func trackerPointsReachWaymarkServer(store choice: StoreChoice) async throws {
-        let configuration = UploadQueue.Configuration(maxBatchPoints: 60, maxBatchBytes: 32 * 1024, maxBatchAge: 60,
-                                                      backoffBase: 2, backoffCap: 120)
-        let result = try await Self.withStore(choice) { store in
-            try await TestTrackingServer.run(store: store) { server in
-                let client = server.client
-                let front = try await IngestTestServer.start(upstream: { token, key, contentType, body in
-                    var headers = HTTPFields()
-                    headers[.authorization] = "Bearer \(token)"
-                    headers[.contentType] = contentType ?? "application/json"
-                    if let key, let name = HTTPField.Name("Idempotency-Key") { headers[name] = key }
-                    let response = try await client.execute(uri: "/api/ingest", method: .post, headers: headers,
-                                                            body: ByteBuffer(bytes: body))
-                    return (Int(response.status.code), Array(buffer: response.body))
-                })
-                defer { front.stop() }
-                let outcomes = try await withThrowingTaskGroup(of: Outcome.self) { group in
-                    var seeds = (1...UInt64(Self.schedules)).makeIterator()
-                    func add(_ seed: UInt64) {
-                        group.addTask {
-                            var run = SimulatedRideRun(seed: seed, server: front, configuration: configuration,
-                                                       relaunchAfterForceQuit: true, backend: seed % 2 == 0 ? .modern : .locationManager)
-                            let (record, token) = try await DeviceRegistry.register(name: run.device, in: store)
-                            run.token = token
-                            let result = try await run.run()
-                            return try await Self.compare(seed: seed, result: result, store: store, deviceID: record.id)
-                        }
-                    }
-                    for _ in 0..<2 { if let seed = seeds.next() { add(seed) } }
-                    var all: [Outcome] = []
-                    while let outcome = try await group.next() {
-                        if let next = seeds.next() { add(next) }
-                        all.append(outcome)
-                    }
-                    return all
-                }
-                return (outcomes, await front.state.faultCounts)
-            }
-        }
+        let result = try await Self.runSchedules(choice, count: Self.schedules, startsRide: true)
         let (outcomes, faults) = result
         #expect(outcomes.count == Self.schedules)
         for outcome in outcomes.sorted(by: { $0.seed < $1.seed }) {
@@ -148,6 +111,69 @@ struct NoPointLostRealServerTests {
               + "\(outcomes.reduce(0) { $0 + $1.fenceEvents }) device geofence events stored once, "
               + "\(outcomes.reduce(0) { $0 + $1.requests }) requests, "
               + "faults \(faults.sorted { $0.key < $1.key })")
+    }
+
+    /// Plays `count` seeded schedules (two at a time) against Waymark's router over a fresh store of `choice`,
+    /// behind the fault-injecting front; returns each schedule's comparison and the faults injected.
+    static func runSchedules(_ choice: StoreChoice, count: Int, startsRide: Bool) async throws -> ([Outcome], [String: Int]) {
+        let configuration = UploadQueue.Configuration(maxBatchPoints: 60, maxBatchBytes: 32 * 1024, maxBatchAge: 60,
+                                                      backoffBase: 2, backoffCap: 120)
+        return try await Self.withStore(choice) { store in
+            try await TestTrackingServer.run(store: store) { server in
+                let client = server.client
+                let front = try await IngestTestServer.start(upstream: { token, key, contentType, body in
+                    var headers = HTTPFields()
+                    headers[.authorization] = "Bearer \(token)"
+                    headers[.contentType] = contentType ?? "application/json"
+                    if let key, let name = HTTPField.Name("Idempotency-Key") { headers[name] = key }
+                    let response = try await client.execute(uri: "/api/ingest", method: .post, headers: headers,
+                                                            body: ByteBuffer(bytes: body))
+                    return (Int(response.status.code), Array(buffer: response.body))
+                })
+                defer { front.stop() }
+                let outcomes = try await withThrowingTaskGroup(of: Outcome.self) { group in
+                    var seeds = (1...UInt64(count)).makeIterator()
+                    func add(_ seed: UInt64) {
+                        group.addTask {
+                            var run = SimulatedRideRun(seed: seed, server: front, configuration: configuration,
+                                                       relaunchAfterForceQuit: true, backend: seed % 2 == 0 ? .modern : .locationManager,
+                                                       startsRide: startsRide)
+                            let (record, token) = try await DeviceRegistry.register(name: run.device, in: store)
+                            run.token = token
+                            let result = try await run.run()
+                            return try await Self.compare(seed: seed, result: result, store: store, deviceID: record.id)
+                        }
+                    }
+                    for _ in 0..<2 { if let seed = seeds.next() { add(seed) } }
+                    var all: [Outcome] = []
+                    while let outcome = try await group.next() {
+                        if let next = seeds.next() { add(next) }
+                        all.append(outcome)
+                    }
+                    return all
+                }
+                return (outcomes, await front.state.faultCounts)
+            }
+        }
+    }
+
+    @Test("geofences-only mode (no ride) on each store: the server holds every geofence event the engine decided, once",
+          arguments: stores)
+    func geofenceEventsWithoutRide(store choice: StoreChoice) async throws {
+        let (outcomes, faults) = try await Self.runSchedules(choice, count: Self.schedules / 4, startsRide: false)
+        #expect(outcomes.count == Self.schedules / 4)
+        for outcome in outcomes.sorted(by: { $0.seed < $1.seed }) {
+            #expect(outcome.recorded == 0 && outcome.serverCount == 0, "seed \(outcome.seed): no ride, no points")
+            #expect(outcome.fenceEvents > 0, "seed \(outcome.seed): the engine decided no geofence event")
+            #expect(outcome.eventsMissing == 0 && outcome.eventsDuplicated == 0 && outcome.eventsLeftOnDevice == 0,
+                    """
+                    seed \(outcome.seed): of \(outcome.fenceEvents) geofence events \(outcome.eventsMissing) missing on the server, \
+                    \(outcome.eventsDuplicated) stored twice, \(outcome.eventsLeftOnDevice) left on the device
+                    """)
+        }
+        print("no-point-lost, geofences only (Waymark's server, \(choice.rawValue)): \(outcomes.count) schedules, "
+              + "\(outcomes.reduce(0) { $0 + $1.fenceEvents }) device geofence events stored once, "
+              + "\(outcomes.reduce(0) { $0 + $1.requests }) requests, faults \(faults.sorted { $0.key < $1.key })")
     }
 
     /// The server's points and gaps for the device against what the tracker recorded.

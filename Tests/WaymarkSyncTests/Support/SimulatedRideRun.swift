@@ -39,6 +39,8 @@ struct SimulatedRideRun {
     /// Server faults: probabilities per request.
     let p5xx: Double, pDrop: Double, pHold: Double
     let backend: LocationBackend
+    /// Whether the app starts a ride at launch; without one it only watches its fences (geofences-only mode).
+    let startsRide: Bool
     /// The device token the phone uploads with; `tok-<device>` when the ledger is the server.
     var token: String?
 
@@ -49,8 +51,9 @@ struct SimulatedRideRun {
     /// - parameter relaunchAfterForceQuit: whether location events relaunch the app after a
     ///   force-quit (current iOS: yes, from field reports; PLATFORM.md §4); nil keeps the profile's default.
     init(seed: UInt64, server: IngestTestServer, configuration: UploadQueue.Configuration,
-         relaunchAfterForceQuit: Bool? = nil, backend: LocationBackend = .locationManager) {
+         relaunchAfterForceQuit: Bool? = nil, backend: LocationBackend = .locationManager, startsRide: Bool = true) {
         self.seed = seed
+        self.startsRide = startsRide
         self.backend = backend
         self.server = server
         self.configuration = configuration
@@ -158,7 +161,7 @@ struct SimulatedRideRun {
         }
         let sim = try Simulation(scenario: scenario, seed: seed,
                                  app: EngineApp(configuration: EngineCore.Configuration(backend: backend),
-                                                script: EngineApp.Script(startsRide: true, rideID: "ride-\(seed)",
+                                                script: EngineApp.Script(startsRide: startsRide, rideID: "ride-\(seed)",
                                                                          fences: Self.fences)))
         var phone = try SimulatedPhone(simulation: sim, storePath: path, transport: transport,
                                        credentials: DeviceCredentials(token: token), deviceID: device,
