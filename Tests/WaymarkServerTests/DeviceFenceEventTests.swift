@@ -185,3 +185,41 @@ struct DeviceFenceEventTests {
         }
     }
 }
+
+/// Fences flowing to phones (issue #31 item 3, the server's half): `GET /api/fences` is conditional on
+/// the fence set's version, so a phone re-checks its copy for a few bytes.
+@Suite("Conditional fence list (ETag)")
+struct ConditionalFenceListTests {
+    @Test("every page carries the fence set's ETag; If-None-Match answers 304 until a fence changes",
+          arguments: StoreKind.available)
+    func conditionalList(kind: StoreKind) async throws {
+        try await TestServer.run(kind) { server in
+            _ = try await server.send(.post, "/api/fences", token: TestServer.adminToken, body: WebhookTests.fence)
+            let first = try await server.send(.get, "/api/fences", token: server.deviceToken)
+            #expect(first.status == .ok)
+            let tag = try #require(first.headers[.eTag])
+            #expect(tag.hasPrefix("\"fences-") && first.headers[.cacheControl] == "no-cache")
+            var conditional = HTTPFields()
+            conditional[.ifNoneMatch] = tag
+            let unchanged = try await server.send(.get, "/api/fences", token: server.deviceToken, headers: conditional)
+            #expect(unchanged.status == .notModified && unchanged.body.readableBytes == 0 && unchanged.headers[.eTag] == tag)
+            var weak = HTTPFields()
+            weak[.ifNoneMatch] = "\"other\", W/\(tag)"
+            #expect(try await server.send(.get, "/api/fences", token: server.deviceToken, headers: weak).status == .notModified)
+
+            let second = #"{"id":"f_school","name":"School","latitude":46.06,"longitude":14.51,"radiusMeters":80}"#
+            _ = try await server.send(.post, "/api/fences", token: TestServer.adminToken, body: second)
+            let changed = try await server.send(.get, "/api/fences", token: server.deviceToken, headers: conditional)
+            #expect(changed.status == .ok && changed.headers[.eTag] != tag)
+            #expect((try changed.json()["features"] as? [Any])?.count == 2)
+            let newTag = try #require(changed.headers[.eTag])
+            _ = try await server.send(.delete, "/api/fences/f_school", token: TestServer.adminToken)
+            var latest = HTTPFields()
+            latest[.ifNoneMatch] = newTag
+            #expect(try await server.send(.get, "/api/fences", token: server.deviceToken, headers: latest).status == .ok,
+                    "a deletion changes the version too")
+            #expect(try await server.send(.get, "/api/fences", headers: conditional).status == .unauthorized,
+                    "the tag is checked only after the token")
+        }
+    }
+}

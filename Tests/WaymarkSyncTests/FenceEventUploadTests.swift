@@ -112,7 +112,7 @@ struct FenceEventUploadTests {
             #expect(try !v4.read { db in try db.tableExists("fence_events") })
         }
         let upgraded = try RideStore(path: path)
-        #expect(try upgraded.appliedMigrations().last == RideStore.Migration.v5)
+        #expect(try upgraded.appliedMigrations().last == RideStore.Migration.v6)
         #expect(try upgraded.backlog().unbatchedPoints == 3)
         #expect(try upgraded.recordFenceEvent(Self.event("school", .enter, sequence: 1, at: 1)))
     }

@@ -23,7 +23,7 @@ struct RideStoreMigrationTests {
             try v1.append(fixes, to: rideID)
         }
         let upgraded = try RideStore(path: path)
-        #expect(try upgraded.appliedMigrations() == [RideStore.Migration.v1, RideStore.Migration.v2, RideStore.Migration.v3, RideStore.Migration.v4, RideStore.Migration.v5])
+        #expect(try upgraded.appliedMigrations() == [RideStore.Migration.v1, RideStore.Migration.v2, RideStore.Migration.v3, RideStore.Migration.v4, RideStore.Migration.v5, RideStore.Migration.v6])
         #expect(try upgraded.fixes(of: rideID) == fixes)
         let backlog = try upgraded.backlog()
         #expect(backlog.unbatchedPoints == 40)
@@ -41,7 +41,7 @@ struct RideStoreMigrationTests {
         try store.append(TestFixes.ride(count: 5), to: ride.id)
         try store.formBatch(maxPoints: 3, maxBytes: 1 << 20, at: TestFixes.start, key: "k1")
         let again = try RideStore(path: path)
-        #expect(try again.appliedMigrations().count == 5)
+        #expect(try again.appliedMigrations().count == 6)
         #expect(try again.backlog() == store.backlog())
     }
 
@@ -77,7 +77,7 @@ struct RideStoreMigrationTests {
             }
         }
         let upgraded = try RideStore(path: path)
-        #expect(try upgraded.appliedMigrations().last == RideStore.Migration.v5)
+        #expect(try upgraded.appliedMigrations().last == RideStore.Migration.v6)
         #expect(try upgraded.gaps(of: rideID) == [gap] && upgraded.gapsAwaitingUpload() == [gap])
         #expect(try upgraded.backlog().unbatchedGaps == 1)
         #expect(try upgraded.uploadBackoff() == UploadBackoff())
@@ -98,7 +98,7 @@ struct RideStoreMigrationTests {
             try v3.append(fixes, to: "old")
         }
         let upgraded = try RideStore(path: path)
-        #expect(try upgraded.appliedMigrations().last == RideStore.Migration.v5)
+        #expect(try upgraded.appliedMigrations().last == RideStore.Migration.v6)
         #expect(try upgraded.fixes(of: "old") == fixes)
         #expect(try upgraded.lastCheckpoint() == nil)
         let snapshot = RideSnapshot(rideID: "old", state: .moving, startedAt: TestFixes.start, lastRecorded: fixes[3])

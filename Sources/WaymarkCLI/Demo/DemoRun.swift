@@ -89,8 +89,8 @@ struct DemoRun {
         let simulationSeconds = (clock.now - began).seconds
         let baselineEnergy = try await baseline.value
         let summary = try DemoSummary(sim: phone.simulation, store: phone.store, attempts: phone.sends.map(DemoAttempt.init),
-                                      storedOnServer: stored,
-                                      gapsOnServer: storedGaps, serverFenceEvents: serverEvents.events,
+                                      storedOnServer: stored, gapsOnServer: storedGaps,
+                                      reportedOnServer: try await server.reportedFenceEvents(), serverFenceEvents: serverEvents.events,
                                       alwaysBestEnergy: baselineEnergy, simulationSeconds: simulationSeconds)
         return DemoResult(timeline: timeline, summary: summary)
     }

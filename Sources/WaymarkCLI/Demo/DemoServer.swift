@@ -129,6 +129,26 @@ final class DemoServer: Sendable {
         try await store.fenceEvents(deviceID: deviceID, afterID: after, limit: 10_000)
     }
 
+    /// The geofence events the demo device reported (stored as device events of kind
+    /// `waymark.fence_event`), oldest first, as the server holds them: fence, kind and the device's time.
+    func reportedFenceEvents() async throws -> [DemoFenceEvent] {
+        var events: [DemoFenceEvent] = []
+        var cursor: Int64 = 0
+        while true {
+            let page = try await store.deviceEvents(deviceID: deviceID, kind: DeviceEventRecord.deviceFenceEventKind,
+                                                    afterID: cursor, limit: 1000)
+            for record in page {
+                guard let detail = try JSONSerialization.jsonObject(with: Data(record.detail.utf8)) as? [String: Any],
+                      let fence = detail["fence_id"] as? String, let kind = detail["event"] as? String, let time = record.time else {
+                    throw InputError("the demo server holds an unreadable device fence event \(record.id): \(record.detail)")
+                }
+                events.append(DemoFenceEvent(fence: fence, kind: kind, time: time))
+            }
+            guard page.count == 1000, let last = page.last else { return events }
+            cursor = last.id
+        }
+    }
+
     /// Stops listening and removes the temporary folder.
     func stop() {
         task.cancel()

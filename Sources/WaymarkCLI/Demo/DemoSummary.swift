@@ -62,6 +62,9 @@ struct DemoSummary: Hashable, Sendable, Codable {
     var gapsStoredOnServer: Int
     /// Fence events decided on the phone, in order.
     var deviceFenceEvents: [DemoFenceEvent]
+    /// How many of ``deviceFenceEvents`` the server holds as events the device reported (uploaded with
+    /// the points, stored apart from its own), matched by fence, kind and time (to the millisecond).
+    var deviceFenceEventsStoredOnServer: Int
     /// Fence events decided by the server from the uploaded points, in order.
     var serverFenceEvents: [DemoFenceEvent]
     /// Whether the phone's and the server's fence events agree (see ``DemoFenceAgreement``).
@@ -71,7 +74,8 @@ struct DemoSummary: Hashable, Sendable, Codable {
 
 
     init(sim: Simulation, store: RideStore, attempts: [DemoAttempt], storedOnServer: Int, gapsOnServer: Int,
-         serverFenceEvents: [DemoFenceEvent], alwaysBestEnergy: Double, simulationSeconds: Double) throws {
+         reportedOnServer: [DemoFenceEvent], serverFenceEvents: [DemoFenceEvent], alwaysBestEnergy: Double,
+         simulationSeconds: Double) throws {
         let app = sim.engineApp
         let fixes = app?.recordedFixes ?? []
         distanceMeters = zip(fixes, fixes.dropFirst()).reduce(0) { $0 + Geodesy.haversineDistance($1.0.coordinate, $1.1.coordinate) }
@@ -94,6 +98,7 @@ struct DemoSummary: Hashable, Sendable, Codable {
                            earliest: $0.timing == .live ? nil : $0.earliest, latest: $0.timing == .live ? nil : $0.latest,
                            timing: $0.timing.rawValue)
         }
+        deviceFenceEventsStoredOnServer = Self.matched(deviceFenceEvents, on: reportedOnServer)
         self.serverFenceEvents = serverFenceEvents
         fenceAgreement = DemoFenceAgreement(device: deviceFenceEvents, server: serverFenceEvents, recorded: fixes.map(\.timestamp))
         self.simulationSeconds = simulationSeconds
@@ -112,12 +117,27 @@ struct DemoSummary: Hashable, Sendable, Codable {
             ("gap markers", "\(gaps), \(gapsStoredOnServer) stored on server"
                 + (gapsStoredOnServer == gaps ? "" : " (MISMATCH)")),
             ("fence events on device", Self.list(deviceFenceEvents)),
+            ("device events on server", "\(deviceFenceEventsStoredOnServer) of \(deviceFenceEvents.count) stored as reported by the phone"
+                + (deviceFenceEventsStoredOnServer == deviceFenceEvents.count ? "" : " (MISMATCH)")),
         ]
         rows.append(("fence events on server", Self.list(serverFenceEvents)))
         rows.append(("phone and server agree", fenceAgreement.text))
         rows.append(("simulation time", String(format: "%.1f s", simulationSeconds)))
         let width = rows.map(\.0.count).max() ?? 0
         return rows.map { "  " + $0.0.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + $0.1 }.joined(separator: "\n")
+    }
+
+    /// How many of `device` have a counterpart in `server` with the same fence, kind and millisecond (each
+    /// counterpart counts once).
+    static func matched(_ device: [DemoFenceEvent], on server: [DemoFenceEvent]) -> Int {
+        func key(_ e: DemoFenceEvent) -> String { "\(e.fence)|\(e.kind)|\(Int64((e.time.timeIntervalSince1970 * 1000).rounded()))" }
+        var held: [String: Int] = [:]
+        for event in server { held[key(event), default: 0] += 1 }
+        return device.reduce(0) { count, event in
+            guard let n = held[key(event)], n > 0 else { return count }
+            held[key(event)] = n - 1
+            return count + 1
+        }
     }
 
     /// What decided a phone fence event, for ``DemoFenceEvent/decidedBy``.

@@ -100,9 +100,15 @@ extension OpenAPIDocument {
                     "text/csv": ["schema": string],
                 ] as Object]])],
             "/api/fences": [
-                "get": operation("Fences by id, a page at a time", tag: "fences",
-                                 parameters: [limit, query("after", string, "`next` of the previous page.")],
-                                 responses: ["200": reply("One page.", ref("FenceCollection"))]),
+                "get": operation("Fences by id, a page at a time; conditional with the fence set's ETag", tag: "fences",
+                                 parameters: [limit, query("after", string, "`next` of the previous page."),
+                                              ["name": "If-None-Match", "in": "header", "required": false, "schema": string,
+                                               "description": "The `ETag` of an earlier page: 304 while the fences are unchanged."]],
+                                 responses: ["200": reply("One page; `ETag` is the fence set's version (`\"fences-N\"`).",
+                                                          ref("FenceCollection"))
+                                                .merging(["headers": ["ETag": ["schema": string] as Object] as Object]) { $1 },
+                                             "304": ["description": "The fences are unchanged since that ETag; no body.",
+                                                     "headers": ["ETag": ["schema": string] as Object] as Object]]),
                 "post": operation("Add or replace fences (admin): a GeoJSON Feature, FeatureCollection or circle shorthand",
                                   tag: "fences", body: jsonBody(["type": "object"]),
                                   responses: ["201": reply("The stored fences.", ref("FenceCollection")),

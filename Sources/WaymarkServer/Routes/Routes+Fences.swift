@@ -5,7 +5,18 @@ import WaymarkGeo
 extension Routes {
     func addFenceRoutes(to router: Router<TrackingServer.Context>) {
         router.post("/api/fences") { request, _ in try await createFences(request) }
-        router.get("/api/fences") { request, _ in try await listFences(request) }
+        router.get("/api/fences") { request, _ in
+            // The fence set's version, read before the page, so a tag never claims fences newer than those sent.
+            _ = try await auth.require(request)
+            let tag = "\"fences-\(try await store.fenceGeneration())\""
+            if Self.matches(request.headers[.ifNoneMatch], tag: tag) {
+                return Response(status: .notModified, headers: [.eTag: tag, .cacheControl: "no-cache"])
+            }
+            var response = try await listFences(request)
+            response.headers[.eTag] = tag
+            response.headers[.cacheControl] = "no-cache"
+            return response
+        }
         router.delete("/api/fences/:id") { request, context in
             try await auth.requireAdmin(request)
             let id = try context.parameters.require("id")
@@ -24,9 +35,21 @@ extension Routes {
         return JSONReply.response(encoding: FencePage(fences: fences, next: nil), status: .created)
     }
 
+    /// Whether an `If-None-Match` header names `tag` (or is `*`): RFC 9110 §13.1.2, weak comparison.
+    static func matches(_ header: String?, tag: String) -> Bool {
+        guard let header else { return false }
+        let wanted = tag.hasPrefix("W/") ? String(tag.dropFirst(2)) : tag
+        return header.split(separator: ",").contains { part in
+            let trimmed = part.trimmingCharacters(in: .whitespaces)
+            return trimmed == "*" || (trimmed.hasPrefix("W/") ? String(trimmed.dropFirst(2)) : trimmed) == wanted
+        }
+    }
+
     /// `GET /api/fences?limit=N&after=ID` (any token): one page of fences ordered by id, as a GeoJSON
     /// FeatureCollection with a `next` member holding the id to pass as `after` for the next page
-    /// (absent on the last page). `limit` is 1…10000, 1000 when absent (see ``pageLimit(_:)``).
+    /// (absent on the last page). `limit` is 1…10000, 1000 when absent (see ``pageLimit(_:)``). Every
+    /// page carries the fence set's version as its `ETag` (`"fences-N"`); a request whose `If-None-Match`
+    /// names the current one gets 304 without a body, so a phone re-checks its copy for a few bytes.
     func listFences(_ request: Request) async throws -> Response {
         _ = try await auth.require(request)
         let limit = try pageLimit(request)

@@ -47,6 +47,13 @@ extension PostgresStore {
         }
     }
 
+    /// The fence set's version; see ``FenceStore/fenceGeneration()``.
+    public func fenceGeneration() async throws -> Int64 {
+        try await storageErrors {
+            try await client.query("SELECT generation FROM fence_generation", logger: logger).collect().first?.decode(Int64.self) ?? 0
+        }
+    }
+
     /// Deletes a fence; see ``FenceStore/deleteFence(id:)``.
     public func deleteFence(id: String) async throws -> Bool {
         try await storageErrors {

@@ -41,6 +41,13 @@ extension SQLiteStore {
         }
     }
 
+    /// The fence set's version; see ``FenceStore/fenceGeneration()``.
+    public func fenceGeneration() async throws -> Int64 {
+        try await storageErrors {
+            try await pool.read { db in try Int64.fetchOne(db, sql: "SELECT generation FROM fence_generation") ?? 0 }
+        }
+    }
+
     /// Deletes a fence; see ``FenceStore/deleteFence(id:)``.
     public func deleteFence(id: String) async throws -> Bool {
         try await storageErrors {

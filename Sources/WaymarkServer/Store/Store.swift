@@ -86,6 +86,8 @@ public protocol FenceStore: Sendable {
     /// One page of ``listFences()``: up to `limit` fences whose id sorts after `afterID` (from the first
     /// when nil), ordered by id, read through the primary key so a page costs `limit` rows, however many fences exist.
     func fences(after afterID: String?, limit: Int) async throws -> [ServerFence]
+    /// The fence set's version: a number that changes with every change to the fences (their ETag).
+    func fenceGeneration() async throws -> Int64
     /// Deletes a fence (its past events stay); returns false when no such fence exists.
     func deleteFence(id: String) async throws -> Bool
     /// Stored fence events with a sequence number above `afterID`, oldest first; one device's or everyone's.

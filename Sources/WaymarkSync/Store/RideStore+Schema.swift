@@ -12,6 +12,8 @@ extension RideStore {
         static let v4 = "v4-ride-checkpoints"
         /// The device's own geofence events, kept until the server acknowledged them.
         static let v5 = "v5-fence-events"
+        /// The phone's copy of the server's fences, with its ETag (`FenceSync`).
+        static let v6 = "v6-server-fence-copy"
     }
 
     static let migrator: DatabaseMigrator = {
@@ -101,6 +103,20 @@ extension RideStore {
                     UNIQUE (fence_id, sequence)
                 );
                 CREATE INDEX fence_events_batch ON fence_events(batch_key, uploaded);
+                """)
+        }
+        migrator.registerMigration(Migration.v6) { db in
+            // One row: the fences last fetched from the server (`[Fence]` as JSON), the page ETag they
+            // came with, and when and where they were fetched (for the next refresh's decision).
+            try db.execute(sql: """
+                CREATE TABLE server_fence_copy (
+                    id INTEGER PRIMARY KEY CHECK (id = 1),
+                    etag TEXT,
+                    fetched_ms INTEGER NOT NULL,
+                    latitude REAL,
+                    longitude REAL,
+                    fences TEXT NOT NULL
+                );
                 """)
         }
         return migrator
