@@ -9,7 +9,7 @@ extension RideStore {
 
     /// Stores a geofence event the engine decided; committed when this returns.
     ///
-    /// Events are named by fence and ``FenceEvent/sequence`` (which survives relaunches): storing
+    /// Events are named by fence and `FenceEvent.sequence` (which survives relaunches): storing
     /// an event a second time does nothing. The event rides along in the next upload batch, after
     /// its fixes and gap markers, whether or not a ride is under way.
     ///
