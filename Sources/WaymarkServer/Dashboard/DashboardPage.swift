@@ -114,6 +114,15 @@ public enum DashboardPage {
       } while (after !== null);
       return fences;
     }
+    // GET /api/devices is paged: follow `next_after` (null on the last page) until every device is loaded.
+    async function allDevices() {
+      const devices = []; let after = null;
+      do {
+        const page = await api("/api/devices?limit=1000" + (after === null ? "" : "&after=" + encodeURIComponent(after)));
+        devices.push(...page.devices); after = typeof page.next_after === "string" ? page.next_after : null;
+      } while (after !== null);
+      return devices;
+    }
     // A device's records without a position of their own, oldest first, from `after` on (at most 20 pages).
     async function deviceEventsOf(id, after) {
       const list = [];
@@ -413,7 +422,7 @@ public enum DashboardPage {
     async function connect() {
       try {
         $("status").textContent = "loading…";
-        state.devices = (await api("/api/devices")).devices;
+        state.devices = await allDevices();
         state.fences = await allFences();
         state.fences.forEach(prepareFence);
         state.events = (await api("/api/events?limit=10000")).events;

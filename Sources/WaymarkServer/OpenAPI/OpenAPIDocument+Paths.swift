@@ -49,8 +49,13 @@ extension OpenAPIDocument {
                 body: ["required": true, "content": ["application/gpx+xml": ["schema": string]]],
                 responses: ["200": ingestReply, "413": tooLarge, "422": unprocessable])],
             "/api/devices": [
-                "get": operation("Devices (the admin: all; a device: itself), each with its last position", tag: "devices",
-                                 responses: ["200": reply("Devices.", object(["devices": array(ref("Device"))]))]),
+                "get": operation("Devices by id, a page at a time (the admin: all; a device: itself), each with its last position",
+                                 tag: "devices",
+                                 parameters: [query("limit", ["type": "integer", "minimum": 1, "maximum": 1_000], "Page size (1000 when absent)."),
+                                              query("after", string, "`next_after` of the previous page.")],
+                                 responses: ["200": reply("One page, streamed: at most `limit` devices, ending after the device that "
+                                                          + "passes 8 MiB; `next_after` is null on the last page.",
+                                                          object(["devices": array(ref("Device")), "next_after": nullable("string")]))]),
                 "post": operation("Register a device (admin); the token is shown once", tag: "devices",
                                   body: jsonBody(object(["name": ["type": "string", "minLength": 1]])),
                                   responses: ["201": reply("The device and its token.", ref("Device"))]),
@@ -104,8 +109,9 @@ extension OpenAPIDocument {
                                  parameters: [limit, query("after", string, "`next` of the previous page."),
                                               ["name": "If-None-Match", "in": "header", "required": false, "schema": string,
                                                "description": "The `ETag` of an earlier page: 304 while the fences are unchanged."]],
-                                 responses: ["200": reply("One page; `ETag` is the fence set's version (`\"fences-N\"`).",
-                                                          ref("FenceCollection"))
+                                 responses: ["200": reply("One page, streamed: at most `limit` fences, ending after the fence that "
+                                                          + "passes 8 MiB; `next` is absent on the last page. `ETag` is the fence "
+                                                          + "set's version (`\"fences-N\"`).", ref("FenceCollection"))
                                                 .merging(["headers": ["ETag": ["schema": string] as Object] as Object]) { $1 },
                                              "304": ["description": "The fences are unchanged since that ETag; no body.",
                                                      "headers": ["ETag": ["schema": string] as Object] as Object]]),
@@ -120,11 +126,18 @@ extension OpenAPIDocument {
             "/api/events": ["get": operation(
                 "Fence events by id", tag: "fences",
                 parameters: [query("device", string, "Only this device's (a device sees only its own)."),
-                             query("after", ["type": "integer"], "Events with a larger id."), limit],
-                responses: ["200": reply("Events.", object(["events": array(ref("FenceEvent"))]))])],
+                             query("after", ["type": "integer"], "Events with a larger id (`next_after` of the previous page)."),
+                             limit],
+                responses: ["200": reply("One page, oldest first, streamed: at most `limit` events, ending after the event that "
+                                         + "passes 8 MiB; `next_after` is null on the last page.",
+                                         object(["events": array(ref("FenceEvent")), "next_after": nullable("integer")]))])],
             "/api/webhooks": [
-                "get": operation("Webhook subscriptions (admin)", tag: "webhooks",
-                                 responses: ["200": reply("Subscriptions.", object(["webhooks": array(ref("Webhook"))]))]),
+                "get": operation("Webhook subscriptions by id (admin), a page at a time", tag: "webhooks",
+                                 parameters: [query("limit", ["type": "integer", "minimum": 1, "maximum": 32], "Page size (32, the cap "
+                                                    + "on subscriptions, when absent)."),
+                                              query("after", string, "`next_after` of the previous page.")],
+                                 responses: ["200": reply("One page; `next_after` is null on the last page.",
+                                                          object(["webhooks": array(ref("Webhook")), "next_after": nullable("string")]))]),
                 "post": operation("Subscribe a URL to fence events (admin): those the server decides (`type` `fence.KIND`) and "
                                   + "those a device reports (`type` `device.fence.KIND`, `source` `device`)", tag: "webhooks",
                                   body: jsonBody(object(["url": string, "secret": string], required: ["url"])),
@@ -138,8 +151,11 @@ extension OpenAPIDocument {
             "/api/webhooks/deliveries": ["get": operation(
                 "Deliveries of the outbox (admin)", tag: "webhooks",
                 parameters: [query("state", ["enum": ["pending", "delivered", "dead"]], "Only this state."),
-                             query("limit", ["type": "integer", "minimum": 1, "maximum": 10_000], "100 when absent.")],
-                responses: ["200": reply("Deliveries, newest first.", object(["deliveries": array(ref("Delivery"))]))])],
+                             query("limit", ["type": "integer", "minimum": 1, "maximum": 10_000], "100 when absent."),
+                             query("before", ["type": "integer", "minimum": 1], "`next_before` of the previous page.")],
+                responses: ["200": reply("One page, newest first, streamed: at most `limit` deliveries, ending after the delivery "
+                                         + "that passes 8 MiB; `next_before` is null on the last page.",
+                                         object(["deliveries": array(ref("Delivery")), "next_before": nullable("integer")]))])],
             "/api/webhooks/deliveries/retry": ["post": operation(
                 "Requeue dead deliveries (admin): one, one webhook's, or all", tag: "webhooks",
                 body: jsonBody(object(["id": ["type": "integer", "minimum": 1], "webhook_id": string], required: []), required: false),

@@ -26,15 +26,37 @@ extension Routes {
         return JSONReply.response(encoding: DeviceReply(device: device, addition: .token(token)), status: .created)
     }
 
-    /// `GET /api/devices`: every device for the admin, only itself for a device.
+    /// Most devices on one page of `GET /api/devices`.
+    static let maxDeviceLimit = 1000
+
+    /// `GET /api/devices?limit=N&after=ID` (limit 1…1000, default 1000): one page of devices ordered by id with
+    /// their last positions, `{"devices":[…],"next_after":ID|null}`, for the admin; a device sees only itself.
+    /// Written to the connection as the devices are read, 50 at a time.
     func listDevices(_ request: Request) async throws -> Response {
-        let devices: [DeviceRecord]
-        switch try await auth.require(request) {
-        case .admin: devices = try await store.listDevices()
-        case .device(let device): devices = [device]
+        let principal = try await auth.require(request)
+        let limit = try pageLimit(request, default: Self.maxDeviceLimit, maximum: Self.maxDeviceLimit)
+        let after = request.uri.queryParameters["after"].map(String.init)
+        let store = self.store
+        let fetch: @Sendable (String?, Int) async throws -> [DeviceReply]
+        switch principal {
+        case .admin:
+            fetch = { cursor, count in
+                var replies: [DeviceReply] = []
+                for device in try await store.devices(after: cursor, limit: count) {
+                    replies.append(DeviceReply(device: device, addition: .last(try await store.lastPosition(deviceID: device.id))))
+                }
+                return replies
+            }
+        case .device(let device):
+            fetch = { cursor, _ in
+                guard cursor.map({ device.id > $0 }) ?? true else { return [] }
+                return [DeviceReply(device: device, addition: .last(try await store.lastPosition(deviceID: device.id)))]
+            }
         }
-        // One query for every device's last position, not one per device.
-        let lasts = try await store.lastPositions()
-        return JSONReply.response(encoding: ["devices": devices.map { DeviceReply(device: $0, addition: .last(lasts[$0.id])) }])
+        return StreamedPage<DeviceReply, String>(
+            head: #"{"devices":["#, batch: 50, limit: limit, start: after, fetch: fetch, cursor: \.device.id,
+            encode: { reply, buffer in buffer.writeJSON(reply) },
+            tail: { next in #"],"next_after":"# + (next.map(JSONText.quoted) ?? "null") + "}" }
+        ).response()
     }
 }

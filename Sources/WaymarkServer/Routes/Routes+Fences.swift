@@ -47,21 +47,31 @@ extension Routes {
 
     /// `GET /api/fences?limit=N&after=ID` (any token): one page of fences ordered by id, as a GeoJSON
     /// FeatureCollection with a `next` member holding the id to pass as `after` for the next page
-    /// (absent on the last page). `limit` is 1…10000, 1000 when absent (see ``pageLimit(_:)``). Every
-    /// page carries the fence set's version as its `ETag` (`"fences-N"`); a request whose `If-None-Match`
-    /// names the current one gets 304 without a body, so a phone re-checks its copy for a few bytes.
+    /// (absent on the last page). `limit` is 1…10000, 1000 when absent (see ``pageLimit(_:)``); a page also ends
+    /// after the fence that passes ``listPageBytes``. Written to the connection as the fences are read,
+    /// ``fenceBatch`` at a time. Every page carries the fence set's version as its `ETag` (`"fences-N"`); a
+    /// request whose `If-None-Match` names the current one gets 304 without a body, so a phone re-checks its copy
+    /// for a few bytes.
     func listFences(_ request: Request) async throws -> Response {
         _ = try await auth.require(request)
         let limit = try pageLimit(request)
         let after = request.uri.queryParameters["after"].map(String.init)
-        // One row more than the page tells whether another page follows, so the last page has no `next`.
-        var fences = try await store.fences(after: after, limit: limit + 1)
-        let more = fences.count > limit
-        if more { fences.removeLast(fences.count - limit) }
-        return JSONReply.response(encoding: FencePage(fences: fences, next: more ? fences.last?.id : nil))
+        let store = self.store
+        return StreamedPage<ServerFence, String>(
+            head: #"{"features":["#, batch: Self.fenceBatch, limit: limit, start: after,
+            fetch: { cursor, count in try await store.fences(after: cursor, limit: count) },
+            cursor: \.id,
+            encode: { fence, buffer in buffer.writeJSON(FenceFeature(fence: fence)) },
+            tail: { next in "]" + (next.map { #","next":"# + JSONText.quoted($0) } ?? "") + #","type":"FeatureCollection"}"# }
+        ).response()
     }
 
-    /// `GET /api/events?device=ID&after=SEQ&limit=N`: fence events, oldest first; a device sees only its own.
+    /// Fences read from the store at a time while a page is written (a polygon may have 10,000 vertices).
+    static let fenceBatch = 16
+
+    /// `GET /api/events?device=ID&after=SEQ&limit=N` (limit 1…10000, default 1000): fence events, oldest first; a
+    /// device sees only its own. `{"events":[…],"next_after":SEQ|null}`: `next_after` is the `after` of the next
+    /// page, null on the last. Written to the connection as the events are read.
     func listEvents(_ request: Request) async throws -> Response {
         let principal = try await auth.require(request)
         let query = request.uri.queryParameters
@@ -76,8 +86,14 @@ extension Routes {
               limit > 0, limit <= 10_000 else {
             throw ServerError(.badRequest, "'after' must be an integer and 'limit' in 1…10000")
         }
-        let events = try await store.fenceEvents(deviceID: deviceID, afterID: after, limit: limit)
-        return JSONReply.response(encoding: ["events": events])
+        let store = self.store, device = deviceID
+        return StreamedPage<FenceEventRecord, Int64>(
+            head: #"{"events":["#, batch: 500, limit: limit, start: after,
+            fetch: { cursor, count in try await store.fenceEvents(deviceID: device, afterID: cursor ?? 0, limit: count) },
+            cursor: \.id,
+            encode: { event, buffer in buffer.writeJSON(event) },
+            tail: { next in #"],"next_after":"# + (next.map(String.init) ?? "null") + "}" }
+        ).response()
     }
 }
 

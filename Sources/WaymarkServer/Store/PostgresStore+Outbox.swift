@@ -12,6 +12,41 @@ extension PostgresStore {
         }
     }
 
+    /// The advisory lock key that makes the webhook cap atomic ("WMWH" in ASCII).
+    static let webhookCapLock: Int64 = 0x574D_5748
+
+    /// Adds a webhook below a cap; see ``WebhookStore/insertWebhook(_:ifFewerThan:)``. A transaction takes an
+    /// advisory lock, then counts and inserts in a statement that starts after the lock is granted, so it sees
+    /// every webhook committed by an earlier holder: concurrent creations (from any process) count one after another.
+    public func insertWebhook(_ webhook: Webhook, ifFewerThan limit: Int) async throws -> Int {
+        try await storageErrors {
+            try await client.withTransaction(logger: logger) { connection in
+                try await connection.query("SELECT pg_advisory_xact_lock(\(Self.webhookCapLock))", logger: logger)
+                let row = try await connection.query("""
+                    WITH existing AS (SELECT count(*)::int8 AS n FROM webhooks),
+                         added AS (INSERT INTO webhooks (id, url, secret, created_ms)
+                                   SELECT \(webhook.id), \(webhook.url.absoluteString), \(webhook.secret),
+                                          \(webhook.createdAt.millisecondsSince1970)
+                                   WHERE (SELECT n FROM existing) < \(Int64(limit)))
+                    SELECT n FROM existing
+                    """, logger: logger).collect().first
+                return Int(try row?.decode(Int64.self) ?? 0)
+            }
+        }
+    }
+
+    /// One page of webhooks by id; see ``WebhookStore/webhooks(after:limit:)``.
+    public func webhooks(after afterID: String?, limit: Int) async throws -> [Webhook] {
+        try await storageErrors {
+            try await client.query(
+                "SELECT id, url, secret, created_ms FROM webhooks WHERE id > \(afterID ?? "") ORDER BY id LIMIT \(max(1, limit))",
+                logger: logger).collect().compactMap { row in
+                    let (id, url, secret, created) = try row.decode((String, String, String, Int64).self)
+                    return URL(string: url).map { Webhook(id: id, url: $0, secret: secret, createdAt: Date(millisecondsSince1970: created)) }
+                }
+        }
+    }
+
     /// Every webhook; see ``WebhookStore/listWebhooks()``.
     public func listWebhooks() async throws -> [Webhook] {
         try await storageErrors {
@@ -87,12 +122,13 @@ extension PostgresStore {
         }
     }
 
-    /// Deliveries by state; see ``WebhookStore/deliveries(state:limit:)``.
-    public func deliveries(state: OutboxDelivery.State?, limit: Int) async throws -> [OutboxDelivery] {
+    /// Deliveries by state; see ``WebhookStore/deliveries(state:beforeID:limit:)``.
+    public func deliveries(state: OutboxDelivery.State?, beforeID: Int64?, limit: Int) async throws -> [OutboxDelivery] {
         try await storageErrors {
             try await client.query("""
                 SELECT id, webhook_id, event_id, payload, state, attempts, next_attempt_ms, last_error FROM outbox
-                WHERE (\(state?.rawValue)::text IS NULL OR state = \(state?.rawValue)) ORDER BY id DESC LIMIT \(max(1, limit))
+                WHERE id < \(beforeID ?? Int64.max) AND (\(state?.rawValue)::text IS NULL OR state = \(state?.rawValue))
+                ORDER BY id DESC LIMIT \(max(1, limit))
                 """, logger: logger).collect().map(Self.delivery(from:))
         }
     }

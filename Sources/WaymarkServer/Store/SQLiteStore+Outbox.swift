@@ -12,14 +12,40 @@ extension SQLiteStore {
         }
     }
 
+    /// Adds a webhook below a cap; see ``WebhookStore/insertWebhook(_:ifFewerThan:)``. The count and the insert are
+    /// one write transaction, and SQLite runs one writer at a time (across processes too), so none can pass the cap.
+    public func insertWebhook(_ webhook: Webhook, ifFewerThan limit: Int) async throws -> Int {
+        try await storageErrors {
+            try await pool.write { db in
+                let existing = try Int.fetchOne(db, sql: "SELECT count(*) FROM webhooks") ?? 0
+                guard existing < limit else { return existing }
+                try db.execute(sql: "INSERT INTO webhooks (id, url, secret, created_ms) VALUES (?, ?, ?, ?)",
+                               arguments: [webhook.id, webhook.url.absoluteString, webhook.secret, webhook.createdAt.millisecondsSince1970])
+                return existing
+            }
+        }
+    }
+
+    /// One page of webhooks by id; see ``WebhookStore/webhooks(after:limit:)``.
+    public func webhooks(after afterID: String?, limit: Int) async throws -> [Webhook] {
+        try await storageErrors {
+            try await pool.read { db in
+                try Row.fetchAll(db, sql: "SELECT * FROM webhooks WHERE id > ? ORDER BY id LIMIT ?",
+                                 arguments: [afterID ?? "", max(1, limit)]).compactMap(Self.webhook(from:))
+            }
+        }
+    }
+
+    static func webhook(from row: Row) -> Webhook? {
+        URL(string: row["url"]).map { Webhook(id: row["id"], url: $0, secret: row["secret"],
+                                              createdAt: Date(millisecondsSince1970: row["created_ms"])) }
+    }
+
     /// Every webhook; see ``WebhookStore/listWebhooks()``.
     public func listWebhooks() async throws -> [Webhook] {
         try await storageErrors {
             try await pool.read { db in
-                try Row.fetchAll(db, sql: "SELECT * FROM webhooks ORDER BY created_ms, id").compactMap { row in
-                    URL(string: row["url"]).map { Webhook(id: row["id"], url: $0, secret: row["secret"],
-                                                          createdAt: Date(millisecondsSince1970: row["created_ms"])) }
-                }
+                try Row.fetchAll(db, sql: "SELECT * FROM webhooks ORDER BY created_ms, id").compactMap(Self.webhook(from:))
             }
         }
     }
@@ -86,12 +112,13 @@ extension SQLiteStore {
         }
     }
 
-    /// Deliveries by state; see ``WebhookStore/deliveries(state:limit:)``.
-    public func deliveries(state: OutboxDelivery.State?, limit: Int) async throws -> [OutboxDelivery] {
+    /// Deliveries by state; see ``WebhookStore/deliveries(state:beforeID:limit:)``.
+    public func deliveries(state: OutboxDelivery.State?, beforeID: Int64?, limit: Int) async throws -> [OutboxDelivery] {
         try await storageErrors {
             try await pool.read { db in
-                try Row.fetchAll(db, sql: "SELECT * FROM outbox WHERE (? IS NULL OR state = ?) ORDER BY id DESC LIMIT ?",
-                                 arguments: [state?.rawValue, state?.rawValue, max(1, limit)]).map(Self.delivery(from:))
+                try Row.fetchAll(db, sql: "SELECT * FROM outbox WHERE id < ? AND (? IS NULL OR state = ?) ORDER BY id DESC LIMIT ?",
+                                 arguments: [beforeID ?? Int64.max, state?.rawValue, state?.rawValue, max(1, limit)])
+                    .map(Self.delivery(from:))
             }
         }
     }

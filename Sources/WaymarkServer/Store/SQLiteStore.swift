@@ -84,6 +84,16 @@ public final class SQLiteStore: Store {
         }
     }
 
+    /// One page of devices by id; see ``DeviceStore/devices(after:limit:)``.
+    public func devices(after afterID: String?, limit: Int) async throws -> [DeviceRecord] {
+        try await storageErrors {
+            try await pool.read { db in
+                try Row.fetchAll(db, sql: "SELECT * FROM devices WHERE id > ? ORDER BY id LIMIT ?",
+                                 arguments: [afterID ?? "", max(1, limit)]).map(Self.device(from:))
+            }
+        }
+    }
+
     /// The device with this id; see ``DeviceStore/device(id:)``.
     public func device(id: String) async throws -> DeviceRecord? {
         try await storageErrors {

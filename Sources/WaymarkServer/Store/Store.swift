@@ -45,6 +45,9 @@ public protocol DeviceStore: Sendable {
     func insertDevice(_ device: DeviceRecord, tokenHash: String) async throws
     /// All devices, oldest first, revoked ones included.
     func listDevices() async throws -> [DeviceRecord]
+    /// One page of devices, revoked ones included: up to `limit` devices whose id sorts after `afterID` (from the
+    /// first when nil), ordered by id, read through the primary key so a page costs `limit` rows.
+    func devices(after afterID: String?, limit: Int) async throws -> [DeviceRecord]
     /// The device with this id, or nil.
     func device(id: String) async throws -> DeviceRecord?
     /// The device whose token has this SHA-256 digest (hex), or nil.
@@ -98,8 +101,15 @@ public protocol FenceStore: Sendable {
 public protocol WebhookStore: Sendable {
     /// Adds a webhook subscription; events committed from now on are queued for it.
     func insertWebhook(_ webhook: Webhook) async throws
+    /// Adds a webhook subscription only while fewer than `limit` exist, atomically: of concurrent calls (from
+    /// any process sharing the database) at most `limit` minus the existing count succeed. Returns how many
+    /// subscriptions existed before; the webhook was added when that is below `limit`.
+    func insertWebhook(_ webhook: Webhook, ifFewerThan limit: Int) async throws -> Int
     /// Every webhook subscription, oldest first.
     func listWebhooks() async throws -> [Webhook]
+    /// One page of webhook subscriptions: up to `limit` whose id sorts after `afterID` (from the first when nil),
+    /// ordered by id.
+    func webhooks(after afterID: String?, limit: Int) async throws -> [Webhook]
     /// Removes a subscription and its pending deliveries; returns false when no such webhook exists.
     func deleteWebhook(id: String) async throws -> Bool
     /// Claims up to `limit` pending deliveries due at `now`, counting an attempt and hiding them from
@@ -107,13 +117,29 @@ public protocol WebhookStore: Sendable {
     func claimDeliveries(at now: Date, limit: Int, leaseSeconds: Double) async throws -> [OutboxDelivery]
     /// Records the result of an attempt: delivered, pending again from `nextAttemptAt`, or dead.
     func settleDelivery(id: Int64, state: OutboxDelivery.State, nextAttemptAt: Date, error: String?, at now: Date) async throws
-    /// Deliveries in `state` (or all), newest first.
-    func deliveries(state: OutboxDelivery.State?, limit: Int) async throws -> [OutboxDelivery]
+    /// Up to `limit` deliveries in `state` (or all) with an id below `beforeID` (from the newest when nil),
+    /// newest first, read through the primary key.
+    func deliveries(state: OutboxDelivery.State?, beforeID: Int64?, limit: Int) async throws -> [OutboxDelivery]
     /// Puts dead deliveries back in the queue, due now with no attempts made: the one with `id`, or every
     /// dead one of `webhookID`, or every dead one when both are nil. Returns how many were requeued.
     func requeueDeadDeliveries(id: Int64?, webhookID: String?, at now: Date) async throws -> Int
     /// How many deliveries are pending and how many are dead.
     func outboxDepth() async throws -> (pending: Int, dead: Int)
+}
+
+extension DeviceStore {
+    /// A page of ``listDevices()`` sorted by id, for stores without a query of their own (it reads every device).
+    public func devices(after afterID: String?, limit: Int) async throws -> [DeviceRecord] {
+        let after = afterID ?? ""
+        return Array(try await listDevices().filter { $0.id > after }.sorted { $0.id < $1.id }.prefix(max(1, limit)))
+    }
+}
+
+extension WebhookStore {
+    /// The newest `limit` deliveries in `state` (or all), newest first.
+    public func deliveries(state: OutboxDelivery.State?, limit: Int) async throws -> [OutboxDelivery] {
+        try await deliveries(state: state, beforeID: nil, limit: limit)
+    }
 }
 
 /// Server settings (such as the admin token digest). One role of ``Store``.
