@@ -10,6 +10,9 @@ final class FenceCache: Sendable {
     private let current = NIOLockedValueBox<(generation: Int64, engine: FenceEngine)?>(nil)
     private let loading = NIOLockedValueBox<(generation: Int64, task: Task<FenceEngine, any Error>)?>(nil)
 
+    /// The engine built last and its generation, or nil before the first.
+    var cached: (generation: Int64, engine: FenceEngine)? { current.withLockedValue { $0 } }
+
     /// The engine for `generation`, building it with `load` when the cached one is older.
     func engine(generation: Int64, load: () throws -> [ServerFence]) rethrows -> FenceEngine {
         if let cached = current.withLockedValue({ $0 }), cached.generation == generation { return cached.engine }

@@ -33,7 +33,21 @@ extension PostgresStore {
     ///
     /// Requests without an idempotency key are committed in groups; see `PostgresStore+GroupCommit.swift`.
     public func ingest(_ write: IngestWrite) async throws -> IngestOutcome {
-        guard write.idempotencyKey == nil else { return try await ingestAlone(write) }
+        guard write.idempotencyKey == nil else {
+            // A keyed request of points of today: one statement (key, points, fence states and events), else alone.
+            if Self.fitsFenceStatement([write], today: Self.dayStart(Date().millisecondsSince1970)) {
+                do {
+                    if let done = try await retryingConflicts({ try await fenceStatementIngest([write]) }), let result = done.first {
+                        return try result.get()
+                    }
+                } catch where !Self.isRefusal(error) {
+                    throw Self.serverError(error)
+                } catch {
+                    // Refused by PostgreSQL: nothing of the statement was stored; the transaction decides.
+                }
+            }
+            return try await ingestAlone(write)
+        }
         return try await withCheckedThrowingContinuation { continuation in
             if groups.enqueue(IngestGroups.Job(write: write, continuation: continuation)) {
                 Task { await self.runCommitter() }
@@ -57,11 +71,19 @@ extension PostgresStore {
     func commitGroup(_ writes: [IngestWrite],
                      answer: (Int, Result<IngestOutcome, any Error>) -> Void = { _, _ in }) async -> [Result<IngestOutcome, any Error>] {
         var results: [Result<IngestOutcome, any Error>]
-        if Self.fitsOneStatement(writes, today: Self.dayStart(Date().millisecondsSince1970)) {
+        let today = Self.dayStart(Date().millisecondsSince1970)
+        // With fences known to exist, the point-only statement would write nothing: go to the fence statement at once.
+        let fencesKnown = fenceCache.cached.map { !$0.engine.fences.isEmpty } ?? false
+        // The point-only statement, then the fence statement (which counts its own commits).
+        var statements: [(fits: Bool, run: () async throws -> [Result<IngestOutcome, any Error>]?, counter: NIOLockedValueBox<Int>?)] = []
+        statements.append((!fencesKnown && Self.fitsOneStatement(writes, today: today), { try await self.oneStatementGroup(writes) },
+                           oneStatementGroupCount))
+        statements.append((Self.fitsFenceStatement(writes, today: today), { try await self.fenceStatementIngest(writes) }, nil))
+        for statement in statements where statement.fits {
             do {
-                if let done = try await retryingConflicts({ try await oneStatementGroup(writes) }) {
+                if let done = try await retryingConflicts(statement.run) {
                     groupCommitCounts.withLockedValue { $0.groups += 1; $0.requests += writes.count }
-                    oneStatementGroupCount.withLockedValue { $0 += 1 }
+                    statement.counter?.withLockedValue { $0 += 1 }
                     for (index, result) in done.enumerated() { answer(index, result) }
                     return done
                 }
@@ -160,6 +182,7 @@ extension PostgresStore {
             UNION ALL SELECT 1::int4, device_id, ts FROM inserted
             UNION ALL SELECT 2::int4, '', 0::int8 FROM guard WHERE NOT ok
             """, logger: logger).collect()
+        forgetFenceStates(requested)
         var active = Set<String>(), inserted = Set<DeviceMillis>()
         for row in answer {
             let (kind, device, millis) = try row.decode((Int32, String, Int64).self)
@@ -232,12 +255,25 @@ extension PostgresStore {
         let newlyStored = try await insertGroupPositions(connection, writes, candidates, live: live)
         var events = Array(repeating: [ServerFenceEvent](), count: writes.count)
         if !engine.fences.isEmpty {
-            for index in live {
-                events[index] = try engine.evaluate(newlyStored[index], state: &states[writes[index].deviceID, default: DeviceFenceState()],
-                                                    limits: writes[index].fenceEventLimits)
+            let points = live.reduce(0) { $0 + newlyStored[$1].count }
+            let start = states, stored = newlyStored
+            let work = live.map { (index: $0, device: writes[$0].deviceID, limits: writes[$0].fenceEventLimits) }
+            let evaluated = try await Self.evaluating(points: points) {
+                var states = start
+                var events: [Int: [ServerFenceEvent]] = [:]
+                for item in work {
+                    events[item.index] = try engine.evaluate(stored[item.index], state: &states[item.device, default: DeviceFenceState()],
+                                                             limits: item.limits)
+                }
+                for device in states.keys { states[device]?.prune(to: engine) }
+                return (events, states)
             }
-            for device in states.keys { states[device]?.prune(to: engine) }
+            for (index, list) in evaluated.0 { events[index] = list }
+            states = evaluated.1
+            forgetFenceStates(states.keys)
             try await saveFenceStates(connection, states)
+        } else {
+            forgetFenceStates(devices)
         }
         var outcomes: [Int: IngestOutcome] = [:]
         for index in live {

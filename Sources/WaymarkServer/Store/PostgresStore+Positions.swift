@@ -33,6 +33,7 @@ extension PostgresStore {
                 // added seeds from the last stored position (as after a gap in the fences, the device may have moved).
                 var state = DeviceFenceState()
                 if engine.fences.isEmpty {
+                    forgetFenceStates([write.deviceID])
                     try await connection.query("DELETE FROM fence_states WHERE device_id = \(write.deviceID)", logger: logger)
                 } else {
                     state = try await lockFenceState(connection, deviceID: write.deviceID)
@@ -71,8 +72,14 @@ extension PostgresStore {
                 let stored = newlyStored.count
                 var events: [ServerFenceEvent] = []
                 if !engine.fences.isEmpty {
-                    events = try engine.evaluate(newlyStored, state: &state, limits: write.fenceEventLimits)
-                    state.prune(to: engine)
+                    let start = state, stored = newlyStored, limits = write.fenceEventLimits
+                    (events, state) = try await Self.evaluating(points: stored.count) {
+                        var state = start
+                        let events = try engine.evaluate(stored, state: &state, limits: limits)
+                        state.prune(to: engine)
+                        return (events, state)
+                    }
+                    forgetFenceStates([write.deviceID])
                     try await saveFenceState(connection, deviceID: write.deviceID, state: state)
                 }
                 let gapsStored = try await insertGaps(connection, write.gaps, receivedMillis: received)

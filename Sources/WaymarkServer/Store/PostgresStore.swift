@@ -35,6 +35,13 @@ public final class PostgresStore: Store, Service {
     /// Groups committed by one statement (``oneStatementGroup(_:)``); read by the tests.
     let oneStatementGroupCount = NIOLockedValueBox(0)
     var oneStatementGroups: Int { oneStatementGroupCount.withLockedValue { $0 } }
+    /// Each device's fence state as this process last wrote or read it (`PostgresStore+FenceStatement.swift`).
+    let fenceStates = NIOLockedValueBox<[String: StoredFenceState]>([:])
+    /// Devices whose fence evaluation and statement are under way in this process.
+    let deviceTurns = DeviceTurns()
+    /// Groups and keyed requests committed by ``fenceStatementIngest(_:)``; read by the tests.
+    let fenceStatementCount = NIOLockedValueBox(0)
+    var fenceStatements: Int { fenceStatementCount.withLockedValue { $0 } }
 
     /// Makes a store for a `postgres://user:password@host:port/database` URL.
     ///
@@ -94,6 +101,15 @@ public final class PostgresStore: Store, Service {
             try await client.query("SELECT id, name, created_ms, revoked_ms FROM devices ORDER BY created_ms, id",
                                    logger: logger)
                 .collect().map(Self.device(from:))
+        }
+    }
+
+    /// One page of devices by id; see ``DeviceStore/devices(after:limit:)``.
+    public func devices(after afterID: String?, limit: Int) async throws -> [DeviceRecord] {
+        try await storageErrors {
+            try await client.query(
+                "SELECT id, name, created_ms, revoked_ms FROM devices WHERE id > \(afterID ?? "") ORDER BY id LIMIT \(max(1, limit))",
+                logger: logger).collect().map(Self.device(from:))
         }
     }
 
