@@ -89,6 +89,7 @@ final class IngestTestServer: Sendable {
         }
         var points: [IngestLedger.Point] = []
         var gaps: [IngestLedger.Gap] = []
+        var events = 0
         for feature in locations {
             let properties = feature["properties"] as? [String: Any] ?? [:]
             if properties["waymark_kind"] as? String == "gap" {
@@ -97,7 +98,15 @@ final class IngestTestServer: Sendable {
                                   end: properties["end"] as? String ?? "", reason: properties["reason"] as? String ?? ""))
                 continue
             }
-            guard gaps.isEmpty else { return reply(400, #"{"error":{"message":"a point after a gap marker"}}"#) }
+            if properties["waymark_kind"] as? String == "fence_event" {
+                // The device's geofence event: not a point either, and last of all (the real server's
+                // run checks that they arrive; this ledger counts points and gap markers).
+                events += 1
+                continue
+            }
+            guard gaps.isEmpty, events == 0 else {
+                return reply(400, #"{"error":{"message":"a point after a gap marker or fence event"}}"#)
+            }
             let coordinates = (feature["geometry"] as? [String: Any])?["coordinates"] as? [Double] ?? []
             let timestamp = (feature["properties"] as? [String: Any])?["timestamp"] as? String ?? ""
             guard coordinates.count >= 2, !timestamp.isEmpty else {
