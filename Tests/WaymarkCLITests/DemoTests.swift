@@ -108,11 +108,14 @@ struct DemoTests {
         for key in ["distanceMeters", "durationSeconds", "movingSeconds", "energy", "alwaysBestEnergy", "energyRatio",
                     "pointsRecorded", "pointsUploaded", "pointsStoredOnServer", "pointsLeftOnDevice", "uploadAttempts",
                     "uploadBatches", "uploadFailures", "gaps", "deviceFenceEvents", "serverFenceEvents", "fenceAgreement",
-                    "simulationSeconds"] {
+                    "simulationSeconds", "rideStartedAutomatically", "rideStartDistanceMeters"] {
             #expect(summary[key] != nil, "missing \(key)")
         }
         #expect((summary["fenceAgreement"] as? [String: Any])?["agree"] as? Bool == true)
         #expect(summary["pointsStoredOnServer"] as? Int == summary["pointsRecorded"] as? Int)
+        // No start call: automatic tracking started the ride near where the rider set off (issue #31).
+        #expect(summary["rideStartedAutomatically"] as? Bool == true)
+        #expect((summary["rideStartDistanceMeters"] as? Double).map { $0 <= 150 } == true, "\(summary["rideStartDistanceMeters"] ?? "none")")
         #expect(((object["timeline"] as? [Any])?.count ?? 0) > 50)
     }
 
@@ -146,7 +149,7 @@ struct DemoTests {
         defer { server.stop() }
         let result = try await DemoRun(seed: 2, startTime: Self.start).run(server: server)
         let table = result.summary.table
-        for label in ["distance", "duration", "energy vs always-best", "points recorded", "points uploaded",
+        for label in ["ride started", "distance", "duration", "energy vs always-best", "points recorded", "points uploaded",
                       "points stored on server", "fence events on device", "fence events on server",
                       "phone and server agree"] {
             #expect(table.contains(label))

@@ -21,16 +21,23 @@ struct DemoAppReader {
     }
 
     /// The app script of the demo: ask for notifications, then location (and the always upgrade
-    /// iOS needs for a background relaunch) and motion, install the fences; the rider taps start
-    /// when setting off, ``DemoRide/rideDelay`` after the launch. (A ride started at launch would
-    /// work too: the engine holds its motion updates until the sequencer has the motion answer.)
+    /// iOS needs for a background relaunch) and motion, install the fences. It starts no ride:
+    /// automatic tracking (``configuration``) starts it when the rider sets off, ``DemoRide/rideDelay``
+    /// after the launch.
     static func script(_ ride: DemoRide) -> EngineApp.Script {
-        let start = (ride.scenario.startTime ?? Date()).addingTimeInterval(DemoRide.rideDelay)
-        return EngineApp.Script(permissions: [.notifications([.alert, .sound]), .locationWhenInUse, .locationAlwaysUpgrade, .motion],
+        EngineApp.Script(permissions: [.notifications([.alert, .sound]), .locationWhenInUse, .locationAlwaysUpgrade, .motion],
                          startsRide: false, rideID: "demo-ride",
                          fences: ride.fences.map { Fence(id: $0.id, shape: .circle(center: $0.center, radiusMeters: $0.radiusMeters),
-                                                         userData: ["name": $0.name]) },
-                         actions: [.init(at: start, .ride(.start(rideID: "demo-ride")))])
+                                                         userData: ["name": $0.name]) })
+    }
+
+    /// The demo app's engine configuration: automatic tracking on, with a stop timeout longer
+    /// than the café stop, so the loop is one ride; `ride` is the tracker's policy (the demo's, or
+    /// the always-best baseline's).
+    static func configuration(ride: RideTracker.Configuration = RideTracker.Configuration()) -> EngineCore.Configuration {
+        var ride = ride
+        ride.automatic = AutomaticTracking(enabled: true, stopTimeoutSeconds: 1800)
+        return EngineCore.Configuration(ride: ride)
     }
 
     /// The new timeline lines, in order.

@@ -30,7 +30,7 @@ struct DemoRun {
         let names = Dictionary(uniqueKeysWithValues: ride.fences.map { ($0.id, $0.name) })
         var serverEvents = DemoServerEvents(names: names)
         let baseline = Task.detached { [self] in try alwaysBestEnergy(ride) }
-        let sim = try Simulation(scenario: ride.scenario, seed: seed, app: EngineApp(script: DemoAppReader.script(ride)),
+        let sim = try Simulation(scenario: ride.scenario, seed: seed, app: EngineApp(configuration: DemoAppReader.configuration(), script: DemoAppReader.script(ride)),
                                  trajectory: ride.trajectory)
         var phone = try SimulatedPhone(simulation: sim, storePath: server.folder.appendingPathComponent("device.sqlite").path,
                                        transport: try HTTPUploadTransport(server: server.baseURL, timeout: .seconds(10)),
@@ -97,7 +97,7 @@ struct DemoRun {
 
     /// Energy of the same app, ride, seed and events with policy A (always best accuracy).
     func alwaysBestEnergy(_ ride: DemoRide) throws -> Double {
-        let configuration = EngineCore.Configuration(ride: RidePolicyChoice.alwaysBest.configuration)
+        let configuration = DemoAppReader.configuration(ride: RidePolicyChoice.alwaysBest.configuration)
         var sim = try Simulation(scenario: ride.scenario, seed: seed,
                                  app: EngineApp(configuration: configuration, script: DemoAppReader.script(ride)),
                                  trajectory: ride.trajectory)
@@ -124,6 +124,7 @@ struct DemoRun {
         case .terminated: "app was terminated"
         case .notRunningUntilOpened: "not running until opened"
         case .signalLost: "signal lost"
+        case .departureNotRecorded: "set off before the first fix on the move"
         }
     }
 

@@ -71,6 +71,10 @@ struct DemoSummary: Hashable, Sendable, Codable {
     var fenceAgreement: DemoFenceAgreement
     /// Wall-clock seconds the simulation and uploads took.
     var simulationSeconds: Double
+    /// Whether automatic tracking started the ride (the app script starts none).
+    var rideStartedAutomatically: Bool
+    /// Metres from where the rider set off (the true position at the first movement) to the first recorded fix.
+    var rideStartDistanceMeters: Double?
 
 
     init(sim: Simulation, store: RideStore, attempts: [DemoAttempt], storedOnServer: Int, gapsOnServer: Int,
@@ -102,11 +106,20 @@ struct DemoSummary: Hashable, Sendable, Codable {
         self.serverFenceEvents = serverFenceEvents
         fenceAgreement = DemoFenceAgreement(device: deviceFenceEvents, server: serverFenceEvents, recorded: fixes.map(\.timestamp))
         self.simulationSeconds = simulationSeconds
+        rideStartedAutomatically = app?.timeline.lazy.compactMap {
+            if case .ride(.checkpoint(let snapshot)) = $0.value { snapshot.startedAutomatically } else { nil }
+        }.first ?? false
+        let setOff = stride(from: 0.0, through: sim.trajectory.endTime, by: 1).first { sim.trajectory.state(at: $0).speed >= 1 }
+        rideStartDistanceMeters = setOff.flatMap { t in
+            fixes.first.map { Geodesy.haversineDistance(sim.trajectory.position(at: t), $0.coordinate) }
+        }
     }
 
     /// The summary as an aligned two-column table.
     var table: String {
         var rows: [(String, String)] = [
+            ("ride started", (rideStartedAutomatically ? "automatically" : "by the app")
+                + (rideStartDistanceMeters.map { String(format: ", first fix %.0f m from where the rider set off", $0) } ?? "")),
             ("distance", String(format: "%.2f km", distanceMeters / 1000)),
             ("duration", DemoTimelineEntry.clock(durationSeconds) + " (moving " + DemoTimelineEntry.clock(movingSeconds) + ")"),
             ("energy vs always-best", String(format: "%.0f%% of policy A (%.0f vs %.0f units)", energyRatio * 100, energy, alwaysBestEnergy)),

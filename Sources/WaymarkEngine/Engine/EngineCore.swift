@@ -66,6 +66,13 @@ public struct EngineCore: Sendable {
             var uses = capabilities
             // The iOS 17/18 backend needs NSLocationRequireExplicitServiceSession (InfoPlistCheck).
             if backend == .modern { uses.iOS17LocationBackend = true }
+            // Automatic tracking records in the background, is relaunched by region exits and
+            // significant changes (Always only, PLATFORM.md §4), and watches motion.
+            if ride.automatic.enabled {
+                uses.backgroundLocation = true
+                uses.locationAlways = true
+                if ride.usesMotion { uses.motion = true }
+            }
             self.capabilities = uses
         }
 
@@ -197,6 +204,7 @@ public struct EngineCore: Sendable {
             rideTracker.restLimitMeters = geofences.nearestBoundaryDistance(to: last.coordinate,
                                                                            within: rideTracker.restHorizonMeters(after: last))
         }
+        rideTracker.motionUnavailable = motionGate == .refused
         out.absorb(rideTracker.handle(event, at: now), as: EngineUpdate.ride)
         finishStep(into: &out, at: now)
         return out
@@ -241,6 +249,8 @@ public struct EngineCore: Sendable {
     /// Ends a step: motion gating (when the step has a time), the map helper, the merged demands.
     private mutating func finishStep(into out: inout EngineOutput, at now: Date?) {
         if let now { gateMotion(&out, at: now) }
+        // Without motion (permission refused or unavailable) automatic tracking uses its fallback.
+        rideTracker.motionUnavailable = motionGate == .refused
         if let change = map.update(launch: launchLocator.state, authorization: permissions.authorization) {
             out.updates.append(.map(change))
         }

@@ -29,6 +29,10 @@ public struct GapMarker: Hashable, Sendable, Codable {
         case notRunningUntilOpened
         /// No position signal (a tunnel, underground) while the rider kept moving.
         case signalLost
+        /// Automatic tracking noticed the start late (``AutomaticTracking``): the ride's first point
+        /// is the place the device rested, stamped with the last time it was known to be there,
+        /// and the device set off from there some time before the first fix on the move.
+        case departureNotRecorded
     }
 
     /// The timestamp of the last fix recorded before the gap.

@@ -41,7 +41,8 @@ extension RideTracker {
         /// GNSS; most breaks on a ride are shorter, and a parked commuter pays it once.
         public var watchSeconds: TimeInterval?
         /// The wake fence's radius around the stop (default 100 m). iOS treats radii under about
-        /// 200 m as about 200 m, so a smaller radius notices nothing sooner.
+        /// 200 m as about 200 m, so a smaller radius notices nothing sooner. With automatic tracking
+        /// on, the wake fence is the stationary region and ``AutomaticTracking/stationaryRadiusMeters`` applies.
         public var wakeFenceRadiusMeters: Double
         /// How long GNSS runs to check a hint of movement (motion activity, a significant change) during the watch (default 90 s).
         public var verifySeconds: TimeInterval
@@ -56,6 +57,8 @@ extension RideTracker {
         public var dutyCycle: DutyCycle
         /// Whether the tracker starts motion-activity updates and uses them (default true).
         public var usesMotion: Bool
+        /// Automatic tracking: rides that start and end by themselves (default off).
+        public var automatic: AutomaticTracking
 
         /// Makes a configuration with Waymark's defaults.
         public init(policy: RideAccuracyPolicy = .waymark, activityType: ActivityType = .fitness,
@@ -64,7 +67,9 @@ extension RideTracker {
                     resumeSpeed: Double = 1.0, resumeDistanceMeters: Double = 30, holdSeconds: TimeInterval = 120,
                     watchSeconds: TimeInterval? = 3600, wakeFenceRadiusMeters: Double = 100, verifySeconds: TimeInterval = 90,
                     gapThresholdSeconds: TimeInterval = 30, restartWaitSeconds: TimeInterval = 10,
-                    dutyCycle: DutyCycle = DutyCycle(), usesMotion: Bool = true) {
+                    dutyCycle: DutyCycle = DutyCycle(), usesMotion: Bool = true,
+                    automatic: AutomaticTracking = AutomaticTracking()) {
+            self.automatic = automatic
             self.policy = policy
             self.restartWaitSeconds = restartWaitSeconds
             self.activityType = activityType
@@ -154,6 +159,11 @@ extension RideTracker.Configuration {
 }
 
 extension RideTracker.Configuration {
+    /// The wake fence's radius in force: the stationary radius with automatic tracking on.
+    var effectiveWakeRadiusMeters: Double {
+        automatic.enabled ? automatic.stationaryRadiusMeters : wakeFenceRadiusMeters
+    }
+
     /// What breaks ``RideTracker``'s contract (see `ContractCheck`); empty for a usable configuration.
     var contractViolations: [String] {
         var check = ContractCheck()
@@ -173,6 +183,7 @@ extension RideTracker.Configuration {
                            "dutyCycle.speedNoiseMetersPerSecond": d.speedNoiseMetersPerSecond,
                            "dutyCycle.initialOffSeconds": d.initialOffSeconds, "dutyCycle.maximumOffSeconds": d.maximumOffSeconds,
                            "dutyCycle.predictionToleranceMeters": d.predictionToleranceMeters])
+        automatic.contractViolations(into: &check)
         check.require(!(d.initialOffSeconds > d.maximumOffSeconds),
                       "dutyCycle.initialOffSeconds (\(d.initialOffSeconds)) must not exceed maximumOffSeconds (\(d.maximumOffSeconds))")
         return check.violations

@@ -4,13 +4,15 @@ import WaymarkGeo
 extension RideTracker {
     /// Starts a new ride now (the rider tapped start); does nothing while a ride is active.
     ///
-    /// `rideID` is the app's identifier for the ride (the tracker makes no random numbers).
+    /// `rideID` is the app's identifier for the ride (the tracker makes no random numbers). With
+    /// automatic tracking on, the tap wins: the ride starts now, whatever the tracker was still
+    /// watching for.
     public mutating func start(rideID: RideID, at now: Date) -> Output {
         guard !state.isActive else { return output() }
+        var commands = leaveStill()
         snapshot = RideSnapshot(rideID: rideID, state: .moving, startedAt: now)
         resetMotionState(at: now)
         phase = .recording
-        var commands: [DeviceCommand] = []
         if configuration.usesMotion { commands.append(.startMotionActivityUpdates) }
         return output(commands, [.state(.moving), .checkpoint(snapshot!)])
     }
@@ -32,16 +34,26 @@ extension RideTracker {
     }
 
     /// Ends the ride (the rider tapped stop): location is released and the wake fence removed.
+    ///
+    /// With automatic tracking on, the tracker is still again, but starts no ride until the
+    /// device has rested (a stationary motion activity or a visit arrival, in this process), so a
+    /// rider who stops recording and rides on gets no new ride.
     public mutating func stop(at now: Date) -> Output {
         guard state.isActive else { return output() }
         var commands = removeWakeFence()
-        if configuration.usesMotion { commands.append(.stopMotionActivityUpdates) }
+        if configuration.usesMotion, !configuration.automatic.enabled { commands.append(.stopMotionActivityUpdates) }
         pendingGap = nil
-        return output(commands, set(.ended))
+        pendingDeparture = nil
+        let updates = set(.ended)
+        if configuration.automatic.enabled {
+            commands += enterStill(at: now, place: nil, armed: false)
+        }
+        return output(commands, updates)
     }
 
     /// Handles one device event.
     public mutating func handle(_ event: DeviceEvent, at now: Date) -> Output {
+        if still != nil, !event.isLaunch { return stillEvent(event, at: now) }
         switch event {
         case .launched(let reason):
             return relaunch(reason: reason, at: now)
@@ -74,7 +86,10 @@ extension RideTracker {
 
     /// A new process: resumes an active ride from the restored snapshot.
     mutating func relaunch(reason: LaunchReason, at now: Date) -> Output {
-        guard let snap = snapshot, snap.state.isActive else { return output() }
+        guard let snap = snapshot, snap.state.isActive else {
+            guard configuration.automatic.enabled else { return output() }
+            return output(resumeStill(at: now))
+        }
         var commands: [DeviceCommand] = []
         if configuration.usesMotion, snap.state != .userPaused { commands.append(.startMotionActivityUpdates) }
         resetMotionState(at: now)

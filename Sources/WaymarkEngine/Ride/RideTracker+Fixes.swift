@@ -75,6 +75,12 @@ extension RideTracker {
     /// Adds a fix to the ride: gap marker if one is due, statistics, checkpoint.
     mutating func record(_ fix: Fix, updates: inout [RideUpdate]) {
         guard var snap = snapshot else { return }
+        if let start = pendingDeparture {
+            pendingDeparture = nil
+            if fix.timestamp.timeIntervalSince(start) > configuration.gapThresholdSeconds {
+                updates.append(.gap(GapMarker(start: start, end: fix.timestamp, reason: .departureNotRecorded)))
+            }
+        }
         if let gap = pendingGap {
             updates.append(.gap(GapMarker(start: gap.start, end: fix.timestamp, reason: gap.reason)))
             pendingGap = nil

@@ -4,7 +4,9 @@ import WaymarkGeo
 extension RideTracker {
     /// Handles a timer: the end of a duty-cycle spell, of the hold at a stop, of a check, of the watch.
     public mutating func deadlineReached(at now: Date) -> Output {
-        guard let due = nextDeadline, now >= due else { return output() }
+        if still != nil { return stillDeadlineReached(at: now) }
+        if let end = stopTimeoutDeadline, now >= end { return endAutomatically(at: now) }
+        guard let due = phaseDeadline, now >= due else { return output() }
         var commands: [DeviceCommand] = []
         switch phase {
         case .coasting:
@@ -107,7 +109,7 @@ extension RideTracker {
     func showsMovement(_ fix: Fix) -> Bool {
         guard let anchor = snapshot?.stopAnchor, let accuracy = fix.horizontalAccuracy, accuracy >= 0 else { return false }
         if let stopped = snapshot?.stoppedAt, fix.timestamp < stopped { return false }
-        return LocalApproximation.segmentDistance(anchor, fix.coordinate) > 2 * accuracy + configuration.wakeFenceRadiusMeters
+        return LocalApproximation.segmentDistance(anchor, fix.coordinate) > 2 * accuracy + configuration.effectiveWakeRadiusMeters
     }
 
     /// A new motion classification: stationary auto-pauses, movement during the watch wakes GNSS.
@@ -132,7 +134,7 @@ extension RideTracker {
         guard let anchor = snapshot?.stopAnchor, snapshot?.wakeFenceActive == false else { return [] }
         snapshot?.wakeFenceActive = true
         return [.startMonitoring(MonitoredRegion(identifier: Self.wakeFenceIdentifier, center: anchor,
-                                                 radiusMeters: configuration.wakeFenceRadiusMeters))]
+                                                 radiusMeters: configuration.effectiveWakeRadiusMeters))]
     }
 
     /// Removes the wake fence if registered.

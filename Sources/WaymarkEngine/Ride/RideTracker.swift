@@ -80,14 +80,31 @@ public struct RideTracker: Sendable {
     var countsMovingTime = true
     /// GNSS rests on steady stretches.
     var dutyCycle: GNSSDutyCycle
+    /// Automatic tracking while no ride is under way; nil when it is off or a ride is active.
+    var still: StillPhase?
+    /// Where the device rests while still, if known.
+    var restingPlace: RestingPlace?
+    /// Whether the stationary region is registered while no snapshot records it.
+    var stillFenceActive = false
+    /// False after the rider stopped a ride, until the device has rested: no automatic start.
+    var automaticArmed = true
+    /// The start of a ``GapMarker/Reason/departureNotRecorded`` gap, due at the next recorded fix.
+    var pendingDeparture: Date?
+    /// Whether motion activity is unavailable to the tracker (no coprocessor, or the permission
+    /// refused); the engine sets it from the permission answer. Automatic tracking then falls back
+    /// to ``AutomaticTracking/withoutMotion``.
+    public var motionUnavailable = false
 
     typealias Pipeline = FixFilterChain<FixFilterChain<FixFilterChain<TimestampOrderFilter, AccuracyGate>, SpeedOutlierFilter>, KalmanFilter>
 
     /// Makes a tracker for a new process, resuming from `snapshot` if the app stored one.
     ///
+    /// With ``Configuration/automatic`` enabled and no ride under way, the tracker is still from
+    /// the process's `launched` event on (see ``AutomaticTracking``).
+    ///
     /// - precondition: `configuration` is usable: no negative or NaN limits, durations or distances,
-    ///   a positive accuracy limit, speed limit and process noise, and the duty cycle's initial rest
-    ///   no longer than its longest (the message names every offending field).
+    ///   a positive accuracy limit, speed limit, process noise and stationary radius, and the duty
+    ///   cycle's initial rest no longer than its longest (the message names every offending field).
     public init(configuration: Configuration = Configuration(), restoring snapshot: RideSnapshot? = nil) {
         ContractCheck.require(configuration.contractViolations, in: "RideTracker.Configuration")
         self.configuration = configuration
@@ -116,6 +133,15 @@ public struct RideTracker: Sendable {
 
     /// When to call ``deadlineReached(at:)``; nil when nothing is timed.
     public var nextDeadline: Date? {
+        if let still {
+            if case .checking(let until) = still { return until }
+            return nil
+        }
+        return [phaseDeadline, stopTimeoutDeadline].compactMap { $0 }.min()
+    }
+
+    /// The end of the current phase (a spell, the hold, the watch).
+    var phaseDeadline: Date? {
         guard state.isActive else { return nil }
         switch phase {
         case .coasting(let until): return until
@@ -127,13 +153,18 @@ public struct RideTracker: Sendable {
     /// Every location demand of the ride: standard updates (per phase) and significant changes
     /// while a ride is active (they relaunch the app after a termination).
     public var demands: [LocationDemand] {
+        if let still { return stillDemands(still) }
         guard state.isActive else { return [] }
         if state == .userPaused { return [.significantChanges] }
         guard let setting = currentSetting else { return [.significantChanges] }
-        return [.standard(StandardDemand(accuracy: setting.accuracy, distanceFilterMeters: setting.distanceFilterMeters,
-                                         background: true, activityType: configuration.activityType,
-                                         pausesAutomatically: setting.pausesAutomatically)),
-                .significantChanges]
+        return [standardDemand(setting), .significantChanges]
+    }
+
+    /// Standard updates in the background with `setting`.
+    func standardDemand(_ setting: RideAccuracyPolicy.Setting) -> LocationDemand {
+        .standard(StandardDemand(accuracy: setting.accuracy, distanceFilterMeters: setting.distanceFilterMeters,
+                                 background: true, activityType: configuration.activityType,
+                                 pausesAutomatically: setting.pausesAutomatically))
     }
 
     /// The standard-updates setting in force, nil when standard updates are off.
