@@ -36,7 +36,7 @@ struct AutomaticTrackingTrackerTests {
         #expect(h.tracker.state == .idle)
     }
 
-    @Test("on: a launch checks with GNSS to find the resting place, then only the region and significant changes watch")
+    @Test("on: a launch checks with GNSS to find the resting place, then only the region (and significant changes when on) watch")
     func findsRestingPlace() {
         var h = TrackerHarness(RideTracker(configuration: Self.automatic()))
         h.send(.launched(reason: .user), at: 0)
@@ -47,9 +47,19 @@ struct AutomaticTrackingTrackerTests {
         #expect(h.commands.contains { if case .startMonitoring(let r) = $0 { r.identifier == RideTracker.wakeFenceIdentifier && r.radiusMeters == 150 } else { false } })
         h.fire(at: 90)
         #expect(h.tracker.automaticState == .still)
-        #expect(h.tracker.demands == [.significantChanges])
+        #expect(h.tracker.demands.isEmpty)
         #expect(h.tracker.state == .idle)
         #expect(h.recorded.isEmpty)
+        var withChanges = Self.resting { $0.usesSignificantChanges = true }
+        #expect(withChanges.tracker.demands == [.significantChanges])
+        // Near the place, a significant change dates the rest; clearly away, GNSS checks.
+        let near = Fix(coordinate: Ride.start, horizontalAccuracy: 40, timestamp: Ride.at(900), source: .cell)
+        withChanges.send(.significantChange(near), at: 900)
+        #expect(withChanges.tracker.automaticState == .still)
+        let far = Fix(coordinate: Geodesy.destination(from: Ride.start, bearing: 0, distance: 900), horizontalAccuracy: 100,
+                      timestamp: Ride.at(1500), source: .cell)
+        withChanges.send(.significantChange(far), at: 1500)
+        #expect(withChanges.tracker.automaticState == .checking)
     }
 
     @Test("a moving activity makes GNSS check; fixes clearly away start a ride at the resting place, with a gap up to the first fix on the move")
@@ -96,7 +106,7 @@ struct AutomaticTrackingTrackerTests {
         h.fire(at: 1100)
         #expect(h.tracker.state == .ended)
         #expect(h.tracker.automaticState == .still)
-        #expect(h.tracker.demands == [.significantChanges])
+        #expect(h.tracker.demands.isEmpty)
         #expect(h.lastSnapshot?.stopAnchor != nil, "the snapshot keeps the resting place for a relaunch")
         h.send(.motionActivity(MotionActivity(.cycling, confidence: .high)), at: 2000)
         h.ride(from: 2001, to: 2060, speed: 6, offset: 1000)
@@ -146,7 +156,7 @@ struct AutomaticTrackingTrackerTests {
     func motionFallback() {
         var events = Self.resting()
         events.tracker.motionUnavailable = true
-        #expect(events.tracker.demands == [.significantChanges])
+        #expect(events.tracker.demands.isEmpty)
         var coarse = Self.resting { $0.withoutMotion = .coarseUpdates }
         coarse.tracker.motionUnavailable = true
         #expect(coarse.standard != nil)

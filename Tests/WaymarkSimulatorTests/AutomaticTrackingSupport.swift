@@ -109,6 +109,7 @@ struct AutoRides {
     struct Ride {
         var id: RideID
         var automatic: Bool
+        var startedAt: Date
         var fixes: [Fix] = []
         var gaps: [GapMarker] = []
     }
@@ -132,7 +133,7 @@ struct AutoRides {
                 if let index = byID[snapshot.rideID] { current = index } else {
                     byID[snapshot.rideID] = rides.count
                     current = rides.count
-                    rides.append(Ride(id: snapshot.rideID, automatic: snapshot.startedAutomatically))
+                    rides.append(Ride(id: snapshot.rideID, automatic: snapshot.startedAutomatically, startedAt: snapshot.startedAt))
                 }
             case .ride(.recorded(let fix)): if let current { rides[current].fixes.append(fix) }
             case .ride(.gap(let gap)): if let current { rides[current].gaps.append(gap) }
@@ -153,19 +154,40 @@ struct AutoRides {
         }
     }
 
-    /// For each set-off: the distance from where the rider set off to the first fix of the ride
-    /// that covers it (nil when no ride started within 30 min of it).
+    /// For each set-off that starts a ride (no ride under way across it): the distance from where
+    /// the rider set off to the first fix of the ride that covers it (nil when no ride covers it
+    /// within an hour).
     var startDistances: [Double?] {
-        setOffs.map { start in
-            let setOff = states[start]
-            let t = Double(start)
+        setOffs.compactMap { start -> Double?? in
+            let t = epoch.addingTimeInterval(Double(start))
+            let underWay = rides.contains { $0.startedAt < t && ($0.fixes.last?.timestamp ?? .distantPast) > t }
+            guard !underWay else { return nil }
             let ride = rides.first { ride in
-                guard let last = ride.fixes.last, let first = ride.fixes.first else { return false }
-                let from = first.timestamp.timeIntervalSince(epoch), to = last.timestamp.timeIntervalSince(epoch)
-                return from <= t + 1800 && to >= t
+                guard let last = ride.fixes.last else { return false }
+                return last.timestamp >= t && ride.startedAt <= t.addingTimeInterval(3600)
             }
-            return ride?.fixes.first.map { Geodesy.haversineDistance(setOff.coordinate, $0.coordinate) }
+            return .some(ride?.fixes.first.map { Geodesy.haversineDistance(states[start].coordinate, $0.coordinate) })
         }
+    }
+
+    /// Set-offs inside a ride under way (a rest shorter than the stop timeout): resumes, not starts.
+    var resumes: Int { setOffs.count - startDistances.count }
+
+    /// The share of the moving distance recorded after each start was noticed: the true distance
+    /// from each ride's first fix on the move on, against the recorded distance from it on (what a
+    /// suspended app cannot record before iOS wakes it is left out of both).
+    var shareAfterDetection: Double {
+        var truth = 0.0, recorded = 0.0
+        for ride in rides {
+            let live = ride.fixes.first { $0.timestamp >= ride.startedAt } ?? ride.fixes.first
+            guard let live, let last = ride.fixes.last, let index = ride.fixes.firstIndex(of: live) else { continue }
+            let from = Int(live.timestamp.timeIntervalSince(epoch).rounded()), to = Int(last.timestamp.timeIntervalSince(epoch).rounded())
+            guard from < to, to < states.count else { continue }
+            truth += (from..<to).reduce(0) { $0 + Geodesy.haversineDistance(states[$1].coordinate, states[$1 + 1].coordinate) }
+            let after = ride.fixes[index...]
+            recorded += zip(after, after.dropFirst()).reduce(0) { $0 + Geodesy.haversineDistance($1.0.coordinate, $1.1.coordinate) }
+        }
+        return truth > 0 ? recorded / truth : 0
     }
 
     /// For each set-off: the distance from where the rider set off to the first fix recorded on the

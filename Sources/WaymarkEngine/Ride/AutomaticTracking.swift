@@ -64,13 +64,20 @@ public struct AutomaticTracking: Hashable, Sendable {
     public var minimumMotionConfidence: MotionActivity.Confidence
     /// What watches for movement when motion activity is unavailable (default ``MotionFallback/locationEvents``).
     public var withoutMotion: MotionFallback
-    /// Whether significant location changes watch for movement while still (default true). They
-    /// relaunch a terminated app after about 500 m in a city and wake it at least every 15 minutes
-    /// (PLATFORM.md §4); they cost twice as much as the region (§8).
+    /// Whether significant location changes watch for movement while still (default false). They
+    /// relaunch a terminated app after about 500 m in a city, a second chance when a region event
+    /// is late or missed (PLATFORM.md §5), and wake it at least every 15 minutes, which dates the
+    /// last time the device was seen at the resting place (PLATFORM.md §4). They cost twice as much
+    /// as the region (§8): over fifteen hours still about 0.12 of a ridden hour's energy in the
+    /// simulator, which is why they are off by default.
     public var usesSignificantChanges: Bool
-    /// Whether visit departures watch for movement while still (default false: iOS reports them
-    /// 1–15 minutes late and never relaunches a force-quit app for them, PLATFORM.md §4, so the
-    /// region and significant changes nearly always notice first; on, they cost as much as the region).
+    /// Whether visit departures watch for movement while still (default true). iOS reports a
+    /// departure minutes late with the place and about when the device left it (Apple, `CLVisit`);
+    /// it relaunches a terminated app, though not a force-quit one (PLATFORM.md §3–§4). The
+    /// departure dates the ride's first point at the resting place, and locates the place when a
+    /// terminated app had none stored. They cost as much as the region (§8). A region exit after a
+    /// termination can take hours (§5), so without visits or significant changes a terminated app
+    /// may notice a start only much later.
     public var usesVisits: Bool
     /// Whether a start noticed late begins at the resting place, with a gap marker up to the first
     /// fix on the move (default true).
@@ -83,8 +90,8 @@ public struct AutomaticTracking: Hashable, Sendable {
     public init(enabled: Bool = false, stationaryRadiusMeters: Double = 150, stopTimeoutSeconds: TimeInterval = 300,
                 movingActivities: Set<MotionActivity.Kind> = [.walking, .running, .cycling, .automotive],
                 minimumMotionConfidence: MotionActivity.Confidence = .medium,
-                withoutMotion: MotionFallback = .locationEvents, usesSignificantChanges: Bool = true,
-                usesVisits: Bool = false, startsAtRestingPlace: Bool = true, rideIDPrefix: String = "auto-") {
+                withoutMotion: MotionFallback = .locationEvents, usesSignificantChanges: Bool = false,
+                usesVisits: Bool = true, startsAtRestingPlace: Bool = true, rideIDPrefix: String = "auto-") {
         self.enabled = enabled
         self.stationaryRadiusMeters = stationaryRadiusMeters
         self.stopTimeoutSeconds = stopTimeoutSeconds

@@ -86,7 +86,7 @@ extension RideTracker {
         if configuration.usesMotion { commands.append(.startMotionActivityUpdates) }
         if automatic.usesVisits { commands.append(.startMonitoringVisits) }
         commands += addStillFence()
-        if place == nil, armed { startCheck(at: now) }
+        if place == nil, armed { startCheck(at: now, locating: true) }
         return commands
     }
 
@@ -172,7 +172,7 @@ extension RideTracker {
             // An arrival: iOS says the device stays somewhere (PLATFORM.md §3 visits).
             if !automaticArmed { arm(at: now) }
         case .visit(let visit):
-            if automatic.usesVisits, isAfterRest(visit.departure) { hint(at: now) }
+            departedVisit(visit, at: now, updates: &updates)
         case .motionActivity(let motion):
             motionWhileStill(motion, at: now)
         default:
@@ -198,6 +198,24 @@ extension RideTracker {
         }
     }
 
+    /// A visit departure (delivered minutes late, PLATFORM.md §3): iOS says where the device stayed
+    /// and about when it left (Apple, `CLVisit.departureDate`). It locates an unknown resting place,
+    /// dates the departure from a known one, and makes GNSS check.
+    mutating func departedVisit(_ visit: Visit, at now: Date, updates: inout [RideUpdate]) {
+        guard let departure = visit.departure, visit.horizontalAccuracy >= 0 else { return }
+        if let place = restingPlace {
+            guard departure > place.since else { return }
+            let distance = LocalApproximation.segmentDistance(place.coordinate, visit.coordinate)
+            if distance <= visit.horizontalAccuracy + automatic.stationaryRadiusMeters {
+                restingPlace?.since = departure
+                updates += storeRestingPlace()
+            }
+        } else if case .resting = still {
+            restingPlace = RestingPlace(coordinate: visit.coordinate, horizontalAccuracy: visit.horizontalAccuracy, since: departure)
+        }
+        hint(at: now)
+    }
+
     /// A motion classification while still: a moving activity is a hint, a stationary one re-arms
     /// automatic starts after the rider stopped a ride.
     mutating func motionWhileStill(_ motion: MotionActivity, at now: Date) {
@@ -215,23 +233,28 @@ extension RideTracker {
     /// resting place GNSS finds now.
     mutating func arm(at now: Date) {
         automaticArmed = true
-        if restingPlace == nil { startCheck(at: now) }
-    }
-
-    /// Whether `date` lies after the device was last known at the resting place.
-    func isAfterRest(_ date: Date?) -> Bool {
-        guard let date else { return false }
-        return restingPlace.map { date >= $0.since } ?? true
+        if restingPlace == nil { startCheck(at: now, locating: true) }
     }
 
     /// A hint of movement: GNSS checks (ignored until armed, and while a check runs).
     mutating func hint(at now: Date) {
-        guard automaticArmed, still == .resting else { return }
+        guard automaticArmed else { return }
+        if locatingFixes != nil, case .checking = still {
+            locatingFixes = nil                             // a hint during a locating check: check in full
+            still = .checking(until: now.addingTimeInterval(configuration.verifySeconds))
+            return
+        }
+        guard still == .resting else { return }
         startCheck(at: now)
     }
 
-    mutating func startCheck(at now: Date) {
+    /// Turns GNSS on for a check; `locating`: only to find the resting place (no hint of
+    /// movement), so the check ends once ``restingFixesToLocate`` fixes confirm the place.
+    mutating func startCheck(at now: Date, locating: Bool = false) {
         resetMotionState(at: now)
+        departureSpeedStreak = 0
+        departureFarStreak = 0
+        locatingFixes = locating ? 0 : nil
         still = .checking(until: now.addingTimeInterval(configuration.verifySeconds))
     }
 
@@ -269,13 +292,43 @@ extension RideTracker {
             updates += storeRestingPlace()
             return
         }
-        if automaticArmed, stops.movesAgain(filtered, anchor: place.coordinate, configuration: configuration) {
+        let away = LocalApproximation.segmentDistance(place.coordinate, filtered.coordinate)
+        let accuracy = filtered.horizontalAccuracy ?? configuration.maximumAccuracyMeters
+        if automaticArmed, departs(filtered, away: away, accuracy: accuracy) {
             depart(from: place, first: filtered, at: now, commands: &commands, updates: &updates)
-        } else if LocalApproximation.segmentDistance(place.coordinate, filtered.coordinate)
-                    <= configuration.resumeDistanceMeters + (filtered.horizontalAccuracy ?? configuration.maximumAccuracyMeters) {
+        } else if away <= configuration.resumeDistanceMeters + accuracy {
             restingPlace?.since = max(place.since, filtered.timestamp)
+            // A better fix of the same place (the first one of a launch may be a rough one).
+            if let placeAccuracy = place.horizontalAccuracy, accuracy < 0.7 * placeAccuracy {
+                restingPlace?.coordinate = filtered.coordinate
+                restingPlace?.horizontalAccuracy = accuracy
+            }
+            if let count = locatingFixes {
+                locatingFixes = count + 1
+                if count + 1 >= Self.restingFixesToLocate {
+                    still = .resting                        // located; nothing hinted at movement
+                    locatingFixes = nil
+                    updates += storeRestingPlace()
+                }
+            }
         }
     }
+
+    /// Whether a filtered fix during a check shows the device setting off from the resting place.
+    ///
+    /// Stricter than the end of an auto-pause, since a false start costs a whole ride: either
+    /// three fixes in a row with a Doppler speed of at least ``RideTracker/Configuration/resumeSpeed``
+    /// (the receiver's speed noise at rest is about 0.3 m/s) farther than the resume distance plus
+    /// their accuracy, or two in a row clearly outside the stationary region (its radius plus twice
+    /// their accuracy), which wander at a desk never reaches.
+    mutating func departs(_ fix: Fix, away: Double, accuracy: Double) -> Bool {
+        departureSpeedStreak = (fix.speed ?? 0) >= configuration.resumeSpeed ? departureSpeedStreak + 1 : 0
+        departureFarStreak = away > automatic.stationaryRadiusMeters + 2 * accuracy ? departureFarStreak + 1 : 0
+        return (departureSpeedStreak >= 3 && away > configuration.resumeDistanceMeters + accuracy) || departureFarStreak >= 2
+    }
+
+    /// Fixes near a newly found resting place that end a check made only to find it.
+    static let restingFixesToLocate = 10
 
     /// GNSS shows the device clearly away from the resting place: an automatic ride starts, at the
     /// resting place when the start was noticed late, with `first` as its first fix on the move.

@@ -90,6 +90,10 @@ public struct RideTracker: Sendable {
     var automaticArmed = true
     /// The start of a ``GapMarker/Reason/departureNotRecorded`` gap, due at the next recorded fix.
     var pendingDeparture: Date?
+    /// Fixes in a row, during a check, at the resume speed / clearly outside the stationary region.
+    var departureSpeedStreak = 0, departureFarStreak = 0
+    /// During a check made only to find the resting place: fixes that confirmed it so far.
+    var locatingFixes: Int?
     /// Whether motion activity is unavailable to the tracker (no coprocessor, or the permission
     /// refused); the engine sets it from the permission answer. Automatic tracking then falls back
     /// to ``AutomaticTracking/withoutMotion``.
