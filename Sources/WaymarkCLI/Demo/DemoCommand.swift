@@ -9,7 +9,8 @@ struct DemoCommand: AsyncParsableCommand {
         discussion: """
         Starts the tracking server on 127.0.0.1 (SQLite in a fresh temporary folder), registers a
         device, and simulates an iPhone recording a real mountain-bike ride (Blue Hills, 15 km):
-        the first launch, a stop at traffic lights, a tunnel, a long stop, an app kill with a
+        the first launch, automatic tracking starting the ride as the rider sets off (the app
+        never calls start), a stop at traffic lights, a tunnel, a long stop, an app kill with a
         relaunch by iOS, and an offline window. Recorded fixes go into the phone's store and are
         uploaded over real HTTP. Prints the timeline, then a summary; then keeps serving (the
         dashboard URL is printed) until Ctrl-C, unless --no-serve.

@@ -48,7 +48,9 @@ extension EngineCore {
             }
         }
         if held { motionStartHeld = true }
-        if motionStartHeld, motionGate == .unknown {
+        // Not in the launch step itself: the app asks for its own permissions right after the
+        // launch, and its prompts come first (automatic tracking starts motion at every launch).
+        if motionStartHeld, motionGate == .unknown, !launchStep {
             motionGate = .asking
             if !permissions.asksForMotion {
                 out.absorb(permissions.enqueue([.motion], batch: Self.motionPermissionBatch, at: now), as: EngineUpdate.permission)

@@ -107,6 +107,8 @@ public struct EngineCore: Sendable {
     private var launched = false
     var motionGate = MotionGate.unknown
     var motionStartHeld = false
+    /// Whether the step under way handles a `launched` event.
+    var launchStep = false
 
     /// Makes a core for a new process from what the app stored: the permission memory, the
     /// geofences' persistent state and the ride's last snapshot.
@@ -185,6 +187,7 @@ public struct EngineCore: Sendable {
                                   geofences: geofences.persistentState, ride: rideTracker.snapshot)
             }
             launched = true
+            launchStep = true
             out.commands.append(.createLocationManager)
             if let osRegions { out.absorb(geofences.reconcile(osMonitoredRegions: osRegions), as: EngineUpdate.geofence) }
             osMonitoredRegions = nil
@@ -249,6 +252,7 @@ public struct EngineCore: Sendable {
     /// Ends a step: motion gating (when the step has a time), the map helper, the merged demands.
     private mutating func finishStep(into out: inout EngineOutput, at now: Date?) {
         if let now { gateMotion(&out, at: now) }
+        launchStep = false
         // Without motion (permission refused or unavailable) automatic tracking uses its fallback.
         rideTracker.motionUnavailable = motionGate == .refused
         if let change = map.update(launch: launchLocator.state, authorization: permissions.authorization) {

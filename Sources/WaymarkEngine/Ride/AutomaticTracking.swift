@@ -60,7 +60,8 @@ public struct AutomaticTracking: Hashable, Sendable {
     /// and automotive: any movement, as Transistor's motion-driven mode; a cycling app may narrow it
     /// to `[.cycling]`, though iOS classifies cycling later and less reliably, PLATFORM.md §6).
     public var movingActivities: Set<MotionActivity.Kind>
-    /// The least confidence of a moving activity that counts (default medium).
+    /// The least confidence of a moving activity that counts (default low: iOS often reports
+    /// cycling with low confidence, PLATFORM.md §6, and a hint only makes GNSS check).
     public var minimumMotionConfidence: MotionActivity.Confidence
     /// What watches for movement when motion activity is unavailable (default ``MotionFallback/locationEvents``).
     public var withoutMotion: MotionFallback
@@ -89,7 +90,7 @@ public struct AutomaticTracking: Hashable, Sendable {
     /// Makes a configuration; `AutomaticTracking()` keeps automatic tracking off.
     public init(enabled: Bool = false, stationaryRadiusMeters: Double = 150, stopTimeoutSeconds: TimeInterval = 300,
                 movingActivities: Set<MotionActivity.Kind> = [.walking, .running, .cycling, .automotive],
-                minimumMotionConfidence: MotionActivity.Confidence = .medium,
+                minimumMotionConfidence: MotionActivity.Confidence = .low,
                 withoutMotion: MotionFallback = .locationEvents, usesSignificantChanges: Bool = false,
                 usesVisits: Bool = true, startsAtRestingPlace: Bool = true, rideIDPrefix: String = "auto-") {
         self.enabled = enabled

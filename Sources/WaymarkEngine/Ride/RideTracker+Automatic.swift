@@ -221,10 +221,9 @@ extension RideTracker {
     mutating func motionWhileStill(_ motion: MotionActivity, at now: Date) {
         guard configuration.usesMotion else { return }
         activity = motion
-        guard motion.confidence >= automatic.minimumMotionConfidence else { return }
         if motion.kind == .stationary {
-            if !automaticArmed { arm(at: now) }
-        } else if automatic.movingActivities.contains(motion.kind) {
+            if !automaticArmed, motion.confidence >= .medium { arm(at: now) }
+        } else if automatic.movingActivities.contains(motion.kind), motion.confidence >= automatic.minimumMotionConfidence {
             hint(at: now)
         }
     }
@@ -304,8 +303,10 @@ extension RideTracker {
                 restingPlace?.horizontalAccuracy = accuracy
             }
             if let count = locatingFixes {
-                locatingFixes = count + 1
-                if count + 1 >= Self.restingFixesToLocate {
+                // Only slow fixes confirm the place: a rider setting off as the app starts keeps the check going.
+                let slow = (filtered.speed ?? configuration.stopSpeed) < configuration.stopSpeed
+                locatingFixes = slow ? count + 1 : 0
+                if slow, count + 1 >= Self.restingFixesToLocate {
                     still = .resting                        // located; nothing hinted at movement
                     locatingFixes = nil
                     updates += storeRestingPlace()
@@ -327,8 +328,9 @@ extension RideTracker {
         return (departureSpeedStreak >= 3 && away > configuration.resumeDistanceMeters + accuracy) || departureFarStreak >= 2
     }
 
-    /// Fixes near a newly found resting place that end a check made only to find it.
-    static let restingFixesToLocate = 10
+    /// Slow fixes in a row near a newly found resting place (about half a minute of GNSS) that end
+    /// a check made only to find it, before ``RideTracker/Configuration/verifySeconds``.
+    static let restingFixesToLocate = 30
 
     /// GNSS shows the device clearly away from the resting place: an automatic ride starts, at the
     /// resting place when the start was noticed late, with `first` as its first fix on the move.

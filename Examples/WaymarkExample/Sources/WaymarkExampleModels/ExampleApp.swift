@@ -30,8 +30,10 @@ public enum ExampleApp {
     public static let rideRequests: [PermissionRequest] = [.locationAlwaysUpgrade]
 
     /// The engine configuration: Waymark's battery-aware ride policy (``RideAccuracyPolicy/waymark``:
-    /// GNSS while moving, duty-cycled on steady stretches, cell-level while stopped) and the
-    /// usage descriptions the Info.plist declares, so a missing one is reported at once.
+    /// GNSS while moving, duty-cycled on steady stretches, cell-level while stopped), automatic
+    /// tracking (a ride starts when the rider sets off and ends 10 minutes after they stopped; the
+    /// Start and Stop buttons still work and win), and the usage descriptions the Info.plist
+    /// declares, so a missing one is reported at once.
     ///
     /// - parameter declaredUsageDescriptions: from `InfoPlistCheck.declaredUsageDescriptions(in:)`
     ///   on a device; nil when unknown (the engine then reads them from the device).
@@ -40,7 +42,9 @@ public enum ExampleApp {
                                            backend: LocationBackend = .locationManager) -> EngineCore.Configuration {
         EngineCore.Configuration(
             permissions: PermissionSequencer.Configuration(declaredUsageDescriptions: declaredUsageDescriptions),
-            ride: RideTracker.Configuration(policy: .waymark),
+            ride: RideTracker.Configuration(policy: .waymark,
+                                            automatic: AutomaticTracking(enabled: true, stopTimeoutSeconds: 600,
+                                                                         movingActivities: [.cycling, .running, .walking])),
             capabilities: capabilities, backend: backend)
     }
 }
