@@ -33,10 +33,11 @@ struct DemoAppReader {
 
     /// The demo app's engine configuration: automatic tracking on, with a stop timeout longer
     /// than the café stop, so the loop is one ride; `ride` is the tracker's policy (the demo's, or
-    /// the always-best baseline's).
+    /// the always-best baseline's). Visits are off: the rider sets off while the app is open and
+    /// the kill comes during the ride, so only the stationary region watches the trailhead.
     static func configuration(ride: RideTracker.Configuration = RideTracker.Configuration()) -> EngineCore.Configuration {
         var ride = ride
-        ride.automatic = AutomaticTracking(enabled: true, stopTimeoutSeconds: 1800)
+        ride.automatic = AutomaticTracking(enabled: true, stopTimeoutSeconds: 1800, usesVisits: false)
         return EngineCore.Configuration(ride: ride)
     }
 
