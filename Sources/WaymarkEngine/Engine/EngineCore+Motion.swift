@@ -48,9 +48,7 @@ extension EngineCore {
             }
         }
         if held { motionStartHeld = true }
-        // Not in the launch step itself: the app asks for its own permissions right after the
-        // launch, and its prompts come first (automatic tracking starts motion at every launch).
-        if motionStartHeld, motionGate == .unknown, !launchStep {
+        if motionStartHeld, motionGate == .unknown, !waitsForAppPrompts {
             motionGate = .asking
             if !permissions.asksForMotion {
                 out.absorb(permissions.enqueue([.motion], batch: Self.motionPermissionBatch, at: now), as: EngineUpdate.permission)
@@ -64,6 +62,18 @@ extension EngineCore {
         } else if motionStartHeld, motionGate == .refused {
             motionStartHeld = false
         }
+    }
+}
+
+extension EngineCore {
+    /// Whether the motion request automatic tracking needs waits for the app's own prompts.
+    ///
+    /// Automatic tracking starts motion at every launch, before the app has asked for anything;
+    /// the app's first-launch prompts (notifications, location) come first, and motion, useless
+    /// without location, is asked once location is determined.
+    var waitsForAppPrompts: Bool {
+        guard configuration.ride.automatic.enabled else { return false }
+        return launchStep || (permissions.authorization?.status ?? .notDetermined) == .notDetermined
     }
 }
 
