@@ -8,7 +8,7 @@ import WaymarkSimulator
 @Suite("First launch: one prompt at a time")
 @MainActor
 struct FirstLaunchTests {
-    @Test("a fresh install asks for notifications, then location; both granted, zero collisions", arguments: LocationBackend.allCases)
+    @Test("a fresh install asks for notifications, then location, then motion for automatic tracking; zero collisions", arguments: LocationBackend.allCases)
     func notificationsThenLocation(backend: LocationBackend) async throws {
         let phone = try SimulatedPhone(scenario: Scenarios.fresh(duration: 300), backend: backend)
         await phone.launch()
@@ -20,8 +20,10 @@ struct FirstLaunchTests {
         guard case .finished(let results) = outcomes else { Issue.record("not finished: \(outcomes)"); return }
         #expect(results.map(\.request) == ExampleApp.firstLaunchRequests)
         #expect(results.map(\.result) == [.granted, .granted])
+        // Automatic tracking (on in the example) asks for motion once location is determined,
+        // after the app's own first-launch prompts, through the same sequencer.
         let prompts = await phone.promptsShown
-        #expect(prompts == ["notifications", "location when-in-use"], "\(prompts)")
+        #expect(prompts == ["notifications", "location when-in-use", "motion"], "\(prompts)")
         let sim = await phone.sim
         #expect(sim.stats.promptCollisions == 0)
         // The location prompt went up only after the notification answer (and the APNs token) came.
