@@ -130,4 +130,24 @@ struct RideRecorderTests {
 actor Counter {
     private(set) var value = 0
     func increment() { value += 1 }
+
+    @Test("an automatic ride that ended hands its resting place to the next process; a manual one does not")
+    func restingPlaceSurvivesRelaunch() throws {
+        let store = try RideStore.inMemory()
+        let place = Coordinate(uncheckedLatitude: 46.05, longitude: 14.5)
+        let manual = RideSnapshot(rideID: "m1", state: .ended, startedAt: TestFixes.start, stopAnchor: place)
+        try store.saveCheckpoint(manual)
+        #expect(try store.lastCheckpoint() == nil, "a ride the rider ended leaves nothing to restore")
+        let automatic = RideSnapshot(rideID: "auto-1", state: .ended, startedAt: TestFixes.start.addingTimeInterval(60),
+                                     stopAnchor: place, stoppedAt: TestFixes.start.addingTimeInterval(900),
+                                     wakeFenceActive: true, startedAutomatically: true)
+        try store.saveCheckpoint(automatic)
+        #expect(try store.lastCheckpoint() == automatic)
+        var placeless = automatic
+        placeless.rideID = "auto-2"
+        placeless.startedAt = TestFixes.start.addingTimeInterval(120)
+        placeless.stopAnchor = nil
+        try store.saveCheckpoint(placeless)
+        #expect(try store.lastCheckpoint() == nil, "without a resting place there is nothing to watch from")
+    }
 }

@@ -28,6 +28,11 @@ extension RideStore {
     /// The checkpoint of the ride still under way (the latest-started ride whose checkpoint is
     /// moving or paused), or nil: what a relaunched app passes to `Engine(device:…, ride:)`.
     ///
+    /// The latest checkpoint of an automatic ride that ended is returned too when it holds the
+    /// resting place (`RideSnapshot.startedAutomatically` with a `stopAnchor`): automatic tracking
+    /// watches for the next departure from there after a relaunch, instead of looking for the place
+    /// again.
+    ///
     /// - throws: ``SyncError`` (`.storage`) when the store cannot be read or the checkpoint is damaged.
     public func lastCheckpoint() throws -> RideSnapshot? {
         guard let json = try read({ db in
@@ -41,6 +46,7 @@ extension RideStore {
         } catch {
             throw SyncError(.storage, "the stored ride checkpoint cannot be read: \(error)")
         }
-        return snapshot.state.isActive ? snapshot : nil
+        if snapshot.state.isActive { return snapshot }
+        return snapshot.startedAutomatically && snapshot.stopAnchor != nil ? snapshot : nil
     }
 }
