@@ -205,16 +205,7 @@ extension PostgresStore {
                 + "AS s(device_id, last_ts, last_lat, last_lon, inside, dwelled)"
         }
         // Points in one order for every statement (device, time, arrival), as the other paths insert them.
-        var rows: [(write: Int, rank: Int, position: Position)] = []
-        for index in writes.indices {
-            for (rank, position) in candidates[index].enumerated() { rows.append((index, rank, position)) }
-        }
-        rows.sort { a, b in
-            let (da, db) = (writes[a.write].deviceID, writes[b.write].deviceID)
-            if da != db { return da < db }
-            if a.position.timestampMillis != b.position.timestampMillis { return a.position.timestampMillis < b.position.timestampMillis }
-            return (a.write, a.rank) < (b.write, b.rank)
-        }
+        let rows = Self.statementRows(writes, candidates)
         let columns = PositionColumns(rows.map(\.position))
         let expectedRows = Int64(rows.count)
 

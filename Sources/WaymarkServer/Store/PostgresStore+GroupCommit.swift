@@ -129,6 +129,23 @@ extension PostgresStore {
         }
     }
 
+    /// The points of a group's writes (`candidates[i]` for `writes[i]`) in one order for every statement:
+    /// device, then time, then arrival (write, then rank). Concurrent groups so take the unique index's locks
+    /// without deadlock, as in the transaction path.
+    static func statementRows(_ writes: [IngestWrite], _ candidates: [[Position]]) -> [(write: Int, rank: Int, position: Position)] {
+        var rows: [(write: Int, rank: Int, position: Position)] = []
+        for index in writes.indices {
+            for (rank, position) in candidates[index].enumerated() { rows.append((index, rank, position)) }
+        }
+        rows.sort { a, b in
+            let (da, db) = (writes[a.write].deviceID, writes[b.write].deviceID)
+            if da != db { return da < db }
+            if a.position.timestampMillis != b.position.timestampMillis { return a.position.timestampMillis < b.position.timestampMillis }
+            return (a.write, a.rank) < (b.write, b.rank)
+        }
+        return rows
+    }
+
     /// Commits a group of point-only writes of the current day as one statement outside any explicit transaction:
     /// one round trip, whose implicit commit (with its WAL sync under `synchronous_commit = on`) ends it, where the
     /// transaction of ``ingestGroup(_:_:)`` takes four (`BEGIN`, the device check, the insert, `COMMIT`).
@@ -145,18 +162,7 @@ extension PostgresStore {
                 .sorted { ($0.element.timestampMillis, $0.offset) < ($1.element.timestampMillis, $1.offset) }
                 .map(\.element)
         }
-        var rows: [(write: Int, rank: Int, position: Position)] = []
-        for index in writes.indices {
-            for (rank, position) in candidates[index].enumerated() { rows.append((index, rank, position)) }
-        }
-        // One order for every statement (device, time, arrival), so concurrent groups take the unique index's locks
-        // without deadlock, as in the transaction path.
-        rows.sort { a, b in
-            let (da, db) = (writes[a.write].deviceID, writes[b.write].deviceID)
-            if da != db { return da < db }
-            if a.position.timestampMillis != b.position.timestampMillis { return a.position.timestampMillis < b.position.timestampMillis }
-            return (a.write, a.rank) < (b.write, b.rank)
-        }
+        let rows = Self.statementRows(writes, candidates)
         let columns = PositionColumns(rows.map(\.position))
         let devices = rows.map { writes[$0.write].deviceID }
         let received = rows.map { writes[$0.write].receivedAt.millisecondsSince1970 }
