@@ -201,9 +201,9 @@ struct NoPointLostRealServerTests {
                                                     afterID: 0, limit: 10_000)
         var onServer: [String: Int] = [:]
         for record in reported {
-            let detail = try #require(try JSONSerialization.jsonObject(with: Data(record.detail.utf8)) as? [String: Any])
-            let key = "\(detail["fence_id"] ?? "")|\(detail["event"] ?? "")|\(detail["sequence"] ?? "")|\(detail["time"] ?? "")"
-            onServer[key, default: 0] += 1
+            let event = try #require(record.reportedFenceEvent, "seed \(seed): an unreadable device fence event \(record.detail)")
+            let time = try #require(record.time, "seed \(seed): a device fence event without its time")
+            onServer["\(event.fenceID)|\(event.event)|\(event.sequence ?? -1)|\(NativeBatchFormat.timestamp(time))", default: 0] += 1
         }
         var decided: [String: Int] = [:]
         for event in result.fenceEvents {

@@ -138,11 +138,10 @@ final class DemoServer: Sendable {
             let page = try await store.deviceEvents(deviceID: deviceID, kind: DeviceEventRecord.deviceFenceEventKind,
                                                     afterID: cursor, limit: 1000)
             for record in page {
-                guard let detail = try JSONSerialization.jsonObject(with: Data(record.detail.utf8)) as? [String: Any],
-                      let fence = detail["fence_id"] as? String, let kind = detail["event"] as? String, let time = record.time else {
+                guard let event = record.reportedFenceEvent, let time = record.time else {
                     throw InputError("the demo server holds an unreadable device fence event \(record.id): \(record.detail)")
                 }
-                events.append(DemoFenceEvent(fence: fence, kind: kind, time: time))
+                events.append(DemoFenceEvent(fence: event.fenceID, kind: event.event, time: time))
             }
             guard page.count == 1000, let last = page.last else { return events }
             cursor = last.id

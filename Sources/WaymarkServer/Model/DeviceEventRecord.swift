@@ -48,3 +48,40 @@ public struct DeviceEventRecord: Hashable, Sendable {
         TokenHasher.digest("\(kind)\n\(time.map { String($0.millisecondsSince1970) } ?? "-")\n\(detail)")
     }
 }
+
+extension DeviceEventRecord {
+    /// A geofence event a Waymark device reported, read from a record's ``detail``: what the webhook
+    /// payload, the CSV export and the demo show of it.
+    ///
+    /// A `Sendable` value type; times stay the text the device sent.
+    public struct ReportedFenceEvent: Hashable, Sendable {
+        /// The fence's identifier.
+        public var fenceID: String
+        /// `enter`, `exit` or `dwell`.
+        public var event: String
+        /// The deciding fix's place, when a fix decided the event.
+        public var latitude: Double?, longitude: Double?
+        /// `live`, `osDelayed` or `caughtUp`, when sent.
+        public var timing: String?
+        /// The fence's event counter on the device, when sent.
+        public var sequence: Int64?
+        /// The bounds of the crossing and when the device decided it, as sent.
+        public var earliest: String?, latest: String?, deliveredAt: String?
+        /// The fence's user data, as sent.
+        public var userData: [String: String]
+    }
+
+    /// The geofence event this record holds, or nil for a record of another kind (or a detail that
+    /// is not the object the device sends).
+    public var reportedFenceEvent: ReportedFenceEvent? {
+        guard kind == Self.deviceFenceEventKind,
+              let d = try? JSONSerialization.jsonObject(with: Data(detail.utf8)) as? [String: Any],
+              let fence = d["fence_id"] as? String, let event = d["event"] as? String else { return nil }
+        let place = JSONBody.double(d["latitude"]).flatMap { lat in JSONBody.double(d["longitude"]).map { (lat, $0) } }
+        return ReportedFenceEvent(fenceID: fence, event: event, latitude: place?.0, longitude: place?.1,
+                                  timing: d["timing"] as? String, sequence: JSONBody.double(d["sequence"]).map { Int64($0) },
+                                  earliest: d["earliest"] as? String, latest: d["latest"] as? String,
+                                  deliveredAt: d["delivered_at"] as? String,
+                                  userData: (d["user_data"] as? [String: Any] ?? [:]).compactMapValues { $0 as? String })
+    }
+}

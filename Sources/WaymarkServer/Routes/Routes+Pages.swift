@@ -92,13 +92,9 @@ extension Routes {
     /// One CSV row of ``deviceEventsCSV(device:kind:after:)``.
     static func csvRow(_ record: DeviceEventRecord) -> String {
         var fence: [String] = Array(repeating: "", count: 6)
-        if record.kind == DeviceEventRecord.deviceFenceEventKind,
-           let d = try? JSONSerialization.jsonObject(with: Data(record.detail.utf8)) as? [String: Any] {
-            fence = [
-                ExportFormat.csvTextCell(d["fence_id"] as? String ?? ""), ExportFormat.csvTextCell(d["event"] as? String ?? ""),
-                JSONBody.double(d["latitude"]).map { String($0) } ?? "", JSONBody.double(d["longitude"]).map { String($0) } ?? "",
-                ExportFormat.csvTextCell(d["timing"] as? String ?? ""), JSONBody.double(d["sequence"]).map { String(Int64($0)) } ?? "",
-            ]
+        if let e = record.reportedFenceEvent {
+            fence = [ExportFormat.csvTextCell(e.fenceID), ExportFormat.csvTextCell(e.event), e.latitude.map { String($0) } ?? "",
+                     e.longitude.map { String($0) } ?? "", ExportFormat.csvTextCell(e.timing ?? ""), e.sequence.map(String.init) ?? ""]
         }
         let cells = [String(record.id), ExportFormat.csvTextCell(record.kind), record.time.map(TimestampParser.format) ?? "",
                      TimestampParser.format(record.receivedAt)] + fence + [ExportFormat.csvTextCell(record.detail)]

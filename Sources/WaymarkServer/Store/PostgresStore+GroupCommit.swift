@@ -129,12 +129,14 @@ extension PostgresStore {
         }
     }
 
-    /// The points of a group's writes (`candidates[i]` for `writes[i]`) in one order for every statement:
+    /// The points of a group's writes (`candidates[i]` for `writes[i]`; only those of `indices` when given) in
+    /// one order for every statement:
     /// device, then time, then arrival (write, then rank). Concurrent groups so take the unique index's locks
     /// without deadlock, as in the transaction path.
-    static func statementRows(_ writes: [IngestWrite], _ candidates: [[Position]]) -> [(write: Int, rank: Int, position: Position)] {
+    static func statementRows(_ writes: [IngestWrite], _ candidates: [[Position]],
+                              of indices: [Int]? = nil) -> [(write: Int, rank: Int, position: Position)] {
         var rows: [(write: Int, rank: Int, position: Position)] = []
-        for index in writes.indices {
+        for index in indices ?? Array(writes.indices) {
             for (rank, position) in candidates[index].enumerated() { rows.append((index, rank, position)) }
         }
         rows.sort { a, b in
@@ -334,16 +336,7 @@ extension PostgresStore {
     /// arrival order, that has it.
     private func insertGroupPositions(_ connection: PostgresConnection, _ writes: [IngestWrite], _ candidates: [[Position]],
                                       live: [Int]) async throws -> [[Position]] {
-        var rows: [(write: Int, rank: Int, position: Position)] = []
-        for index in live {
-            for (rank, position) in candidates[index].enumerated() { rows.append((index, rank, position)) }
-        }
-        rows.sort { a, b in
-            let (da, db) = (writes[a.write].deviceID, writes[b.write].deviceID)
-            if da != db { return da < db }
-            if a.position.timestampMillis != b.position.timestampMillis { return a.position.timestampMillis < b.position.timestampMillis }
-            return (a.write, a.rank) < (b.write, b.rank)
-        }
+        let rows = Self.statementRows(writes, candidates, of: live)
         var newlyStored = Array(repeating: [Position](), count: writes.count)
         guard !rows.isEmpty else { return newlyStored }
         var inserted = Set(try await insertPositions(

@@ -71,21 +71,20 @@ public struct OutboxDelivery: Hashable, Sendable {
     /// deciding fix's place when a fix decided it, and its `timing`, `earliest`, `latest`,
     /// `delivered_at` and `sequence`), and `received`, when the server stored it.
     static func payload(forDeviceEvent record: DeviceEventRecord) -> String? {
-        guard record.kind == DeviceEventRecord.deviceFenceEventKind,
-              let detail = try? JSONSerialization.jsonObject(with: Data(record.detail.utf8)) as? [String: Any],
-              let event = detail["event"] as? String, let fence = detail["fence_id"] as? String else { return nil }
+        guard let event = record.reportedFenceEvent else { return nil }
         var body: [String: Any] = [
-            "type": "device.fence.\(event)", "source": "device", "id": record.id, "device_id": record.deviceID,
-            "fence_id": fence, "kind": event, "received": TimestampParser.format(record.receivedAt),
+            "type": "device.fence.\(event.event)", "source": "device", "id": record.id, "device_id": record.deviceID,
+            "fence_id": event.fenceID, "kind": event.event, "received": TimestampParser.format(record.receivedAt),
         ]
         if let time = record.time { body["timestamp"] = TimestampParser.format(time) }
-        if let lat = JSONBody.double(detail["latitude"]), let lon = JSONBody.double(detail["longitude"]) {
+        if let lat = event.latitude, let lon = event.longitude {
             body["lat"] = lat
             body["lon"] = lon
         }
-        for name in ["timing", "earliest", "latest", "delivered_at", "sequence", "user_data"] where detail[name] != nil {
-            body[name] = detail[name]
-        }
+        let optional: [(String, Any?)] = [("timing", event.timing), ("earliest", event.earliest), ("latest", event.latest),
+                                          ("delivered_at", event.deliveredAt), ("sequence", event.sequence),
+                                          ("user_data", event.userData.isEmpty ? nil : event.userData)]
+        for (name, value) in optional { if let value { body[name] = value } }
         guard let data = try? JSONSerialization.data(withJSONObject: body, options: [.sortedKeys, .withoutEscapingSlashes]) else {
             return nil
         }
