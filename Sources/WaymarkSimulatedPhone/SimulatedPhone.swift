@@ -19,6 +19,14 @@ import WaymarkTransport
 /// 4. While the app runs (foreground or background), it lets the queue work: it tells the queue
 ///    about the backlog and runs the deadlines that are due. A suspended or dead app uploads nothing.
 ///
+/// With a ``FenceSource``, each process also runs a `FenceSync` over the same store, as an app that
+/// takes its fences from a server does: every event the process receives goes to it (a launch makes a
+/// fetch due, a position far from the last fetch or an old copy too), a fetch goes through the
+/// scenario's network at the event's time, and fences that changed are handed to the engine
+/// (`replaceFences`). A new process first hands the engine the store's copy when the engine's own
+/// fences differ from it (a process that died between storing a copy and applying it), so the phone
+/// keeps working offline from its last copy. ``fenceUpdates`` lists what was handed over.
+///
 /// The scenario's network stands between the queue and the transport you give: a
 /// `SimulatedNetworkTransport` fails sends during `world.network.offline` windows, answers the
 /// server's rules (413 over `maxBodyBytes`, refusals, silence, lost replies) on virtual time, and passes
@@ -56,6 +64,10 @@ public struct SimulatedPhone {
     public private(set) var fenceEvents: [FenceEvent] = []
     /// App launches the simulation delivered (each one a new process and a new queue).
     public private(set) var launches = 0
+    /// Fence sets handed to the engine (with a ``FenceSource``), in order.
+    public private(set) var fenceUpdates: [FenceUpdate] = []
+    /// Fence fetches made (every page is one), and of them the ones that failed.
+    public var fenceFetches: (requests: Int, failed: Int) { (fenceClock.requests, fenceClock.failures) }
     /// ``advance(to:)`` calls that ended with the app suspended, and with it not running.
     public private(set) var suspendedSteps = 0, deadSteps = 0
 
@@ -69,6 +81,11 @@ public struct SimulatedPhone {
     /// Sends and requests of the processes that ended.
     private var endedSends: [VirtualTimeUploader.Send] = []
     private var endedRequests = 0
+    private let fenceSource: FenceSource?
+    private var fenceSync: FenceSync?
+    private let fenceClock = FenceFetchClock()
+    /// Fences to hand to the engine once the process runs.
+    private var pendingFences: (fences: [Fence], source: FenceUpdate.Source)?
 
     /// Makes the phone, with a new ride in the store at `path` started at the simulation's epoch.
     ///
@@ -81,10 +98,11 @@ public struct SimulatedPhone {
     ///   - uploads: batch size, age and backoff.
     ///   - ridePolicy: the policy name stored with the ride.
     ///   - seed: seeds each process's backoff jitter.
+    ///   - fences: where the app fetches its fences from, if it does (nil: the app's script installs them).
     /// - Throws: a `SyncError` when the store cannot be opened.
     public init(simulation: Simulation, storePath: String, transport: any UploadTransport, credentials: DeviceCredentials,
                 deviceID: String? = nil, uploads: UploadQueue.Configuration = UploadQueue.Configuration(),
-                ridePolicy: String = "cycling", seed: UInt64 = 1) throws {
+                ridePolicy: String = "cycling", seed: UInt64 = 1, fences: FenceSource? = nil) throws {
         precondition(simulation.engineApp != nil, "SimulatedPhone runs an EngineApp; the simulation runs another app")
         self.simulation = simulation
         path = storePath
@@ -93,6 +111,7 @@ public struct SimulatedPhone {
         self.deviceID = deviceID
         self.uploads = uploads
         processSeeds = SplitMix64(seed: seed ^ 0x5A5A)
+        fenceSource = fences
         store = try RideStore(path: storePath)
         rideID = try store.startRide(at: simulation.epoch, policy: ridePolicy).id
     }
@@ -128,8 +147,15 @@ public struct SimulatedPhone {
                 uploader?.offline = offline
                 try await uploader?.feed(.device(event), at: max(queueTime, timed.time))
             }
+            if let sync = fenceSync {
+                fenceClock.set(timed.time)
+                if case .updated(let fences)? = await sync.handle(timed.event, at: timed.time) {
+                    pendingFences = (fences, .server(fetchedAt: timed.time))
+                }
+            }
         }
         seenEvents = simulation.received.count
+        handFencesToEngine()
         switch simulation.appState {
         case .notRunning:
             endProcess()
@@ -171,6 +197,14 @@ public struct SimulatedPhone {
         return queue.now
     }
 
+    /// Hands the waiting fence set to the engine while the process runs (a dead or suspended process
+    /// keeps it waiting).
+    private mutating func handFencesToEngine() {
+        guard let pending = pendingFences, isRunning, simulation.perform(.replaceFences(pending.fences)) else { return }
+        fenceUpdates.append(FenceUpdate(at: simulation.currentDate, fences: pending.fences, source: pending.source))
+        pendingFences = nil
+    }
+
     /// Accounts in the simulation for the uploads the network saw since the last call.
     private mutating func recordTransmissions() async {
         for transmission in await transport.takeTransmissions() { simulation.recordTransmission(transmission) }
@@ -201,13 +235,98 @@ public struct SimulatedPhone {
         uploader = try VirtualTimeUploader(store: store, transport: transport, credentials: credentials, configuration: uploads,
                                            deviceID: deviceID, seed: processSeeds.next(), now: time, foreground: foreground,
                                            online: !isOffline(at: time.timeIntervalSince(simulation.epoch)))
+        guard let source = fenceSource else { return }
+        let sync = FenceSync(store: store, transport: PhoneFenceTransport(network: transport, server: source.transport, clock: fenceClock),
+                             credentials: credentials, configuration: source.configuration)
+        fenceSync = sync
+        // The app's start: the engine gets the stored copy when its own fences differ (offline start).
+        if let copy = try store.fenceCopy(), let app = simulation.engineApp {
+            let held = app.disk.geofences?.fences ?? [:]
+            if held != Dictionary(copy.fences.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last }) {
+                pendingFences = (copy.fences, .storedCopy)
+            }
+        }
     }
 
     /// The process is gone, and its queue with it.
     private mutating func endProcess() {
+        fenceSync = nil
         guard let queue = uploader else { return }
         endedSends += queue.sends
         endedRequests += queue.requests
         uploader = nil
+    }
+}
+
+/// Where a ``SimulatedPhone``'s app fetches its fences: a server's `GET /api/fences` (HTTP to a
+/// `waymark serve`, or a test double) and `FenceSync`'s schedule.
+///
+/// A `Sendable` value type.
+public struct FenceSource: Sendable {
+    /// The server's fence list (the scenario's network stands in front of it).
+    public var transport: any FenceListTransport
+    /// When to fetch.
+    public var configuration: FenceSync.Configuration
+
+    /// Makes a source.
+    public init(transport: any FenceListTransport, configuration: FenceSync.Configuration = FenceSync.Configuration()) {
+        self.transport = transport
+        self.configuration = configuration
+    }
+}
+
+/// One fence set a ``SimulatedPhone`` handed to its engine.
+///
+/// A `Sendable` value type.
+public struct FenceUpdate: Hashable, Sendable {
+    /// Where the set came from.
+    public enum Source: Hashable, Sendable {
+        /// A fetch that found the server's fences changed, at this (virtual) time.
+        case server(fetchedAt: Date)
+        /// The store's copy, at a process's start (the engine's own set differed from it).
+        case storedCopy
+    }
+
+    /// When the engine got it (virtual time).
+    public var at: Date
+    /// The fences.
+    public var fences: [Fence]
+    /// Where they came from.
+    public var source: Source
+}
+
+/// The virtual time of the fence fetch under way, and a count of fetches.
+final class FenceFetchClock: @unchecked Sendable {
+    private let lock = NSLock()
+    private var time = Date(timeIntervalSince1970: 0)
+    private var counts = (requests: 0, failures: 0)
+
+    func set(_ date: Date) { lock.withLock { time = date } }
+    var now: Date { lock.withLock { time } }
+    var requests: Int { lock.withLock { counts.requests } }
+    var failures: Int { lock.withLock { counts.failures } }
+    func count(failed: Bool) {
+        lock.withLock {
+            counts.requests += 1
+            if failed { counts.failures += 1 }
+        }
+    }
+}
+
+/// A phone's fence fetches: through the scenario's network, at the virtual time of the event that
+/// made the fetch due.
+struct PhoneFenceTransport: FenceListTransport {
+    let network: SimulatedNetworkTransport
+    let server: any FenceListTransport
+    let clock: FenceFetchClock
+
+    func fetchFences(_ request: FenceListRequest) async -> FenceListResponse {
+        let response = await network.fetchFences(request, at: clock.now, from: server)
+        let failed = switch response {
+        case .page, .notModified: false
+        case .status, .failed: true
+        }
+        clock.count(failed: failed)
+        return response
     }
 }

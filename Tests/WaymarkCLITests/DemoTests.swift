@@ -108,7 +108,8 @@ struct DemoTests {
         for key in ["distanceMeters", "durationSeconds", "movingSeconds", "energy", "alwaysBestEnergy", "energyRatio",
                     "pointsRecorded", "pointsUploaded", "pointsStoredOnServer", "pointsLeftOnDevice", "uploadAttempts",
                     "uploadBatches", "uploadFailures", "gaps", "deviceFenceEvents", "serverFenceEvents", "fenceAgreement",
-                    "simulationSeconds", "rideStartedAutomatically", "rideStartDistanceMeters"] {
+                    "simulationSeconds", "rideStartedAutomatically", "rideStartDistanceMeters", "deviceFenceEventsStoredOnServer",
+                    "fencesFromServer", "fenceRequests", "fenceRequestsFailed"] {
             #expect(summary[key] != nil, "missing \(key)")
         }
         #expect((summary["fenceAgreement"] as? [String: Any])?["agree"] as? Bool == true)
@@ -116,6 +117,13 @@ struct DemoTests {
         // No start call: automatic tracking started the ride near where the rider set off (issue #31).
         #expect(summary["rideStartedAutomatically"] as? Bool == true)
         #expect((summary["rideStartDistanceMeters"] as? Double).map { $0 <= 150 } == true, "\(summary["rideStartDistanceMeters"] ?? "none")")
+        // The app installs no fence: the phone fetched the five the operator loaded (issue #31 item 3).
+        #expect(summary["fencesFromServer"] as? Int == 5)
+        #expect((summary["fenceRequests"] as? Int).map { $0 >= 1 } == true)
+        #expect((summary["deviceFenceEvents"] as? [Any])?.count == summary["deviceFenceEventsStoredOnServer"] as? Int)
+        #expect((summary["deviceFenceEvents"] as? [Any])?.isEmpty == false)
+        let timeline = try #require(object["timeline"] as? [[String: Any]])
+        #expect(timeline.contains { ($0["text"] as? String)?.hasPrefix("5 fences fetched from the server") == true })
         #expect(((object["timeline"] as? [Any])?.count ?? 0) > 50)
     }
 

@@ -21,14 +21,13 @@ struct DemoAppReader {
     }
 
     /// The app script of the demo: ask for notifications, then location (and the always upgrade
-    /// iOS needs for a background relaunch) and motion, install the fences. It starts no ride:
-    /// automatic tracking (``configuration``) starts it when the rider sets off, ``DemoRide/rideDelay``
-    /// after the launch.
-    static func script(_ ride: DemoRide) -> EngineApp.Script {
+    /// iOS needs for a background relaunch) and motion. It installs no fence: the phone fetches them
+    /// from the server (``SimulatedPhone``'s `FenceSource`), except for the energy baseline, which is
+    /// given the set the server returned (`fences`). It starts no ride: automatic tracking
+    /// (``configuration``) starts it when the rider sets off, ``DemoRide/rideDelay`` after the launch.
+    static func script(fences: [Fence] = []) -> EngineApp.Script {
         EngineApp.Script(permissions: [.notifications([.alert, .sound]), .locationWhenInUse, .locationAlwaysUpgrade, .motion],
-                         startsRide: false, rideID: "demo-ride",
-                         fences: ride.fences.map { Fence(id: $0.id, shape: .circle(center: $0.center, radiusMeters: $0.radiusMeters),
-                                                         userData: ["name": $0.name]) })
+                         startsRide: false, rideID: "demo-ride", fences: fences)
     }
 
     /// The demo app's engine configuration: automatic tracking on, with a stop timeout longer

@@ -4,6 +4,7 @@ import WaymarkGeo
 import WaymarkSimulator
 import WaymarkSync
 import WaymarkSimulatedPhone
+import WaymarkTransport
 
 /// Runs the whole demo once against a running ``DemoServer``: WaymarkSimulator's ``SimulatedPhone``
 /// records the ride, its ``RideStore`` and upload queue send the fixes over real HTTP, and the result
@@ -26,16 +27,20 @@ struct DemoRun {
         let clock = ContinuousClock()
         let began = clock.now
         let ride = try DemoRide.bundled(startTime: startTime)
+        // The operator defines the fences on the server; the phone fetches them (FenceSync, through the
+        // scenario's network). The energy baseline gets the set the server returns to the same request.
         try await server.loadFences(ride.fences)
-        let names = Dictionary(uniqueKeysWithValues: ride.fences.map { ($0.id, $0.name) })
+        let http = try HTTPUploadTransport(server: server.baseURL, timeout: .seconds(10))
+        let served = try await Self.fences(from: http, token: server.deviceToken)
+        let names = Dictionary(served.map { ($0.id, $0.userData["name"] ?? $0.id) }, uniquingKeysWith: { first, _ in first })
         var serverEvents = DemoServerEvents(names: names)
-        let baseline = Task.detached { [self] in try alwaysBestEnergy(ride) }
-        let sim = try Simulation(scenario: ride.scenario, seed: seed, app: EngineApp(configuration: DemoAppReader.configuration(), script: DemoAppReader.script(ride)),
+        let baseline = Task.detached { [self] in try alwaysBestEnergy(ride, fences: served) }
+        let sim = try Simulation(scenario: ride.scenario, seed: seed, app: EngineApp(configuration: DemoAppReader.configuration(), script: DemoAppReader.script()),
                                  trajectory: ride.trajectory)
         var phone = try SimulatedPhone(simulation: sim, storePath: server.folder.appendingPathComponent("device.sqlite").path,
-                                       transport: try HTTPUploadTransport(server: server.baseURL, timeout: .seconds(10)),
-                                       credentials: DeviceCredentials(token: server.deviceToken), deviceID: server.deviceID,
-                                       uploads: uploads, ridePolicy: "waymark-default", seed: seed)
+                                       transport: http, credentials: DeviceCredentials(token: server.deviceToken), deviceID: server.deviceID,
+                                       uploads: uploads, ridePolicy: "waymark-default", seed: seed,
+                                       fences: FenceSource(transport: http))
         var reader = DemoAppReader(ride: ride)
         let epoch = sim.epoch
         var timeline: [DemoTimelineEntry] = []
@@ -63,6 +68,15 @@ struct DemoRun {
                 }
             }
             cursor.log = log.count
+            for update in phone.fenceUpdates.dropFirst(cursor.fenceUpdates) {
+                let source = switch update.source {
+                case .server: "fetched from the server (GET /api/fences)"
+                case .storedCopy: "restored from the phone's last copy"
+                }
+                pending.append(DemoTimelineEntry(t: update.at.timeIntervalSince(epoch), kind: .fence,
+                                                 text: "\(update.fences.count) fences \(source), handed to the engine"))
+            }
+            cursor.fenceUpdates = phone.fenceUpdates.count
             if let app = phone.simulation.engineApp {
                 pending += reader.read(app, epoch: epoch)
                 if recordingStopped, let spell = reader.finish(app, epoch: epoch) { pending.append(spell) }
@@ -91,22 +105,44 @@ struct DemoRun {
         let summary = try DemoSummary(sim: phone.simulation, store: phone.store, attempts: phone.sends.map(DemoAttempt.init),
                                       storedOnServer: stored, gapsOnServer: storedGaps,
                                       reportedOnServer: try await server.reportedFenceEvents(), serverFenceEvents: serverEvents.events,
-                                      alwaysBestEnergy: baselineEnergy, simulationSeconds: simulationSeconds)
+                                      alwaysBestEnergy: baselineEnergy, simulationSeconds: simulationSeconds,
+                                      fenceUpdates: phone.fenceUpdates, fenceRequests: phone.fenceFetches)
         return DemoResult(timeline: timeline, summary: summary)
     }
 
-    /// Energy of the same app, ride, seed and events with policy A (always best accuracy).
-    func alwaysBestEnergy(_ ride: DemoRide) throws -> Double {
+    /// Energy of the same app, ride, seed, events and fences with policy A (always best accuracy).
+    func alwaysBestEnergy(_ ride: DemoRide, fences: [Fence]) throws -> Double {
         let configuration = DemoAppReader.configuration(ride: RidePolicyChoice.alwaysBest.configuration)
         var sim = try Simulation(scenario: ride.scenario, seed: seed,
-                                 app: EngineApp(configuration: configuration, script: DemoAppReader.script(ride)),
+                                 app: EngineApp(configuration: configuration, script: DemoAppReader.script(fences: fences)),
                                  trajectory: ride.trajectory)
         sim.runToEnd()
         return sim.energy.total
     }
 
     private struct Cursor {
-        var log = 0, sends = 0
+        var log = 0, sends = 0, fenceUpdates = 0
+    }
+
+    /// Every fence the server holds for the device, read as the phone reads them (`GET /api/fences`,
+    /// page by page, with the device token).
+    static func fences(from transport: HTTPUploadTransport, token: String) async throws -> [Fence] {
+        var fences: [Fence] = [], after: String?
+        repeat {
+            switch await transport.fetchFences(FenceListRequest(token: token, after: after)) {
+            case .page(let body, _):
+                let page = try FenceFeatures.page(body)
+                fences += page.fences
+                after = page.next
+            case .notModified:
+                throw InputError("the demo server answered 304 to a request without If-None-Match")
+            case .status(let code, let body):
+                throw InputError("the demo server refused GET /api/fences (HTTP \(code)): \(String(decoding: body.prefix(200), as: UTF8.self))")
+            case .failed(let why):
+                throw InputError("GET /api/fences failed: \(why)")
+            }
+        } while after != nil
+        return fences
     }
 
     static func describe(_ state: RideState) -> String {

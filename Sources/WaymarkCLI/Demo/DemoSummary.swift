@@ -1,6 +1,7 @@
 import Foundation
 import WaymarkEngine
 import WaymarkGeo
+import WaymarkSimulatedPhone
 import WaymarkSimulator
 import WaymarkSync
 
@@ -75,11 +76,16 @@ struct DemoSummary: Hashable, Sendable, Codable {
     var rideStartedAutomatically: Bool
     /// Metres from where the rider set off (the true position at the first movement) to the first recorded fix.
     var rideStartDistanceMeters: Double?
+    /// Fences the phone fetched from the server (`GET /api/fences`) and handed to its engine: the
+    /// last set it holds. The demo's app installs no fence itself.
+    var fencesFromServer: Int
+    /// Fence requests the phone made (a 304 for an unchanged set is one), and of them the ones that failed.
+    var fenceRequests: Int, fenceRequestsFailed: Int
 
 
     init(sim: Simulation, store: RideStore, attempts: [DemoAttempt], storedOnServer: Int, gapsOnServer: Int,
          reportedOnServer: [DemoFenceEvent], serverFenceEvents: [DemoFenceEvent], alwaysBestEnergy: Double,
-         simulationSeconds: Double) throws {
+         simulationSeconds: Double, fenceUpdates: [FenceUpdate], fenceRequests: (requests: Int, failed: Int)) throws {
         let app = sim.engineApp
         let fixes = app?.recordedFixes ?? []
         distanceMeters = zip(fixes, fixes.dropFirst()).reduce(0) { $0 + Geodesy.haversineDistance($1.0.coordinate, $1.1.coordinate) }
@@ -106,6 +112,9 @@ struct DemoSummary: Hashable, Sendable, Codable {
         self.serverFenceEvents = serverFenceEvents
         fenceAgreement = DemoFenceAgreement(device: deviceFenceEvents, server: serverFenceEvents, recorded: fixes.map(\.timestamp))
         self.simulationSeconds = simulationSeconds
+        fencesFromServer = fenceUpdates.last?.fences.count ?? 0
+        self.fenceRequests = fenceRequests.requests
+        fenceRequestsFailed = fenceRequests.failed
         rideStartedAutomatically = app?.timeline.lazy.compactMap {
             if case .ride(.checkpoint(let snapshot)) = $0.value { snapshot.startedAutomatically } else { nil }
         }.first ?? false
@@ -129,6 +138,8 @@ struct DemoSummary: Hashable, Sendable, Codable {
             ("points left on phone", "\(pointsLeftOnDevice)"),
             ("gap markers", "\(gaps), \(gapsStoredOnServer) stored on server"
                 + (gapsStoredOnServer == gaps ? "" : " (MISMATCH)")),
+            ("fences from the server", "\(fencesFromServer) fetched by the phone (\(fenceRequests) \(fenceRequests == 1 ? "request" : "requests"), "
+                + "\(fenceRequestsFailed) failed; unchanged sets answered 304)"),
             ("fence events on device", Self.list(deviceFenceEvents)),
             ("device events on server", "\(deviceFenceEventsStoredOnServer) of \(deviceFenceEvents.count) stored as reported by the phone"
                 + (deviceFenceEventsStoredOnServer == deviceFenceEvents.count ? "" : " (MISMATCH)")),

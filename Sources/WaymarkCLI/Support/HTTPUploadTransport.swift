@@ -20,6 +20,8 @@ import WaymarkTransport
 public struct HTTPUploadTransport: UploadTransport {
     /// The full ingest URL.
     public let url: String
+    /// The server's base URL, without a trailing slash (fences are read from `{base}/api/fences`).
+    public let base: String
     /// Time allowed for one attempt, connection included.
     public let timeout: Duration
     /// The clock the timeout is measured on.
@@ -46,6 +48,7 @@ public struct HTTPUploadTransport: UploadTransport {
         var base = server.absoluteString
         while base.hasSuffix("/") { base.removeLast() }
         url = base + (path.hasPrefix("/") ? path : "/" + path)
+        self.base = base
         self.timeout = timeout
         self.clock = clock
         self.client = client
@@ -79,6 +82,29 @@ public struct HTTPUploadTransport: UploadTransport {
         } catch {
             if Task.isCancelled { return .cancelled }
             return .connectionFailed("\(error)")
+        }
+    }
+}
+
+extension HTTPUploadTransport: FenceListTransport {
+    /// The most bytes read from one page of fences (the server's pages stop at 8 MiB).
+    static let maxFencePageBytes = 16 << 20
+
+    /// Sends `GET {base}/api/fences` once, with the device token and `If-None-Match` when the request
+    /// names an `ETag`; see `FenceListTransport`. The attempt ends after ``timeout`` of real time.
+    public func fetchFences(_ request: FenceListRequest) async -> FenceListResponse {
+        var http = HTTPClientRequest(url: base + "/api/fences?" + request.query)
+        http.method = .GET
+        http.headers.add(name: "Authorization", value: "Bearer \(request.token)")
+        http.headers.add(name: "Accept", value: "application/geo+json, application/json")
+        if let tag = request.ifNoneMatch { http.headers.add(name: "If-None-Match", value: tag) }
+        do {
+            let response = try await client.execute(http, deadline: NIODeadline.now() + TimeAmount(timeout))
+            let body = try await response.body.collect(upTo: Self.maxFencePageBytes)
+            return FenceListResponse(status: Int(response.status.code), etag: response.headers.first(name: "ETag"),
+                                     body: Array(body.readableBytesView))
+        } catch {
+            return .failed("GET \(base)/api/fences: \(error)")
         }
     }
 }

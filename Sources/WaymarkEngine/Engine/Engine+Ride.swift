@@ -53,6 +53,12 @@ public struct EngineRide: Sendable {
     /// The ride states with replay (the current state first).
     public var states: ReplaySequence<RideState> { engine.rideStates.values }
 
+    /// Where automatic tracking stands, with replay (the current state first): `.off` unless
+    /// ``RideTracker/Configuration/automatic`` is enabled, then `.still` (GNSS off, watching for
+    /// movement), `.checking` (GNSS confirming a hint of movement) and `.riding`. A status line
+    /// ("Waiting for you to ride", "Recording") reads it; ``states`` says how the ride itself stands.
+    public var automatic: ReplaySequence<AutomaticTracking.State> { engine.automaticStates.values }
+
     /// The live statistics with replay (distance in metres, moving time in seconds, speeds in m/s).
     public var statistics: ReplaySequence<RideStatistics> { engine.rideStatistics.values }
 

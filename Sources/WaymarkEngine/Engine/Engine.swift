@@ -47,6 +47,9 @@ public actor Engine {
     nonisolated let fenceStore: ReplayBroadcaster<GeofenceMonitor.PersistentState>
     nonisolated let rideStates: ReplayBroadcaster<RideState>
     nonisolated let rideStatistics: ReplayBroadcaster<RideStatistics>
+    nonisolated let automaticStates: ReplayBroadcaster<AutomaticTracking.State>
+    /// The automatic-tracking state last handed to ``automaticStates``.
+    var publishedAutomatic: AutomaticTracking.State
     nonisolated let rideRecords = ReplayBroadcaster<RideEntry>(replaysCurrent: false)
     nonisolated let problemStates = ReplayBroadcaster<[ConfigurationProblem]>(initial: [])
     nonisolated let launchAttributions = ReplayBroadcaster<LaunchAttribution>()
@@ -86,6 +89,8 @@ public actor Engine {
         self.fenceRevision = core.geofences.revision
         self.rideStates = ReplayBroadcaster(initial: core.rideTracker.state)
         self.rideStatistics = ReplayBroadcaster(initial: core.rideTracker.statistics)
+        self.automaticStates = ReplayBroadcaster(initial: core.rideTracker.automaticState)
+        self.publishedAutomatic = core.rideTracker.automaticState
     }
 
     /// Permission requests and their published results.
@@ -164,6 +169,7 @@ public actor Engine {
         await fenceStore.finish()
         await rideStates.finish()
         await rideStatistics.finish()
+        await automaticStates.finish()
         await rideRecords.finish()
         await problemStates.finish()
         await launchAttributions.finish()
@@ -205,10 +211,16 @@ public actor Engine {
             fenceRevision = core.geofences.revision
             stored = core.geofences.persistentState
         }
+        var automatic: AutomaticTracking.State?
+        if core.rideTracker.automaticState != publishedAutomatic {
+            publishedAutomatic = core.rideTracker.automaticState
+            automatic = publishedAutomatic
+        }
         let previous = effects
         let step = Task {
             await previous?.value
             for update in out.updates { await self.publish(update) }
+            if let automatic { await self.automaticStates.publish(automatic) }
             if let stored { await self.fenceStore.publish(stored) }
             for command in out.commands { await self.device.perform(command) }
         }

@@ -21,7 +21,7 @@ public struct SimulatedNetworkTransport: UploadTransport {
     public struct Transmission: Hashable, Sendable {
         /// When it was sent (virtual time).
         public var at: Date
-        /// The body's size.
+        /// The body's size (for a fence fetch, the reply's).
         public var bytes: Int
         /// What the network did with it.
         public var verdict: SimulatedNetwork.Verdict
@@ -71,6 +71,31 @@ public struct SimulatedNetworkTransport: UploadTransport {
             return .timedOut
         case .delivered:
             return await server.send(request, at: time)
+        }
+    }
+
+    /// Fetches one page of fences from `server` as the network behaves at `time`: offline, a refusal, a
+    /// silent server or a lost reply fail the request (a GET stores nothing, so a lost reply is a failure
+    /// like any other); otherwise the server answers. A delivered request is logged as a ``Transmission``
+    /// of the reply's size (the radio's energy), one that never left the phone as one of 0 bytes.
+    public func fetchFences(_ request: FenceListRequest, at time: Date, from server: any FenceListTransport) async -> FenceListResponse {
+        let verdict = network.verdict(bytes: 0, at: time.timeIntervalSince(epoch))
+        switch verdict {
+        case .offline:
+            await log.append(Transmission(at: time, bytes: 0, verdict: verdict))
+            return .failed("offline (simulated network)")
+        case .refused(let status):
+            await log.append(Transmission(at: time, bytes: 0, verdict: verdict))
+            let body = Self.errorBody(status: status, message: "simulated server: HTTP \(status) from a scenario rule")
+            return .status(status, body: body)
+        case .unanswered, .replyLost:
+            await log.append(Transmission(at: time, bytes: 0, verdict: verdict))
+            return .failed("timed out (simulated network)")
+        case .delivered:
+            let response = await server.fetchFences(request)
+            let bytes = if case .page(let body, _) = response { body.count } else { 0 }
+            await log.append(Transmission(at: time, bytes: bytes, verdict: verdict))
+            return response
         }
     }
 

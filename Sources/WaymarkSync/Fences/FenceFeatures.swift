@@ -9,14 +9,26 @@ import WaymarkGeo
 /// first, then holes; the closing vertex may repeat the first). `properties.name` and
 /// `properties.dwellSeconds` (a number, or null for none) are kept: the name in the fence's user data
 /// (`name`), a dwell time as its loitering delay with the dwell trigger.
-enum FenceFeatures {
-    struct Page {
-        var fences: [Fence]
-        var next: String?
+///
+/// ``FenceSync`` reads every page it fetches with it; a tool that lists a server's fences once can too:
+///
+/// ```swift
+/// let page = try FenceFeatures.page(body)   // body of GET /api/fences?limit=1000
+/// print(page.fences.count, page.next ?? "last page")
+/// ```
+public enum FenceFeatures {
+    /// One page: its fences in the server's order, and the `after` value of the next page.
+    ///
+    /// A `Sendable` value type.
+    public struct Page: Hashable, Sendable {
+        /// The page's fences.
+        public var fences: [Fence]
+        /// Pass it as `after` to read the next page; nil on the last one.
+        public var next: String?
     }
 
     /// Reads a page, or throws a ``SyncError`` (`.configuration`) naming the feature and what is wrong.
-    static func page(_ body: [UInt8]) throws -> Page {
+    public static func page(_ body: [UInt8]) throws -> Page {
         guard let root = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any],
               let features = root["features"] as? [Any] else {
             throw SyncError(.configuration, #"the fence page is not a FeatureCollection {"features":[…]}"#)

@@ -7,7 +7,8 @@ import WaymarkTransport
 
 /// The example app's root: one ``Engine`` over the device, the tab models, the first-launch
 /// permissions, and the library's shipping path: WaymarkSync's `RideStore`, `RideRecorder` and
-/// `UploadDriver`.
+/// `UploadDriver`, and `FenceSync`, which keeps the server's fences on the phone (the Fences tab
+/// shows them beside the ones added in the app).
 ///
 /// Create it once per process, as early as possible (the app delegate's
 /// `didFinishLaunchingWithOptions`, also for background launches), call ``start()``, and call
@@ -78,6 +79,8 @@ public final class AppModel: Observable {
     private let tokens: any TokenStore
     private var stored: StoredAppState
     private let makeTransport: @MainActor (ServerSettings) throws -> any UploadTransport
+    private let makeFenceTransport: @MainActor (ServerSettings) throws -> (any FenceListTransport)?
+    private var fenceSync: FenceSync?
     private let uploadClock: any UploadClock
     private var engineProblems: [String] = []
     private var promptProblems: [String] = []
@@ -98,12 +101,17 @@ public final class AppModel: Observable {
     /// - parameter rides: the phone's ride and upload store.
     /// - parameter tokens: where device tokens are kept (the Keychain on a phone).
     /// - parameter makeTransport: the transport to a server (a `URLSessionUploadTransport` by default).
+    /// - parameter makeFenceTransport: where the server's fences are read (`GET /api/fences` on a
+    ///   `URLSessionUploadTransport` by default); nil keeps only the fences added in the app.
     /// - throws: `SyncError` when the ride store cannot be read.
     public init(device: any Device, clock: any Clock<Duration> = ContinuousClock(),
                 uploadClock: any UploadClock = SystemUploadClock(), store: any AppStateStore, rides: RideStore,
                 tokens: any TokenStore, declaredUsageDescriptions: Set<UsageDescriptionKey>? = nil,
                 configurationProblems: [ConfigurationProblem] = [], backend: LocationBackend = .locationManager,
                 makeTransport: @escaping @MainActor (ServerSettings) throws -> any UploadTransport = {
+                    try URLSessionUploadTransport(server: $0.baseURL)
+                },
+                makeFenceTransport: @escaping @MainActor (ServerSettings) throws -> (any FenceListTransport)? = {
                     try URLSessionUploadTransport(server: $0.baseURL)
                 }) throws {
         let stored = store.load()
@@ -112,6 +120,7 @@ public final class AppModel: Observable {
         self.tokens = tokens
         self.stored = stored
         self.makeTransport = makeTransport
+        self.makeFenceTransport = makeFenceTransport
         self.uploadClock = uploadClock
         engine = Engine(device: device, clock: clock,
                         configuration: ExampleApp.engineConfiguration(declaredUsageDescriptions: declaredUsageDescriptions,
@@ -177,7 +186,10 @@ public final class AppModel: Observable {
         tasks.append(Task { await recorder.record(entries) { await ride.stored() } })
         tasks.append(Task { await recorder.record(fenceEvents: fenceEvents) { await ride.stored() } })
         tasks.append(Task { @MainActor [weak self] in
-            for await event in system { await self?.ride.driver?.handle(event) }
+            for await event in system {
+                await self?.ride.driver?.handle(event)
+                await self?.syncFences(after: event)
+            }
         })
         await connect(state.server)
         tasks.append(Task.detached { await engine.run() })
@@ -228,7 +240,15 @@ public final class AppModel: Observable {
         store.save(stored)
     }
 
+    /// Lets `FenceSync` decide whether the device's event makes a fence refresh due (a launch, a
+    /// position far from the last fetch, an old copy), and hands changed fences to the Fences tab.
+    private func syncFences(after event: DeviceEvent) async {
+        guard let sync = fenceSync, let outcome = await sync.handle(event, at: uploadClock.now) else { return }
+        await fences.apply(server: outcome)
+    }
+
     private func connect(_ settings: ServerSettings?) async {
+        await connectFences(settings)
         guard let settings else { return await ride.use(nil) }
         do {
             let executor = UploadExecutor(store: ride.store, transport: try makeTransport(settings),
@@ -241,6 +261,22 @@ public final class AppModel: Observable {
             promptProblems.append("Uploads to \(settings.baseURL.absoluteString) cannot start: \(error)")
             state.problems = engineProblems + promptProblems
             await ride.use(nil)
+        }
+    }
+
+    /// A new server: a new `FenceSync` over the ride store's copy, and a fetch at once (the server's
+    /// fences are due at every start). Without a server the server's fences stay as last fetched.
+    private func connectFences(_ settings: ServerSettings?) async {
+        fenceSync = nil
+        guard let settings else { return }
+        do {
+            guard let transport = try makeFenceTransport(settings) else { return }
+            let sync = FenceSync(store: ride.store, transport: transport, credentials: DeviceCredentials(token: settings.deviceToken))
+            fenceSync = sync
+            await fences.apply(server: await sync.refresh(at: uploadClock.now, position: state.lastKnownLocation))
+        } catch {
+            promptProblems.append("Fences from \(settings.baseURL.absoluteString) cannot be read: \(error)")
+            state.problems = engineProblems + promptProblems
         }
     }
 

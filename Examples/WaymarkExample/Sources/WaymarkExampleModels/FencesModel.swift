@@ -2,11 +2,17 @@ import Foundation
 import Observation
 import WaymarkEngine
 import WaymarkGeo
+import WaymarkSync
 
 /// The Fences tab: the fences with the engine's presence, and the enter and exit events, newest first.
 ///
 /// Events come from `engine.geofences.events` (each delivered once) and are kept in the stored
 /// state, so the list survives a relaunch; presence comes from `engine.geofences.states`.
+///
+/// Fences come from two places: the ones added in the app, and the server's, which `FenceSync`
+/// fetches (``apply(server:)``); a server fence is marked in its user data
+/// (``sourceKey`` = ``serverSource``), replaced whole when the server's set changes, and removed only
+/// on the server.
 ///
 /// ```swift
 /// try await model.addFence(named: "Office", at: coordinate, radiusMeters: 150)
@@ -29,6 +35,8 @@ public final class FencesModel: Observable {
         public var radiusMeters: Double
         /// Inside, outside or not yet known.
         public var presence: FencePresence
+        /// Whether the fence comes from the server (it is removed there, not in the app).
+        public var fromServer: Bool
     }
 
     /// One event in the list.
@@ -49,9 +57,16 @@ public final class FencesModel: Observable {
         public var fences: [Row] = []
         /// Enter and exit (and dwell) events, newest first.
         public var events: [EventRow] = []
-        /// The last problem adding a fence.
+        /// The last problem adding or removing a fence, or refreshing the server's.
         public var problem: String?
+        /// The server's fences as last fetched, e.g. "12 fences from the server"; nil before the first fetch.
+        public var serverStatus: String?
     }
+
+    /// The user-data key that marks a fence's origin.
+    public static let sourceKey = "source"
+    /// Its value on a fence fetched from the server.
+    public static let serverSource = "server"
 
     private var observed = ObservedValue(State())
     private let engine: Engine
@@ -92,12 +107,50 @@ public final class FencesModel: Observable {
         refresh()
     }
 
-    /// Removes a fence; its past events stay in the list.
+    /// Removes a fence added in the app; its past events stay in the list. A server fence is not
+    /// removed (``State/problem`` says so): the next refresh would bring it back.
     public func removeFence(id: String) async {
+        if fenceDefinitions[id]?.userData[Self.sourceKey] == Self.serverSource {
+            state.problem = "\(name(of: id)) is defined on the server: remove it there."
+            return
+        }
         await engine.geofences.remove([id])
         fenceDefinitions[id] = nil
         presence[id] = nil
         refresh()
+    }
+
+    /// Takes the outcome of a refresh of the server's fences: a changed set replaces the server
+    /// fences the engine holds (the app's own stay); a failure is shown and changes nothing, so the
+    /// phone keeps working from its last copy.
+    func apply(server outcome: FenceSync.Outcome) async {
+        switch outcome {
+        case .unchanged:
+            break
+        case .failed(let why):
+            state.problem = "The server's fences could not be refreshed: \(why)"
+        case .updated(let fetched):
+            let server = fetched.map { fence in
+                var fence = fence
+                fence.userData[Self.sourceKey] = Self.serverSource
+                return fence
+            }
+            let ids = Set(server.map(\.id))
+            let own = fenceDefinitions.values.filter { $0.userData[Self.sourceKey] != Self.serverSource && !ids.contains($0.id) }
+            do {
+                try await engine.geofences.replace(with: own.sorted { $0.id < $1.id } + server)
+            } catch {
+                state.problem = "The server's fences could not be installed: \(error)"
+                return
+            }
+            for fence in fenceDefinitions.values where fence.userData[Self.sourceKey] == Self.serverSource && !ids.contains(fence.id) {
+                fenceDefinitions[fence.id] = nil
+                presence[fence.id] = nil
+            }
+            for fence in server { fenceDefinitions[fence.id] = fence }
+            state.serverStatus = "\(server.count) \(server.count == 1 ? "fence" : "fences") from the server"
+            refresh()
+        }
     }
 
     /// Folds in one event from the engine.
@@ -132,7 +185,8 @@ public final class FencesModel: Observable {
             case .circle(_, let r): r
             case .polygon: 0
             }
-            return Row(id: fence.id, name: name(of: fence.id), radiusMeters: radius, presence: presence[fence.id] ?? .unknown)
+            return Row(id: fence.id, name: name(of: fence.id), radiusMeters: radius, presence: presence[fence.id] ?? .unknown,
+                       fromServer: fence.userData[Self.sourceKey] == Self.serverSource)
         }.sorted { ($0.name, $0.id) < ($1.name, $1.id) }
         next.events = log.map { event in
             let fenceName = name(of: event.fenceID, userData: event.userData)

@@ -17,6 +17,9 @@ struct FencesScreen: View {
                     ForEach(model.state.fences) { fence in
                         HStack {
                             Text(fence.name)
+                            if fence.fromServer {
+                                Image(systemName: "server.rack").foregroundStyle(.secondary)
+                            }
                             Spacer()
                             Text("\(Int(fence.radiusMeters)) m · \(Self.presence(fence.presence))")
                                 .foregroundStyle(.secondary)
@@ -33,6 +36,9 @@ struct FencesScreen: View {
                         Task { try? await model.addFence(named: name, at: here, radiusMeters: radius) }
                     }
                     .disabled(app.state.lastKnownLocation == nil)
+                    if let status = model.state.serverStatus {
+                        Text(status).font(.footnote).foregroundStyle(.secondary)
+                    }
                     if let problem = model.state.problem {
                         Text(problem).foregroundStyle(.red)
                     }

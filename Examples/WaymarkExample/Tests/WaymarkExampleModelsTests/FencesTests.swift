@@ -33,6 +33,38 @@ struct FencesTests {
         #expect(phone.store.state.geofences?.fences.keys.sorted() == app.fences.state.fences.map(\.id))
     }
 
+    @Test("the server's fences arrive when the server is set, beside the app's own; 304 while unchanged; a new set replaces only the server's")
+    func serverFences() async throws {
+        let scenario = Scenarios.existing(.authorizedAlways, motion: .granted,
+                                          route: Scenarios.eastbound(speed: 6, seconds: 400, after: 20), duration: 600)
+        let phone = try SimulatedPhone(scenario: scenario)
+        await phone.server.setFences([("school", "School", Scenarios.east(1_200), 150)])
+        await phone.launch()
+        let app = phone.app
+        try await app.fences.addFence(named: "Bakery", at: Scenarios.east(600), radiusMeters: 100)
+        await app.setServer(ServerSettings(url: "http://127.0.0.1:8080", token: "wmd_test"))
+        #expect(app.fences.state.fences.map(\.name) == ["Bakery", "School"])
+        #expect(app.fences.state.fences.map(\.fromServer) == [false, true])
+        #expect(app.fences.state.serverStatus == "1 fence from the server")
+        // The rider crosses both: the server's fence reports like the app's own.
+        _ = try await phone.whileAdvancing(limit: 30) { await app.ride.start() }
+        await phone.advance(until: { app.fences.state.events.count >= 4 }, limit: 500)
+        #expect(Set(app.fences.state.events.map(\.title)) == ["Entered Bakery", "Left Bakery", "Entered School", "Left School"])
+        // A server fence is removed on the server, not in the app.
+        await app.fences.removeFence(id: "school")
+        #expect(app.fences.state.fences.map(\.name) == ["Bakery", "School"])
+        #expect(app.fences.state.problem == "School is defined on the server: remove it there.")
+        // The next start revalidates: 304 while unchanged, then the new set, which replaces only the server's fences.
+        await app.setServer(ServerSettings(url: "http://127.0.0.1:8080", token: "wmd_test"))
+        await phone.server.setFences([("gym", "Gym", Scenarios.east(2_000), 200)])
+        await app.setServer(ServerSettings(url: "http://127.0.0.1:8080", token: "wmd_test"))
+        let requests = await phone.server.fenceRequests
+        #expect(requests.map(\.status) == [200, 304, 200])
+        #expect(requests.map(\.request.ifNoneMatch) == [nil, "\"fences-1\"", "\"fences-1\""])
+        #expect(app.fences.state.fences.map(\.name) == ["Bakery", "Gym"])
+        #expect(phone.store.state.geofences?.fences.keys.sorted().contains("school") == false)
+    }
+
     @Test("the stored log and fences come back at the next launch")
     func storedLogComesBack() async throws {
         let fence = Fence(id: "f1", shape: .circle(center: Scenarios.east(300), radiusMeters: 100), userData: ["name": "Gate"])

@@ -21,6 +21,33 @@ actor FakeServer {
     /// Requests being held without an answer right now.
     private(set) var hanging = 0
     private var committedKeys: Set<String> = []
+    /// The fences `GET /api/fences` lists (GeoJSON features by id) and the set's version (its `ETag`).
+    private var fenceFeatures: [String: String] = [:]
+    private var fenceVersion = 0
+    /// Every fence request, with the answer's status (200 or 304).
+    private(set) var fenceRequests: [(request: FenceListRequest, status: Int)] = []
+
+    /// Sets the fences the server holds: circles of `radius` metres (a new version of the set).
+    func setFences(_ fences: [(id: String, name: String, center: Coordinate, radius: Double)]) {
+        fenceFeatures = Dictionary(uniqueKeysWithValues: fences.map { fence in
+            (fence.id, #"{"type":"Feature","id":"\#(fence.id)","geometry":{"type":"Point","coordinates":[\#(fence.center.longitude),\#(fence.center.latitude)]},"properties":{"name":"\#(fence.name)","radiusMeters":\#(fence.radius)}}"#)
+        })
+        fenceVersion += 1
+    }
+
+    /// `GET /api/fences` as `waymark serve` answers it: one page (the fake holds few), tagged with the
+    /// set's version; 304 without a body when `If-None-Match` names it.
+    func handleFences(_ request: FenceListRequest) -> FenceListResponse {
+        guard request.token == "wmd_test" else { return .status(401, body: []) }
+        let tag = "\"fences-\(fenceVersion)\""
+        if request.ifNoneMatch == tag {
+            fenceRequests.append((request, 304))
+            return .notModified
+        }
+        fenceRequests.append((request, 200))
+        let features = fenceFeatures.keys.sorted().compactMap { fenceFeatures[$0] }.joined(separator: ",")
+        return .page(body: Array(#"{"type":"FeatureCollection","features":[\#(features)]}"#.utf8), etag: tag)
+    }
     private var failures: [UploadResponse] = []
     private var answersToLose = 0
 
@@ -58,8 +85,9 @@ actor FakeServer {
     }
 }
 
-/// The app's transport to the ``FakeServer``.
-struct FakeServerTransport: UploadTransport {
+/// The app's transport to the ``FakeServer``: uploads and the fence list.
+struct FakeServerTransport: UploadTransport, FenceListTransport {
     let server: FakeServer
     func send(_ request: UploadRequest) async -> UploadResponse { await server.handle(request) }
+    func fetchFences(_ request: FenceListRequest) async -> FenceListResponse { await server.handleFences(request) }
 }

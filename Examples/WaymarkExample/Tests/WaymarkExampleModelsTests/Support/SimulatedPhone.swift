@@ -38,7 +38,8 @@ final class SimulatedPhone {
         app = try AppModel(device: simulated, clock: simulated.clock, uploadClock: simulated.uploadClock, store: store,
                            rides: self.rides, tokens: self.tokens,
                            declaredUsageDescriptions: declaresInfoPlistKeys ? Set(UsageDescriptionKey.allCases) : nil,
-                           backend: backend, makeTransport: { _ in FakeServerTransport(server: server) })
+                           backend: backend, makeTransport: { _ in FakeServerTransport(server: server) },
+                           makeFenceTransport: { _ in FakeServerTransport(server: server) })
     }
 
     /// The process dies: nothing more runs and nothing is saved on the way out (the engine's
