@@ -180,8 +180,26 @@ extension LiveDevice {
     /// The monitor's condition identifiers, when this app has opened its monitor before (creating
     /// the `CLMonitor` object iterates nothing, so it raises no prompt); nil otherwise.
     func monitorIdentifiers() async -> Set<String>? {
+        guard let monitor = await usedMonitor() else { return nil }
+        return Set(await monitor.identifiers)
+    }
+
+    /// The circular condition the monitor holds under `identifier` (its centre and radius: Apple,
+    /// `CLMonitor.record(for:)`, `CLMonitor.CircularGeographicCondition`), when this app has opened
+    /// its monitor before; nil otherwise.
+    func monitorRegion(identifier: String) async -> MonitoredRegion? {
+        guard let monitor = await usedMonitor(), let record = await monitor.record(for: identifier),
+              let circle = record.condition as? CLMonitor.CircularGeographicCondition else { return nil }
+        return MonitoredRegion(identifier: identifier,
+                               center: Coordinate(uncheckedLatitude: circle.center.latitude, longitude: circle.center.longitude),
+                               radiusMeters: circle.radius)
+    }
+
+    /// The app's monitor, opened after every earlier monitor operation, when this app has opened it
+    /// before (creating the `CLMonitor` object iterates nothing, so it raises no prompt); nil otherwise.
+    private func usedMonitor() async -> CLMonitor? {
         guard UserDefaults.standard.bool(forKey: Self.monitorUsedKey) else { return nil }
-        let monitor = await MainActor.run { () -> Task<CLMonitor, Never> in
+        return await MainActor.run { () -> Task<CLMonitor, Never> in
             let previous = modern.chain
             let services = modern
             let opening = Task { @MainActor () -> CLMonitor in
@@ -191,7 +209,6 @@ extension LiveDevice {
             modern.chain = Task { _ = await opening.value }
             return opening
         }.value
-        return Set(await monitor.identifiers)
     }
 
     /// The services' monitor, created on first use.

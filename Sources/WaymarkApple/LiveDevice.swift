@@ -234,6 +234,22 @@ public final class LiveDevice: NSObject, Device, @unchecked Sendable {
         return legacy.union(conditions)
     }
 
+    /// The circular region iOS monitors for this app under `identifier`, with its centre and radius:
+    /// a `CLCircularRegion` of `monitoredRegions` (which persist across launches with their geometry,
+    /// Apple, `CLLocationManager.monitoredRegions`), else a circular condition of the app's `CLMonitor`.
+    public func monitoredRegion(identifier: String) async -> MonitoredRegion? {
+        let legacy = await MainActor.run { () -> MonitoredRegion? in
+            guard let circle = self.mainManager().monitoredRegions.first(where: { $0.identifier == identifier }) as? CLCircularRegion else {
+                return nil
+            }
+            return MonitoredRegion(identifier: identifier,
+                                   center: Coordinate(uncheckedLatitude: circle.center.latitude, longitude: circle.center.longitude),
+                                   radiusMeters: circle.radius)
+        }
+        if let legacy { return legacy }
+        return await monitorRegion(identifier: identifier)
+    }
+
     /// `maximumRegionMonitoringDistance` of the main manager.
     @MainActor
     var maximumRegionMonitoringDistance: CLLocationDistance { mainManager().maximumRegionMonitoringDistance }

@@ -23,6 +23,42 @@ struct AutomaticTrackingTrackerTests {
         return h
     }
 
+    @Test("a relaunch with no stored ride takes the wake fence iOS kept as the resting place; without it, GNSS looks for one")
+    func relaunchFromTheWakeFenceIOSKept() {
+        let configuration = EngineCore.Configuration(ride: Self.automatic())
+        let wake = MonitoredRegion(identifier: RideTracker.wakeFenceIdentifier, center: Ride.start, radiusMeters: 150)
+        // A fresh install killed before its first ride, relaunched by the stationary region's exit.
+        var kept = EngineCore(configuration: configuration)
+        kept.osWakeRegion = wake
+        var out = kept.handle(.launched(reason: .location), at: Ride.at(600))
+        #expect(kept.rideTracker.automaticState == .still)
+        #expect(!kept.rideTracker.demands.contains { if case .standard = $0 { true } else { false } }, "no GNSS to look for a place")
+        #expect(!out.commands.contains { if case .startMonitoring = $0 { true } else { false } }, "iOS still monitors the region")
+        out = kept.handle(.regionExited(identifier: RideTracker.wakeFenceIdentifier), at: Ride.at(601))
+        #expect(kept.rideTracker.automaticState == .checking)
+        var recorded: [Fix] = []
+        for t in 602...700 {
+            out = kept.handle(.locations([Ride.fix(Double(t), east: 600 + 6 * Double(t - 602), speed: 6)]), at: Ride.at(Double(t)))
+            recorded += out.updates.compactMap { if case .ride(.recorded(let fix)) = $0 { fix } else { nil } }
+            if let due = kept.nextDeadline, due <= Ride.at(Double(t)) {
+                recorded += kept.deadlineReached(at: Ride.at(Double(t))).updates.compactMap { if case .ride(.recorded(let fix)) = $0 { fix } else { nil } }
+            }
+        }
+        #expect(kept.rideTracker.automaticState == .riding)
+        #expect(recorded.first?.coordinate == Ride.start, "the ride begins at the place: \(String(describing: recorded.first))")
+        // A device that cannot tell the region's centre: GNSS looks for a place at once, and the ride
+        // would begin where the device is found, 600 m on.
+        var lost = EngineCore(configuration: configuration)
+        _ = lost.handle(.launched(reason: .location), at: Ride.at(600))
+        #expect(lost.rideTracker.automaticState == .checking)
+        #expect(lost.rideTracker.demands.contains { if case .standard = $0 { true } else { false } })
+        // Another region of the same identifier prefix is not taken for it.
+        var other = EngineCore(configuration: configuration)
+        other.osWakeRegion = MonitoredRegion(identifier: "waymark.fence.x", center: Ride.start, radiusMeters: 150)
+        _ = other.handle(.launched(reason: .location), at: Ride.at(600))
+        #expect(other.rideTracker.automaticState == .checking)
+    }
+
     @Test("off by default: a launch without a ride asks for nothing")
     func offByDefault() {
         var h = TrackerHarness()

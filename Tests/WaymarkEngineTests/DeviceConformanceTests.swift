@@ -196,5 +196,6 @@ private struct Forwarding: Device {
     func now() async -> Date { await inner.now() }
     func infoPlist() async -> InfoPlistDeclarations? { await inner.infoPlist() }
     func monitoredRegionIdentifiers() async -> Set<String>? { await inner.monitoredRegionIdentifiers() }
+    func monitoredRegion(identifier: String) async -> MonitoredRegion? { await inner.monitoredRegion(identifier: identifier) }
     func backgroundAppRefreshAvailable() async -> Bool? { await inner.backgroundAppRefreshAvailable() }
 }

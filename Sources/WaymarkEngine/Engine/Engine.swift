@@ -22,6 +22,11 @@ public actor Engine {
     var nextBatch = 1
     var waiters: [Int: CheckedContinuation<[PermissionOutcome], any Error>] = [:]
     var completed: [Int: [PermissionOutcome]] = [:]
+    /// Location requests waiting for their answer, answers not yet awaited, open streams.
+    var locationWaiters: [Int: CheckedContinuation<Result<Fix, LocationRequestError>, Never>] = [:]
+    var locationAnswers: [Int: Result<Fix, LocationRequestError>] = [:]
+    var locationStreams: [Int: AsyncStream<Fix>.Continuation] = [:]
+    var nextLocationID = 1
     var timer: Task<Void, Never>?
     var timerDeadline: Date?
     var stopped = false
@@ -132,6 +137,9 @@ public actor Engine {
             switch timed.event {
             case .launched:
                 core.osMonitoredRegions = await device.monitoredRegionIdentifiers()
+                if core.configuration.ride.automatic.enabled {
+                    core.osWakeRegion = await device.monitoredRegion(identifier: RideTracker.wakeFenceIdentifier)
+                }
                 await readBackgroundAppRefresh()
             case .willEnterForeground:
                 await readBackgroundAppRefresh()
@@ -157,6 +165,12 @@ public actor Engine {
             waiter.resume(throwing: EngineError(.stopped, "the engine stopped before the permission requests finished"))
         }
         waiters = [:]
+        for waiter in locationWaiters.values {
+            waiter.resume(returning: .failure(LocationRequestError(.stopped, "the engine stopped before a fix came")))
+        }
+        locationWaiters = [:]
+        for stream in locationStreams.values { stream.finish() }
+        locationStreams = [:]
         resumeHandledWaiters()
         await launchStates.finish()
         await authorizationStates.finish()
@@ -253,6 +267,13 @@ public actor Engine {
         case .ride(.gap(let gap)): await rideRecords.publish(.gap(gap))
         case .ride(.checkpoint(let snapshot)): await rideRecords.publish(.checkpoint(snapshot))
         case .launch(let attribution): await launchAttributions.publish(attribution)
+        case .location(.completed(let id, let result)):
+            if let waiter = locationWaiters.removeValue(forKey: id) {
+                waiter.resume(returning: result)
+            } else {
+                locationAnswers[id] = result
+            }
+        case .location(.fix(let id, let fix)): locationStreams[id]?.yield(fix)
         }
     }
 }

@@ -97,6 +97,8 @@ public struct EngineCore: Sendable {
     public private(set) var rideTracker: RideTracker
     /// The map helper.
     public private(set) var map = MapLaunchHelper()
+    /// On-demand location: requests for one fix and streams outside a ride.
+    public private(set) var location = LocationRequests()
     /// The demand resolver.
     public private(set) var resolver = DemandResolver()
     /// The iOS 17 translation (used with ``Configuration/backend`` `.modern`).
@@ -129,6 +131,12 @@ public struct EngineCore: Sendable {
     /// regions with them (see ``GeofenceMonitor/reconcile(osMonitoredRegions:)``). Nil: unknown.
     public var osMonitoredRegions: Set<String>?
 
+    /// The ride tracker's wake fence as the OS monitors it when this process starts (centre and
+    /// radius; ``Device/monitoredRegion(identifier:)``), set before the ``DeviceEvent/launched(reason:)``
+    /// event like ``osMonitoredRegions``. Automatic tracking takes its centre as the resting place when
+    /// the stored snapshot has none (a process relaunched before any ride was stored). Nil: none or unknown.
+    public var osWakeRegion: MonitoredRegion?
+
     /// Takes the usage descriptions the app declares when its configuration did not give them
     /// (``PermissionSequencer/Configuration/declaredUsageDescriptions`` nil), so a request whose
     /// key is missing ends as misconfigured at once instead of waiting for a prompt.
@@ -141,7 +149,8 @@ public struct EngineCore: Sendable {
     /// The earliest time a component must be woken with ``deadlineReached(at:)``.
     public var nextDeadline: Date? {
         let session = configuration.backend == .modern ? modern.sessionReleaseDeadline : nil
-        return [permissions.nextDeadline, launchLocator.nextDeadline, geofences.nextDeadline, rideTracker.nextDeadline, session]
+        return [permissions.nextDeadline, launchLocator.nextDeadline, geofences.nextDeadline, rideTracker.nextDeadline,
+                location.nextDeadline, session]
             .compactMap { $0 }.min()
     }
 
@@ -181,11 +190,15 @@ public struct EngineCore: Sendable {
         var out = EngineOutput()
         switch event {
         case .launched:
-            let osRegions = osMonitoredRegions
+            let osRegions = osMonitoredRegions, wake = osWakeRegion
             if launched {
+                let requests = location   // the app's open requests and streams belong to the caller, not the process
                 self = EngineCore(configuration: configuration, memory: permissions.memory,
                                   geofences: geofences.persistentState, ride: rideTracker.snapshot)
+                location = requests
             }
+            rideTracker.osWakeRegion = wake
+            osWakeRegion = nil
             launched = true
             launchStep = true
             out.commands.append(.createLocationManager)
@@ -209,6 +222,38 @@ public struct EngineCore: Sendable {
         }
         rideTracker.motionUnavailable = motionGate == .refused
         out.absorb(rideTracker.handle(event, at: now), as: EngineUpdate.ride)
+        out.absorb(location.handle(event, at: now), as: EngineUpdate.location)
+        finishStep(into: &out, at: now)
+        return out
+    }
+
+    /// Asks for one fix outside the ride's own (``LocationRequests/request(id:accuracy:maximumAge:timeout:at:)``).
+    public mutating func requestLocation(id: Int, accuracy: DesiredAccuracy, maximumAge: TimeInterval, timeout: TimeInterval,
+                                         at now: Date) -> EngineOutput {
+        var out = EngineOutput()
+        out.absorb(location.request(id: id, accuracy: accuracy, maximumAge: maximumAge, timeout: timeout, at: now),
+                   as: EngineUpdate.location)
+        finishStep(into: &out, at: now)
+        return out
+    }
+
+    /// Gives up a location request (its caller's task was cancelled).
+    public mutating func cancelLocationRequest(id: Int, at now: Date) -> EngineOutput {
+        var out = EngineOutput()
+        out.absorb(location.cancel(id: id), as: EngineUpdate.location)
+        finishStep(into: &out, at: now)
+        return out
+    }
+
+    /// Opens (`open` true) or closes a stream of fixes outside the ride's own.
+    public mutating func locationStream(id: Int, open: Bool, accuracy: DesiredAccuracy = .best,
+                                        distanceFilterMeters: Double? = nil, at now: Date) -> EngineOutput {
+        var out = EngineOutput()
+        if open {
+            out.absorb(location.openStream(id: id, accuracy: accuracy, distanceFilterMeters: distanceFilterMeters), as: EngineUpdate.location)
+        } else {
+            location.closeStream(id: id)
+        }
         finishStep(into: &out, at: now)
         return out
     }
@@ -245,6 +290,7 @@ public struct EngineCore: Sendable {
         out.absorb(launchLocator.deadlineReached(at: now), as: EngineUpdate.launchLocation)
         out.absorb(geofences.deadlineReached(at: now), as: EngineUpdate.geofence)
         out.absorb(rideTracker.deadlineReached(at: now), as: EngineUpdate.ride)
+        out.absorb(location.deadlineReached(at: now), as: EngineUpdate.location)
         finishStep(into: &out, at: now)
         return out
     }
@@ -258,7 +304,7 @@ public struct EngineCore: Sendable {
         if let change = map.update(launch: launchLocator.state, authorization: permissions.authorization) {
             out.updates.append(.map(change))
         }
-        out.commands += resolver.resolve([launchLocator.demand] + geofences.demands + rideTracker.demands)
+        out.commands += resolver.resolve([launchLocator.demand] + geofences.demands + rideTracker.demands + [location.demand])
         if configuration.backend == .modern { out.commands = modern.commands(out.commands, at: now) }
     }
 }

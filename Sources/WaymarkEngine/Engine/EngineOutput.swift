@@ -33,6 +33,8 @@ public enum EngineUpdate: Hashable, Sendable {
     case ride(RideUpdate)
     /// Why the process was launched, when the launch happens and when its cause is settled.
     case launch(LaunchAttribution)
+    /// From on-demand location: a request answered, a fix for a stream.
+    case location(LocationRequests.Update)
 }
 
 /// A rider's tap on the ride controls, for ``EngineCore/rideCommand(_:at:)``.

@@ -66,13 +66,23 @@ extension RideTracker {
 
     /// A new process without a ride under way: still, around the resting place the last
     /// automatic ride left in its snapshot (if any).
+    ///
+    /// Without one (no ride was stored yet: a fresh install that iOS terminated before its first
+    /// ride), the wake fence iOS still monitors tells where the device rested: the engine
+    /// registered it around the resting place the earlier process found, and iOS keeps a region's
+    /// centre across launches (``Device/monitoredRegion(identifier:)``). The time the device was last
+    /// known there is lost with that process, so the place counts from this launch.
     mutating func resumeStill(at now: Date) -> [DeviceCommand] {
         var place: RestingPlace?
+        stillFenceActive = snapshot?.wakeFenceActive ?? false
         if let snap = snapshot, snap.state == .ended, let anchor = snap.stopAnchor {
             place = RestingPlace(coordinate: anchor, horizontalAccuracy: snap.lastRecorded?.horizontalAccuracy,
                                  since: snap.stoppedAt ?? snap.lastRecorded?.timestamp ?? snap.startedAt)
+        } else if let region = osWakeRegion, region.identifier == Self.wakeFenceIdentifier {
+            place = RestingPlace(coordinate: region.center, horizontalAccuracy: nil, since: now)
+            stillFenceActive = true
         }
-        stillFenceActive = snapshot?.wakeFenceActive ?? false
+        osWakeRegion = nil
         return enterStill(at: now, place: place, armed: true)
     }
 

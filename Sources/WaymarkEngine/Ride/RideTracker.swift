@@ -88,6 +88,8 @@ public struct RideTracker: Sendable {
     var stillFenceActive = false
     /// False after the rider stopped a ride, until the device has rested: no automatic start.
     var automaticArmed = true
+    /// The wake fence as the OS monitors it at this process's launch (``EngineCore/osWakeRegion``).
+    var osWakeRegion: MonitoredRegion?
     /// The start of a ``GapMarker/Reason/departureNotRecorded`` gap, due at the next recorded fix.
     var pendingDeparture: Date?
     /// Fixes in a row, during a check, at the resume speed / clearly outside the stationary region.

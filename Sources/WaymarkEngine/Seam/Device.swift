@@ -42,6 +42,15 @@ public protocol Device: Sendable {
     /// a Waymark region the OS lost is registered again, one it no longer knows is stopped.
     func monitoredRegionIdentifiers() async -> Set<String>?
 
+    /// The circular region the OS monitors for the app under `identifier`, with its centre and
+    /// radius, or nil when there is none or the device cannot tell (the default). iOS keeps a
+    /// region's geometry with it across launches (`CLLocationManager.monitoredRegions`, a
+    /// `CLCircularRegion`'s `center` and `radius`; on iOS 17 a `CLMonitor` record's
+    /// `CircularGeographicCondition`). The engine reads its ride tracker's wake fence at each launch
+    /// when automatic tracking is on: a process relaunched before any ride was stored learns from it
+    /// where the device rested (see ``AutomaticTracking``). A device that wraps another forwards it.
+    func monitoredRegion(identifier: String) async -> MonitoredRegion?
+
     /// Whether iOS may run the app in the background for location events: Background App Refresh
     /// is on for the app and Low Power Mode is off (iOS: `UIApplication.backgroundRefreshStatus`
     /// and `ProcessInfo.isLowPowerModeEnabled`); nil when the device cannot tell (the default).
@@ -55,6 +64,9 @@ public protocol Device: Sendable {
 extension Device {
     /// The device cannot tell: nil.
     public func backgroundAppRefreshAvailable() async -> Bool? { nil }
+
+    /// The device cannot tell: nil.
+    public func monitoredRegion(identifier: String) async -> MonitoredRegion? { nil }
 }
 
 /// One event together with the time the OS reported it.

@@ -81,6 +81,10 @@ extension EngineApp {
             includingFixes ? String(format: "fix %.6f, %.6f", fix.coordinate.latitude, fix.coordinate.longitude) : nil
         case .ride(.statistics), .ride(.checkpoint): nil
         case .launch: nil   // the simulation's own log names every launch and its reason
+        case .location(.completed(let id, .success(let fix))):
+            String(format: "location request %d answered: ±%.0f m", id, fix.horizontalAccuracy ?? -1)
+        case .location(.completed(let id, .failure(let error))): "location request \(id) failed: \(error)"
+        case .location(.fix): nil
         }
     }
 

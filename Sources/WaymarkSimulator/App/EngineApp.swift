@@ -42,6 +42,8 @@ public struct EngineApp: SimulatedApp {
     private var nextScripted = 0
     private var nextBatch = 1
     private var geofenceRevision = 0
+    /// The regions iOS monitors as the next process starts (``willLaunch(monitoredRegions:)``).
+    private var osRegionsAtLaunch: [MonitoredRegion] = []
 
     /// Makes the app for a fresh install.
     public init(configuration: EngineCore.Configuration = .init(), script: Script = Script()) {
@@ -55,6 +57,11 @@ public struct EngineApp: SimulatedApp {
         guard case .launched(let reason) = event else { return record(core.handle(event, at: time), at: time) }
         launches.append(Timed(time: time, value: reason))
         core = EngineCore(configuration: configuration, memory: disk.memory, geofences: disk.geofences, ride: disk.ride)
+        // As the Engine actor does (Device.monitoredRegion(identifier:)): the wake fence iOS kept.
+        if configuration.ride.automatic.enabled {
+            core.osWakeRegion = osRegionsAtLaunch.first { $0.identifier == RideTracker.wakeFenceIdentifier }
+        }
+        osRegionsAtLaunch = []
         geofenceRevision = core.geofences.revision
         var issued = record(core.handle(event, at: time), at: time)
         if disk.geofences == nil, !script.fences.isEmpty {
@@ -65,6 +72,11 @@ public struct EngineApp: SimulatedApp {
             if script.startsRide, disk.ride == nil { issued += perform(.ride(.start(rideID: script.rideID)), at: time, scripted: true) }
         }
         return issued
+    }
+
+    /// Keeps the regions iOS monitors for the launch that follows.
+    public mutating func willLaunch(monitoredRegions: [MonitoredRegion]) {
+        osRegionsAtLaunch = monitoredRegions
     }
 
     /// The earliest of the core's deadline and the next scripted action.

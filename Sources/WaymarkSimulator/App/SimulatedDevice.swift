@@ -90,6 +90,11 @@ public actor SimulatedDevice: Device {
         Set(simulation.regions.identifiers)
     }
 
+    /// The region the simulated iOS monitors under `identifier`, with its centre and radius.
+    public func monitoredRegion(identifier: String) async -> MonitoredRegion? {
+        simulation.regions.monitor(identifier)?.region
+    }
+
     /// Background App Refresh on and Low Power Mode off (``DeviceSetup/backgroundAppRefresh``,
     /// ``DeviceSetup/lowPowerMode``).
     public func backgroundAppRefreshAvailable() async -> Bool? {

@@ -19,6 +19,10 @@ public protocol SimulatedApp: Sendable {
 
     /// The timer for ``nextDeadline`` fired at `time`; returns the commands the app issues. Default none.
     mutating func handleDeadline(at time: Date) -> [DeviceCommand]
+
+    /// A new process starts: the regions the simulated iOS monitors for the app (they persist across
+    /// launches, with their centres), given just before the `.launched` event. Default: ignored.
+    mutating func willLaunch(monitoredRegions: [MonitoredRegion])
 }
 
 extension SimulatedApp {
@@ -27,4 +31,7 @@ extension SimulatedApp {
 
     /// No timers, no commands.
     public mutating func handleDeadline(at time: Date) -> [DeviceCommand] { [] }
+
+    /// Ignores the monitored regions.
+    public mutating func willLaunch(monitoredRegions: [MonitoredRegion]) {}
 }

@@ -77,6 +77,7 @@ extension Simulation {
         if reason != .user { startBackgroundWindow(forLocation: reason == .location) }
         let visible = visibleLaunchReason(reason)
         if visible != reason { note("launch options not delivered (UIScene life cycle): the app sees a \(visible.rawValue) launch") }
+        app?.willLaunch(monitoredRegions: regions.monitors.map(\.region))
         for event in launchEvents(system: reason, keyed: visible) { emit(event) }
     }
 

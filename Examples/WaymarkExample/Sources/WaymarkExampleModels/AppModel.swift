@@ -172,6 +172,7 @@ public final class AppModel: Observable {
         }
         await observe(engine.ride.states) { app, ride in app.ride.apply(ride) }
         await observe(engine.ride.statistics) { app, statistics in app.ride.apply(statistics) }
+        await observe(engine.ride.automatic) { app, automatic in app.ride.apply(automatic) }
         await observe(engine.ride.recorded) { app, record in
             if case .fix(let fix) = record { app.state.lastKnownLocation = fix.coordinate }
             app.ride.record(record)

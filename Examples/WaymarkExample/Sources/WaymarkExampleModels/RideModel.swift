@@ -27,6 +27,8 @@ public final class RideModel: Observable {
     public struct State: Hashable, Sendable {
         /// The ride's state.
         public var ride: RideState = .idle
+        /// Where automatic tracking stands (`engine.ride.automatic`): still, checking, riding.
+        public var automatic: AutomaticTracking.State = .off
         /// Distance, moving time and speed.
         public var statistics = RideStatistics()
         /// The current (or last) ride's identifier.
@@ -183,6 +185,10 @@ public final class RideModel: Observable {
         state.ride = ride
         // A pause or the end of a ride sends what it recorded without waiting for a full batch.
         if ride != previous, ride == .autoPaused || ride == .userPaused || ride == .ended { uploadNow() }
+    }
+
+    func apply(_ automatic: AutomaticTracking.State) {
+        state.automatic = automatic
     }
 
     func apply(_ statistics: RideStatistics) {

@@ -15,6 +15,9 @@ struct RideScreen: View {
             List {
                 Section("Ride") {
                     LabeledContent("State", value: Self.title(model.state.ride))
+                    if let automatic = Self.title(model.state.automatic) {
+                        LabeledContent("Automatic", value: automatic)
+                    }
                     LabeledContent("Distance", value: Self.kilometres(model.state.statistics.distanceMeters))
                     LabeledContent("Moving time", value: Self.duration(model.state.statistics.movingSeconds))
                     LabeledContent("Speed", value: Self.speed(model.state.statistics.currentSpeed))
@@ -71,6 +74,16 @@ struct RideScreen: View {
         case .autoPaused: "Stopped (paused automatically)"
         case .userPaused: "Paused"
         case .ended: "Finished"
+        }
+    }
+
+    /// The automatic-tracking line; nil while it is off.
+    static func title(_ state: AutomaticTracking.State) -> String? {
+        switch state {
+        case .off: nil
+        case .still: "Waiting for you to ride (GPS off)"
+        case .checking: "Checking whether you are riding"
+        case .riding: "Riding"
         }
     }
 

@@ -36,6 +36,8 @@ struct RideTests {
         let phone = try SimulatedPhone(scenario: Self.ride())
         try await Self.startRide(phone)
         let ride = phone.app.ride
+        // Automatic tracking is on in the example app; the rider's tap wins and the tab says so.
+        #expect(ride.state.automatic == .riding)
         await phone.advance(until: { ride.state.ride == .autoPaused }, limit: 600)
         #expect(ride.state.ride == .autoPaused)
         try await phone.whileAdvancing(limit: 120) { await ride.uploadsSettled() }
