@@ -82,6 +82,9 @@ public struct SimulatedPhone {
     private var endedSends: [VirtualTimeUploader.Send] = []
     private var endedRequests = 0
     private let fenceSource: FenceSource?
+    private let retention: RetentionLimits
+    /// Points the retention limits dropped (as `RideRecorder` would), and the gap markers written for them.
+    public private(set) var retentionDrops: [RetentionReport] = []
     private var fenceSync: FenceSync?
     private let fenceClock = FenceFetchClock()
     /// Fences to hand to the engine once the process runs.
@@ -99,10 +102,12 @@ public struct SimulatedPhone {
     ///   - ridePolicy: the policy name stored with the ride.
     ///   - seed: seeds each process's backoff jitter.
     ///   - fences: where the app fetches its fences from, if it does (nil: the app's script installs them).
+    ///   - retention: the store's limits, applied after each step's recordings as `RideRecorder` applies them.
     /// - Throws: a `SyncError` when the store cannot be opened.
     public init(simulation: Simulation, storePath: String, transport: any UploadTransport, credentials: DeviceCredentials,
                 deviceID: String? = nil, uploads: UploadQueue.Configuration = UploadQueue.Configuration(),
-                ridePolicy: String = "cycling", seed: UInt64 = 1, fences: FenceSource? = nil) throws {
+                ridePolicy: String = "cycling", seed: UInt64 = 1, fences: FenceSource? = nil,
+                retention: RetentionLimits = RetentionLimits()) throws {
         precondition(simulation.engineApp != nil, "SimulatedPhone runs an EngineApp; the simulation runs another app")
         self.simulation = simulation
         path = storePath
@@ -112,6 +117,7 @@ public struct SimulatedPhone {
         self.uploads = uploads
         processSeeds = SplitMix64(seed: seed ^ 0x5A5A)
         fenceSource = fences
+        self.retention = retention
         store = try RideStore(path: storePath)
         rideID = try store.startRide(at: simulation.epoch, policy: ridePolicy).id
     }
@@ -225,6 +231,10 @@ public struct SimulatedPhone {
         for event in app.fenceEvents.dropFirst(fenceEvents.count) {
             try store.recordFenceEvent(event)
             fenceEvents.append(event)
+        }
+        if retention != .unlimited, let newest = recorded.last?.timestamp {
+            let report = try store.enforceRetention(retention, now: newest)
+            if report.droppedPoints > 0 { retentionDrops.append(report) }
         }
     }
 

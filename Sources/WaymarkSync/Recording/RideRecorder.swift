@@ -23,20 +23,36 @@ import WaymarkGeo
 /// ```
 ///
 /// Each entry is written in its own transaction before the next is read, so a kill loses at most
-/// the entry being written, never one already stored. Thread safety: an actor.
+/// the entry being written, never one already stored.
+///
+/// The recorder keeps the store within its ``retention`` limits (``RideStore/enforceRetention(_:now:)``):
+/// when it is made, and after every ``retentionCheckInterval`` stored fixes. Ages count back from
+/// the newest fix recorded (the device's own clock, virtual in the simulator), so a phone that
+/// records nothing new keeps what it has. Thread safety: an actor.
 public actor RideRecorder {
     /// The store the entries go to.
     public nonisolated let store: RideStore
     /// The ride the next fix or gap belongs to: the one of the latest checkpoint.
     public private(set) var currentRide: RideID?
+    /// The limits the store is kept within.
+    public nonisolated let retention: RetentionLimits
+    /// Fixes stored between two checks of the limits.
+    public static let retentionCheckInterval = 1_000
+    private var fixesSinceCheck = 0
     private let logger = Logger(label: "waymark.recorder")
 
-    /// A recorder into `store`, continuing the ride under way there, if any.
+    /// A recorder into `store`, continuing the ride under way there, if any, and first bringing the
+    /// store within `retention`.
     ///
-    /// - throws: ``SyncError`` (`.storage`) when the store cannot be read.
-    public init(store: RideStore) throws {
+    /// - throws: ``SyncError`` (`.storage`) when the store cannot be read or written.
+    public init(store: RideStore, retention: RetentionLimits = RetentionLimits()) throws {
         self.store = store
+        self.retention = retention
         currentRide = try store.lastCheckpoint()?.rideID
+        let report = try store.enforceRetention(retention, now: try store.newestFixTime() ?? Date())
+        if report.droppedPoints > 0 {
+            logger.warning("retention limits dropped \(report.droppedPoints) points the server never took; gap markers say where")
+        }
     }
 
     /// Stores one entry.
@@ -52,7 +68,16 @@ public actor RideRecorder {
             currentRide = snapshot.rideID
             return false
         case .fix(let fix):
-            return try store.append([fix], to: try ride(for: "a fix at \(fix.timestamp)")) > 0
+            let added = try store.append([fix], to: try ride(for: "a fix at \(fix.timestamp)")) > 0
+            fixesSinceCheck += 1
+            if fixesSinceCheck >= Self.retentionCheckInterval {
+                fixesSinceCheck = 0
+                let report = try store.enforceRetention(retention, now: fix.timestamp)
+                if report.droppedPoints > 0 {
+                    logger.warning("retention limits dropped \(report.droppedPoints) points the server never took; gap markers say where")
+                }
+            }
+            return added
         case .gap(let gap):
             try store.recordGap(GapRecord(ride: try ride(for: "a gap marker from \(gap.start)"), start: gap.start,
                                           end: gap.end, reason: gap.reason.rawValue))
