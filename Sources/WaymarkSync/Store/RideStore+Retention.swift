@@ -61,6 +61,7 @@ extension RideStore {
     /// for the app's decision (``discard(batch:)``), so the store can stay over a limit by at most
     /// its points. The gap markers are uploaded like any other, so the server's track shows the hole.
     ///
+    /// - parameter limits: the limits to bring the store within.
     /// - parameter now: the time the age limit counts back from.
     /// - throws: ``SyncError`` (`.storage`) when the store cannot be read or written.
     @discardableResult
