@@ -46,6 +46,18 @@ struct SimulateCommand: AsyncParsableCommand {
     @Option(help: "With --geofences: how many fences to place along the ride in every mode (default 5,000 while riding, 100 otherwise).")
     var fences: Int?
 
+    @Option(help: ArgumentHelp(
+        "With --geofences: the mode of every fence (regions, balanced, precise); runs the issue #34 experiment.",
+        discussion: "With --mode or --layout the experiment runs one fence mode on one layout and reports the fraction of true crossings reported, within 60 s and 3 min, false events, the median latency and the energy over the energy of recording the same trips with the ride tracker (run alongside)."))
+    var mode: GeofenceModeChoice?
+
+    @Option(help: "With --geofences: the layout (park: a ride past 100 fences; commute: a working day past 20; city: a day of errands past 200; default park).")
+    var layout: GeofenceLayoutChoice?
+
+    @Option(name: .customLong("app-state"),
+            help: "With --mode or --layout: how the app runs (foreground, pocket, terminated, force-quit, or all; default pocket).")
+    var appState: AppStateChoice = .pocket
+
     @Option(help: "With --geofences: the seeds to run (comma-separated; default 1,2,3).")
     var seeds: String?
 
@@ -63,7 +75,19 @@ struct SimulateCommand: AsyncParsableCommand {
             if compare { throw ValidationError("--geofences and --compare are separate experiments: use one.") }
             if scenarios.count > 1 { throw ValidationError("--geofences takes at most one GPX ride.") }
             if let fences, fences < 1 { throw ValidationError("--fences: expected at least 1 fence, got \(fences).") }
+            if mode != nil || layout != nil {
+                if proximity { throw ValidationError("--proximity belongs to the older experiment; with --mode use --mode precise.") }
+                if fences != nil, (layout ?? .park) != .park { throw ValidationError("--fences applies to the park layout only.") }
+                if json, backend == .both { throw ValidationError("--json prints one object: choose --backend location-manager or modern.") }
+                if json, appState == .all { throw ValidationError("--json prints one object: choose one --app-state.") }
+            } else {
+                if json { throw ValidationError("--json with --geofences needs --mode or --layout.") }
+                if appState != .pocket { throw ValidationError("--app-state applies with --mode or --layout.") }
+            }
             return
+        }
+        if mode != nil || layout != nil || appState != .pocket {
+            throw ValidationError("--mode, --layout and --app-state apply to --geofences.")
         }
         if !compare && scenarios.count != 1 { throw ValidationError("Give exactly one scenario (or use --compare).") }
         if !compare && backend != .locationManager { throw ValidationError("--backend applies to --compare and --geofences.") }
@@ -72,7 +96,7 @@ struct SimulateCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        if geofences { return try runGeofenceExperiment() }
+        if geofences { return try mode != nil || layout != nil ? runGeofenceModes() : runGeofenceExperiment() }
         if compare { return try runComparison() }
         let simulation = try Self.simulate(scenarios[0], seed: seed)
         if let log {
@@ -144,6 +168,38 @@ struct SimulateCommand: AsyncParsableCommand {
 }
 
 /// `--backend`: which location APIs the experiments' app uses.
+/// `--mode`: a fence's `GeofenceMode`.
+enum GeofenceModeChoice: String, ExpressibleByArgument, CaseIterable {
+    case regions, balanced, precise
+
+    var mode: GeofenceMode { GeofenceMode(rawValue: rawValue)! }
+}
+
+/// `--layout`: a `GeofenceLayout.Kind`.
+enum GeofenceLayoutChoice: String, ExpressibleByArgument, CaseIterable {
+    case park, commute, city
+
+    var kind: GeofenceLayout.Kind { GeofenceLayout.Kind(rawValue: rawValue)! }
+}
+
+/// `--app-state`: how the app runs in the geofence experiment.
+enum AppStateChoice: String, ExpressibleByArgument, CaseIterable {
+    case foreground, pocket, terminated
+    case forceQuit = "force-quit"
+    case all
+
+    /// The experiment's app states.
+    var modes: [GeofenceExperiment.Mode] {
+        switch self {
+        case .foreground: [.foreground]
+        case .pocket: [.pocket]
+        case .terminated: [.terminated]
+        case .forceQuit: [.forceQuit]
+        case .all: GeofenceExperiment.Mode.appStates
+        }
+    }
+}
+
 enum BackendChoice: String, ExpressibleByArgument, CaseIterable {
     case locationManager = "location-manager"
     case modern

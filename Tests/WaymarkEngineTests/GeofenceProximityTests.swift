@@ -10,12 +10,15 @@ struct GeofenceProximityTests {
     typealias M = GeofencingMonitorTests
     static let always = LocationAuthorization(status: .authorizedAlways)
 
-    /// A monitor for the shop (boundary 1000 m east) with proximity tracking on and Always granted.
+    /// The shop as a precise fence.
+    static let preciseShop = GeofenceModeTests.fence(M.shop, .precise)
+
+    /// A monitor for the precise shop (boundary 1000 m east) with proximity tracking on and Always granted.
     static func tracking(_ proximity: ProximityTracking = .on,
                          authorization: LocationAuthorization = always) throws -> GeofenceMonitor {
         var configuration = GeofenceMonitor.Configuration()
         configuration.proximity = proximity
-        var m = try M.monitor([M.shop], configuration)
+        var m = try M.monitor([preciseShop], configuration)
         _ = m.handle(.authorizationChanged(authorization), at: M.t0)
         return m
     }
@@ -50,13 +53,13 @@ struct GeofenceProximityTests {
         #expect(Self.standard(m)?.accuracy == .hundredMeters)
     }
 
-    @Test("off by default, and without Always authorization with full accuracy it asks for nothing",
+    @Test("only for precise fences, and without Always authorization with full accuracy it asks for nothing",
           arguments: [LocationAuthorization(status: .authorizedWhenInUse), LocationAuthorization(status: .authorizedAlways, accuracy: .reduced)])
     func needsAlways(authorization: LocationAuthorization) throws {
-        var off = try M.monitor()
+        var off = try M.monitor([GeofenceModeTests.fence(M.shop, .regions)])
         _ = off.handle(.authorizationChanged(Self.always), at: M.t0)
         _ = M.walk(&off, [800])
-        #expect(Self.standard(off) == nil, "off by default")
+        #expect(Self.standard(off) == nil, "a regions fence asks for no updates")
         var m = try Self.tracking(authorization: authorization)
         _ = M.walk(&m, [800])
         #expect(Self.standard(m) == nil)

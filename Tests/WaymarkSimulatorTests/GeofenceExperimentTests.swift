@@ -34,7 +34,7 @@ struct GeofenceExperimentTests {
     func pocketWithProximity(backend: LocationBackend) throws {
         let ride = try GeofencingRideTests.twoHourRide()
         let regionsOnly = try GeofenceExperiment.run(.pocket, seed: 1, trajectory: ride, fenceCount: 100, backend: backend)
-        let tracked = try GeofenceExperiment.run(.pocket, seed: 1, trajectory: ride, fenceCount: 100, backend: backend, proximity: .on)
+        let tracked = try GeofenceExperiment.run(.pocket, seed: 1, trajectory: ride, fenceCount: 100, backend: backend, fenceMode: .precise)
         #expect(tracked.crossings == regionsOnly.crossings)
         #expect(tracked.recall >= 0.95, "\(tracked.reported)/\(tracked.crossings)")
         #expect(tracked.recall > regionsOnly.recall)

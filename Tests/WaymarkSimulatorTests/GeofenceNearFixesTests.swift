@@ -10,11 +10,15 @@ import WaymarkGeo
 /// for fixes could still pass `pocketWithProximity` there.
 @Suite("Proximity tracking: fixes keep coming while the device is near a fence, on both backends")
 struct GeofenceNearFixesTests {
-    /// The pocket run of ``GeofenceExperiment/run(_:seed:trajectory:fenceCount:overrides:backend:proximity:)``,
-    /// kept as a simulation to read what the app received.
-    static func pocket(_ ride: Trajectory, backend: LocationBackend, proximity: ProximityTracking)
+    /// The pocket run of ``GeofenceExperiment/run(_:seed:trajectory:fenceCount:overrides:backend:proximity:fenceMode:)``,
+    /// kept as a simulation to read what the app received; every fence in `mode`.
+    static func pocket(_ ride: Trajectory, backend: LocationBackend, proximity: ProximityTracking = .on, mode: GeofenceMode)
         throws -> (Simulation, [Fence]) {
-        let fences = GeofenceExperiment.fences(along: ride, count: 100, seed: 1)
+        let fences = GeofenceExperiment.fences(along: ride, count: 100, seed: 1).map { f -> Fence in
+            var f = f
+            f.mode = mode
+            return f
+        }
         let scenario = GeofenceScenario.make(route: ScenarioRoute(start: ride.position(at: 0), legs: []),
                                              actions: [UserAction(at: 60, .background)], duration: ride.endTime + 600)
         var monitor = GeofenceMonitor.Configuration()
@@ -70,8 +74,8 @@ struct GeofenceNearFixesTests {
           arguments: LocationBackend.allCases)
     func nearFixes(backend: LocationBackend) throws {
         let ride = try GeofencingRideTests.twoHourRide()
-        let (tracked, fences) = try Self.pocket(ride, backend: backend, proximity: .on)
-        let (regionsOnly, _) = try Self.pocket(ride, backend: backend, proximity: ProximityTracking())
+        let (tracked, fences) = try Self.pocket(ride, backend: backend, mode: .precise)
+        let (regionsOnly, _) = try Self.pocket(ride, backend: backend, mode: .regions)
         let on = Self.near(tracked, fences: fences), off = Self.near(regionsOnly, fences: fences)
         // The 100 fences lie along the ride, so the device is near one most of the time: the check covers hours.
         #expect(on.seconds == off.seconds && on.seconds > 3_600, "\(on)")

@@ -10,6 +10,9 @@ struct PendingRegionEvent: Hashable, Sendable {
     /// Whether it contradicts a decided presence outright (a region state), rather than being a
     /// possible echo or a polygon's circle: if the presence survives the check, iOS disagrees.
     var disagreement: Bool
+    /// Whether iOS's event is delivered when no decision-grade fix came to check it (a balanced
+    /// fence's crossing reported by iOS first).
+    var fallsBack = false
 }
 
 extension GeofenceMonitor {
@@ -43,7 +46,18 @@ extension GeofenceMonitor {
     /// check are dropped: a fix decided their fences, or none came to tell an echo from a crossing
     /// (the next catch-up decides them).
     mutating func endWait(into out: inout Output) {
-        for (handle, event) in pending where event.disagreement && presence[Int(handle)] != (event.entered ? .inside : .outside) {
+        let checked = pending
+        pending = [:]
+        for (handle, event) in checked.sorted(by: { $0.key < $1.key }) where event.fallsBack {
+            let claimed: FencePresence = event.entered ? .inside : .outside
+            let fixSince = lastFix.map { $0.timestamp >= event.receivedAt.addingTimeInterval(-configuration.fixFreshness) } ?? false
+            guard presence[Int(handle)] != claimed, !fixSince else { continue }
+            let id = ids[Int(handle)]
+            let region = configuration.regionIdentifier(forFence: id)
+            transition(id, to: claimed, basis: .os(.region(identifier: region, entered: event.entered), receivedAt: event.receivedAt),
+                       crossing: true, into: &out)
+        }
+        for (handle, event) in checked where event.disagreement && presence[Int(handle)] != (event.entered ? .inside : .outside) {
             let id = ids[Int(handle)]
             guard var record = stored.records[id], record.osDisagrees != true else { continue }
             record.osDisagrees = true
@@ -54,7 +68,6 @@ extension GeofenceMonitor {
         waitDeadline = nil
         catchUpSince = nil
         awaitingPosition = false
-        pending = [:]
     }
 
     /// A significant-change fix: decides what it can (a coarse fix only the fences far from it),

@@ -91,8 +91,10 @@ extension GeofenceMonitor {
         /// The smallest circle for which a missed crossing is inferred: iOS treats radii under about
         /// 200 m as about 200 m ([S27]), so its side of a smaller fence is not the fence's side.
         public var minimumInferenceRadiusMeters: Double
-        /// Standard updates while the device is near fences (``ProximityTracking``); off by default.
+        /// Standard updates near ``GeofenceMode/precise`` fences (``ProximityTracking``).
         public var proximity: ProximityTracking
+        /// The ``GeofenceMode/balanced`` mode's settings (``BalancedTracking``).
+        public var balanced: BalancedTracking
 
         /// Makes a configuration; the defaults suit GNSS fixes and iOS's 20 regions.
         public init(regionSlots: Int = 20, hostRegionIdentifiers: Set<String> = [], hostRegionCount: Int = 0,
@@ -105,7 +107,8 @@ extension GeofenceMonitor {
                     fixWaitTimeout: TimeInterval = 60, coarseMarginFactor: Double = 1.5,
                     maximumCoarseAccuracyMeters: Double = 3000, catchesUp: Bool = true,
                     usesBackgroundTask: Bool = true, infersMissedCrossings: Bool = true,
-                    minimumInferenceRadiusMeters: Double = 200, proximity: ProximityTracking = ProximityTracking()) {
+                    minimumInferenceRadiusMeters: Double = 200, proximity: ProximityTracking = ProximityTracking(),
+                    balanced: BalancedTracking = BalancedTracking()) {
             self.regionSlots = regionSlots
             self.hostRegionIdentifiers = hostRegionIdentifiers
             self.hostRegionCount = hostRegionCount
@@ -132,10 +135,14 @@ extension GeofenceMonitor {
             self.infersMissedCrossings = infersMissedCrossings
             self.minimumInferenceRadiusMeters = minimumInferenceRadiusMeters
             self.proximity = proximity
+            self.balanced = balanced
         }
 
         /// The identifier of the refresh fence.
         public var refreshRegionIdentifier: String { regionPrefix + "refresh" }
+
+        /// The identifier of the stationary region the balanced mode registers while the device is still.
+        public var stillRegionIdentifier: String { regionPrefix + "still" }
 
         /// The region identifier of a fence.
         public func regionIdentifier(forFence id: String) -> String { regionPrefix + "fence." + id }
@@ -143,7 +150,8 @@ extension GeofenceMonitor {
         /// Whether the monitor created the region (a fence's region or the refresh fence); regions of
         /// other Waymark components (such as `waymark.ride.wake`) and of the host app are not its own.
         public func ownsRegion(_ identifier: String) -> Bool {
-            identifier == refreshRegionIdentifier || fenceIdentifier(forRegion: identifier) != nil
+            identifier == refreshRegionIdentifier || identifier == stillRegionIdentifier
+                || fenceIdentifier(forRegion: identifier) != nil
         }
 
         /// The fence identifier of a region Waymark created, nil for other regions.
@@ -180,6 +188,7 @@ extension GeofenceMonitor.Configuration {
             }
             check.nonNegative("proximity.gnssReacquireSeconds", proximity.gnssReacquireSeconds)
         }
+        balanced.contractViolations(into: &check)
         return check.violations
     }
 }

@@ -14,7 +14,7 @@ extension GeofenceMonitor {
         noteProximityPosition(fix.coordinate, accuracy: accuracy)
         // While GNSS rests near fences the device cannot reach a boundary (that is how the rest was
         // planned), so a coarser fix placing it across one is its error, not a crossing.
-        if let until = proximityRestUntil, fix.timestamp < until, accuracy > configuration.enterDepthMeters { return }
+        if let until = gnssRestUntil, fix.timestamp < until, accuracy > configuration.enterDepthMeters { return }
         if accuracy <= configuration.maximumDecisionAccuracyMeters {
             let live = lastFix.map { fix.timestamp.timeIntervalSince($0.timestamp) <= configuration.liveGap } ?? false
                 && now.timeIntervalSince(fix.timestamp) <= configuration.liveGap

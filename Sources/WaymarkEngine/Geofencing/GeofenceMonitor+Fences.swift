@@ -22,7 +22,15 @@ extension GeofenceMonitor {
         for (fence, shape) in prepared {
             if let old = stored.fences[fence.id], old.shape == fence.shape {
                 stored.fences[fence.id] = fence
-                if let handle = handles[fence.id] { updateTimer(handle) }
+                if let handle = handles[fence.id] {
+                    updateTimer(handle)
+                    let i = Int(handle)
+                    if modes[i] != fence.mode {
+                        modeCounts[modes[i], default: 1] -= 1
+                        modeCounts[fence.mode, default: 0] += 1
+                        modes[i] = fence.mode
+                    }
+                }
                 continue
             }
             removeFence(fence.id)

@@ -71,6 +71,10 @@ extension GeofenceMonitor {
         /// differs as the crossing it is, as a legacy region reports `didEnterRegion` at a relaunch.
         /// Nil in states stored before it existed.
         public var conditionStates: [String: MonitorConditionState]?
+        /// Where the device rests, while the balanced mode's motion gate says it is still: a new
+        /// process starts still there (a significant change near it keeps it still, one away from it,
+        /// or a region exit, makes it moving). Nil while moving, and in states stored before it existed.
+        public var restingPlace: Coordinate?
 
         /// An empty state.
         public init() {}
@@ -98,6 +102,7 @@ extension GeofenceMonitor {
             guard let shape = try? Self.checkedGeometry(fence) else { continue }
             insert(fence, geometry: shape, record: state.records[fence.id] ?? FenceRecord())
         }
+        if let place = state.restingPlace { gate = MotionGate(settings: configuration.balanced, restingAt: place) }
         if let osMonitoredRegions { _ = reconcile(osMonitoredRegions: osMonitoredRegions) }
         needsReselect = true
     }
@@ -128,11 +133,12 @@ extension GeofenceMonitor {
         // The stamp of the last evaluation: a fence added since was not there to be reached by it.
         if i == ids.count {
             ids.append(fence.id); geometry.append(shape); presence.append(record.presence); stamps.append(stamp)
-            confirmed.append(nil)
+            confirmed.append(nil); modes.append(fence.mode)
         } else {
             ids[i] = fence.id; geometry[i] = shape; presence[i] = record.presence; stamps[i] = stamp
-            confirmed[i] = nil
+            confirmed[i] = nil; modes[i] = fence.mode
         }
+        modeCounts[fence.mode, default: 0] += 1
         handles[fence.id] = handle
         stored.fences[fence.id] = fence
         stored.records[fence.id] = record
@@ -147,6 +153,7 @@ extension GeofenceMonitor {
     /// Takes one fence out of the runtime structures and the stored state.
     mutating func removeFence(_ id: String) {
         guard let handle = handles.removeValue(forKey: id) else { return }
+        modeCounts[modes[Int(handle)], default: 1] -= 1
         index.remove(handle)
         geometry[Int(handle)] = nil
         insideHandles.remove(handle)

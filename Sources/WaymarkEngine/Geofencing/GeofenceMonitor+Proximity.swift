@@ -1,8 +1,8 @@
 import Foundation
 import WaymarkGeo
 
-/// Location updates while the device is near fences, so that crossings are decided from fixes
-/// instead of waiting for iOS.
+/// Location updates while the device is near ``GeofenceMode/precise`` fences, so that their
+/// crossings are decided from fixes instead of waiting for iOS.
 ///
 /// iOS region monitoring alone cannot report every crossing: it commits an entry only about 100 m
 /// inside a region and an exit about 200 m outside, minutes late, and misses some (PLATFORM.md §5).
@@ -28,11 +28,14 @@ import WaymarkGeo
 /// `locationManagerDidPauseLocationUpdates(_:)`), so a phone left on a desk beside a fence does
 /// not keep GNSS on.
 ///
-/// Off by default; the geofence experiment measures what it costs and what it reports. A
+/// It runs for the fences whose ``Fence/mode`` is ``GeofenceMode/precise``, near those fences only
+/// (``enabled`` false turns it off for all of them, which then count as balanced). The geofence
+/// experiment measures what it costs and what it reports (<doc:ChoosingAGeofenceMode>). A
 /// when-in-use app cannot start updates in the background (PLATFORM.md §3), so the tracking
 /// needs Always authorization with full accuracy.
 public struct ProximityTracking: Hashable, Sendable {
-    /// Whether the monitor asks for updates near fences.
+    /// Whether the monitor asks for updates near precise fences (default true; false monitors
+    /// them as balanced ones).
     public var enabled: Bool
     /// A boundary this near (beyond the position's accuracy) asks for best accuracy; the tier
     /// is left again only at one and a half times this, so it does not flap.
@@ -48,8 +51,8 @@ public struct ProximityTracking: Hashable, Sendable {
     /// How long GNSS takes to give a fix again after a rest (the margin covers the travel).
     public var gnssReacquireSeconds: Double
 
-    /// Makes the settings; off unless `enabled`.
-    public init(enabled: Bool = false, nearMeters: Double = 300, approachMeters: Double = 1_500,
+    /// Makes the settings.
+    public init(enabled: Bool = true, nearMeters: Double = 300, approachMeters: Double = 1_500,
                 restsGNSS: Bool = true, restSeconds: ClosedRange<Double> = 15...120, gnssReacquireSeconds: Double = 5) {
         self.enabled = enabled
         self.nearMeters = nearMeters
@@ -59,97 +62,168 @@ public struct ProximityTracking: Hashable, Sendable {
         self.gnssReacquireSeconds = gnssReacquireSeconds
     }
 
-    /// On, with the default distances.
+    /// On, with the default distances (the default).
     public static let on = ProximityTracking(enabled: true)
+    /// Off: precise fences are monitored as balanced ones.
+    public static let off = ProximityTracking(enabled: false)
+
+    /// The proximity tracker's settings for precise fences.
+    var trackerSettings: ProximityTracker.Settings {
+        ProximityTracker.Settings(nearMeters: nearMeters, restsGNSS: restsGNSS, restSeconds: restSeconds,
+                                  gnssReacquireSeconds: gnssReacquireSeconds, pausesAutomatically: true)
+    }
 }
 
 extension GeofenceMonitor {
-    /// How close the device is to a fence, as the proximity tracking sees it.
-    enum ProximityTier: Hashable, Sendable {
-        case far, approach, near
+    /// The mode a fence is monitored in now: its own, except that a precise fence counts as
+    /// balanced while proximity tracking is off, and every fence counts as regions while location
+    /// updates may not run in the background (Always with full accuracy not granted).
+    func effectiveMode(_ handle: FenceIndex.Handle) -> GeofenceMode {
+        let mode = modes[Int(handle)]
+        guard trackingAllowed else { return .regions }
+        if mode == .precise, !configuration.proximity.enabled { return .balanced }
+        return mode
     }
 
-    /// Whether the proximity tracking may run (enabled, and Always with full accuracy granted).
-    var proximityTracking: Bool { configuration.proximity.enabled && proximityAllowed }
-
-    /// The standard-updates demand of the proximity tracking, if any.
-    var proximityDemand: LocationDemand? {
-        let accuracy: DesiredAccuracy
-        switch proximityTier {
-        case .far: return nil
-        case .approach: accuracy = .hundredMeters
-        case .near: accuracy = proximityRestUntil == nil ? .best : .hundredMeters
+    /// The distance to the nearest boundary of the fences monitored in `mode` within `horizon`
+    /// metres (nil when none is): what that mode's tracker sees, and nothing else.
+    func nearestBoundaryDistance(to point: Coordinate, within horizon: Double, mode: GeofenceMode) -> Double? {
+        var nearest = Double.infinity
+        index.forEachCircle(near: point, slack: horizon) { handle, d in
+            guard let shape = geometry[Int(handle)], effectiveMode(handle) == mode else { return }
+            nearest = min(nearest, abs(shape.signedDistance(to: point, centerDistance: d)))
         }
-        return .standard(StandardDemand(accuracy: accuracy, background: true, activityType: .other, pausesAutomatically: true))
+        return nearest <= horizon ? nearest : nil
     }
 
-    /// Takes a position (a fix, a significant change, a visit) for the proximity tracking.
+    /// The distance to the nearest boundary of any fence tracked with fixes (precise or balanced)
+    /// within `horizon`: a GNSS rest is planned on it, so the last fix stays valid for all of them.
+    func nearestTrackedBoundaryDistance(to point: Coordinate, within horizon: Double) -> Double? {
+        var nearest = Double.infinity
+        index.forEachCircle(near: point, slack: horizon) { handle, d in
+            guard let shape = geometry[Int(handle)], effectiveMode(handle) != .regions else { return }
+            nearest = min(nearest, abs(shape.signedDistance(to: point, centerDistance: d)))
+        }
+        return nearest <= horizon ? nearest : nil
+    }
+
+    /// Whether the monitor has fences monitored in `mode` now (see ``effectiveMode(_:)``).
+    func hasFences(in mode: GeofenceMode) -> Bool {
+        func count(_ m: GeofenceMode) -> Int { modeCounts[m] ?? 0 }
+        guard trackingAllowed else { return mode == .regions && !handles.isEmpty }
+        switch mode {
+        case .regions: return count(.regions) > 0
+        case .balanced: return count(.balanced) > 0 || (!configuration.proximity.enabled && count(.precise) > 0)
+        case .precise: return configuration.proximity.enabled && count(.precise) > 0
+        }
+    }
+
+    /// The standard-updates demands of the two trackers; at best accuracy while the monitor waits
+    /// for a fix (a one-shot request is not made while standard updates run).
+    var trackerDemands: [LocationDemand] {
+        [preciseTracker.demand, balancedTracker.demand].compactMap { demand in
+            guard wantsFix, case .standard(var standard) = demand else { return demand }
+            standard.accuracy = configuration.fixAccuracy
+            return .standard(standard)
+        }
+    }
+
+    /// When GNSS rests until, if it rests: the earliest end of a planned rest, unless a tracker
+    /// near its boundaries wants GNSS now.
+    var gnssRestUntil: Date? {
+        let trackers = [preciseTracker, balancedTracker].filter { $0.tier == .near }
+        if trackers.contains(where: { $0.restUntil == nil }) { return nil }
+        return trackers.compactMap(\.restUntil).min()
+    }
+
+    /// Takes a position (a fix, a significant change, a visit) for both trackers.
     mutating func noteProximityPosition(_ coordinate: Coordinate, accuracy: Double?) {
-        guard configuration.proximity.enabled else { return }
-        proximityPosition = (coordinate, accuracy ?? configuration.maximumCoarseAccuracyMeters)
+        let accuracy = accuracy ?? configuration.maximumCoarseAccuracyMeters
+        preciseTracker.note(coordinate, accuracy: accuracy)
+        balancedTracker.note(coordinate, accuracy: accuracy)
     }
 
-    /// Handles the events that start or pause the tracking: authorization, iOS's pause, and
-    /// the signs that the device moves again.
+    /// Hands an event to the trackers and the motion gate: authorization, iOS's pause, signs of movement.
     mutating func proximityEvent(_ event: DeviceEvent) {
-        guard configuration.proximity.enabled else { return }
-        switch event {
-        case .authorizationChanged(let auth):
-            proximityAllowed = auth.servicesEnabled && auth.status == .authorizedAlways && auth.accuracy == .full
-        case .locationUpdatesPaused:
-            proximityPaused = true
-            proximityRestUntil = nil
-            proximityPausedAt = proximityPosition?.0
-        case .launched, .willEnterForeground, .regionEntered, .regionExited:
-            proximityPaused = false
-        case .significantChange(let fix):
-            // iOS also delivers significant changes to a still device, at least every 15 minutes
-            // (Apple, Energy Efficiency Guide for iOS Apps; DTS, forums 71792): only a fix away
-            // from where the updates paused is movement.
-            if let pausedAt = proximityPausedAt,
-               LocalApproximation.distance(pausedAt, fix.coordinate) <= max(200, fix.horizontalAccuracy ?? 0) { break }
-            proximityPaused = false
-        case .visit(let visit):
-            if visit.departure != nil { proximityPaused = false }
-        default:
-            break
+        if case .authorizationChanged(let auth) = event {
+            trackingAllowed = auth.servicesEnabled && auth.status == .authorizedAlways && auth.accuracy == .full
         }
+        preciseTracker.handle(event)
+        balancedTracker.handle(event)
+        gate.handle(event, at: now, stillRegion: configuration.stillRegionIdentifier)
     }
 
-    /// Sets the tier from the last position (called at the end of every step).
+    /// Sets both tiers from the last position (called at the end of every step): the precise one
+    /// from the precise fences, the balanced one from the balanced fences, and only while the gate
+    /// says the device moves, with the approach distance the device could cover before the next wake.
     mutating func updateProximityTier() {
         let settings = configuration.proximity
-        guard proximityTracking, !proximityPaused, !stored.fences.isEmpty,
-              let (position, accuracy) = proximityPosition else {
-            proximityTier = .far
-            return
+        let view = self                                     // the fences, read while a tracker changes
+        preciseTracker.updateTier(active: settings.enabled && trackingAllowed && hasFences(in: .precise),
+                                  approachMeters: settings.approachMeters) { point, horizon in
+            view.nearestBoundaryDistance(to: point, within: horizon, mode: .precise)
         }
-        guard let distance = nearestBoundaryDistance(to: position, within: settings.approachMeters + accuracy) else {
-            proximityTier = .far
-            return
+        let balanced = configuration.balanced
+        let horizon = gate.reachSpeed(at: now) * balanced.wakeIntervalSeconds
+        balancedTracker.updateTier(active: trackingAllowed && !gate.isStill && hasFences(in: .balanced),
+                                   approachMeters: max(horizon, balanced.nearMeters)) { point, horizon in
+            view.nearestBoundaryDistance(to: point, within: horizon, mode: .balanced)
         }
-        let nearLimit = settings.nearMeters * (proximityTier == .near ? 1.5 : 1)
-        proximityTier = distance - accuracy <= nearLimit ? .near : .approach
-        if proximityTier != .near { proximityRestUntil = nil }
     }
 
-    /// After a GNSS fix near fences: lets GNSS rest (hundred-metre accuracy keeps the updates, and
-    /// so the app, running) for as long as the device cannot reach the nearest boundary.
+    /// After a GNSS fix: each tracker near its boundaries may let GNSS rest.
     mutating func planProximityRest(after fix: Fix) {
-        let settings = configuration.proximity
-        guard settings.enabled, settings.restsGNSS, proximityTier == .near, proximityRestUntil == nil,
-              let accuracy = fix.horizontalAccuracy, accuracy <= configuration.enterDepthMeters else { return }
-        let reach = max(max(fix.speed ?? 0, 0) * 1.5 + 2, 4)
-        let margin = configuration.enterDepthMeters + accuracy + reach * settings.gnssReacquireSeconds
-        let horizon = reach * settings.restSeconds.upperBound + margin
-        let distance = nearestBoundaryDistance(to: fix.coordinate, within: horizon) ?? horizon
-        let rest = min((distance - margin) / reach, settings.restSeconds.upperBound)
-        guard rest >= settings.restSeconds.lowerBound else { return }
-        proximityRestUntil = fix.timestamp.addingTimeInterval(rest)
+        let depth = configuration.enterDepthMeters
+        let view = self
+        preciseTracker.planRest(after: fix, enterDepth: depth) { point, horizon in
+            view.nearestTrackedBoundaryDistance(to: point, within: horizon)
+        }
+        balancedTracker.planRest(after: fix, enterDepth: depth) { point, horizon in
+            view.nearestTrackedBoundaryDistance(to: point, within: horizon)
+        }
     }
 
-    /// Ends a rest that has come due.
+    /// Ends the rests that have come due.
     mutating func endProximityRest(at now: Date) {
-        if let until = proximityRestUntil, until <= now { proximityRestUntil = nil }
+        preciseTracker.endRest(at: now)
+        balancedTracker.endRest(at: now)
+    }
+
+    /// The services the balanced mode watches with while there are balanced fences: motion activity
+    /// and visits (started once per process; never stopped here, since other components may use them),
+    /// and the stationary region around the device while it is still.
+    mutating func balancedServices(into out: inout Output) {
+        let active = trackingAllowed && hasFences(in: .balanced)
+        let settings = configuration.balanced
+        if active, !balancedServicesStarted {
+            balancedServicesStarted = true
+            if settings.usesMotion { out.commands.append(.startMotionActivityUpdates) }
+            if settings.usesVisits { out.commands.append(.startMonitoringVisits) }
+        }
+        // Until the authorization is known (a new process hears it after creating its location
+        // manager), the stationary region and the stored place stay as they are.
+        guard trackingAllowed else { return }
+        let place = active && gate.isStill ? gate.place?.coordinate ?? stored.lastPosition : nil
+        if stored.restingPlace != place {
+            stored.restingPlace = place
+            changed()
+        }
+        let id = configuration.stillRegionIdentifier
+        var wanted: MonitoredRegion?
+        if active, gate.isStill, !recentlyFailed.contains(id), let center = gate.place?.coordinate ?? stored.lastPosition,
+           slotBudget > 0 {
+            wanted = MonitoredRegion(identifier: id, center: center, radiusMeters: settings.stationaryRadiusMeters)
+        }
+        let current = stored.regions[id]
+        // The region stays where it was put while the device rests there.
+        if let current, wanted != nil { wanted = current }
+        guard wanted != current else { return }
+        if current != nil { out.commands.append(.stopMonitoring(identifier: id)) }
+        if let wanted { out.commands.append(.startMonitoring(wanted)) }
+        stored.regions[id] = wanted
+        changed()
+        out.updates.append(.monitoredRegions(stored.regions.values.sorted { $0.identifier < $1.identifier }))
     }
 }
+
+

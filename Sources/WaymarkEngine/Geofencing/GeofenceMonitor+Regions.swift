@@ -29,7 +29,9 @@ extension GeofenceMonitor {
                 desired.append(MonitoredRegion(identifier: region, center: shape.center, radiusMeters: shape.radius))
             }
         }
-        let wanted = Set(desired.map(\.identifier))
+        var wanted = Set(desired.map(\.identifier))
+        // The balanced mode's stationary region is managed by `balancedServices(into:)`.
+        if stored.regions[configuration.stillRegionIdentifier] != nil { wanted.insert(configuration.stillRegionIdentifier) }
         var changedRegions = false
         for id in orphans.sorted() { out.commands.append(.stopMonitoring(identifier: id)) }
         orphans = []
@@ -55,7 +57,7 @@ extension GeofenceMonitor {
     /// near fences the last GNSS fix stays fresh: the rest was planned so that the device cannot
     /// reach a boundary before it ends (``ProximityTracking/restsGNSS``).
     func hasFreshFix(at now: Date) -> Bool {
-        if let until = proximityRestUntil, now < until, lastFix != nil { return true }
+        if let until = gnssRestUntil, now < until, lastFix != nil { return true }
         guard let fix = lastFix else { return false }
         return now.timeIntervalSince(fix.timestamp) <= configuration.fixFreshness
     }
@@ -101,9 +103,14 @@ extension GeofenceMonitor {
         // With proximity tracking on, an app that asked for fixes near fences gets one more rather
         // than trust iOS's side of a small circle, which is not the fence's side (under about
         // 200 m iOS watches a larger one, PLATFORM.md §5).
-        let smallCircleChecked = proximityTracking && (geometry[i]?.radius ?? 0) < configuration.minimumInferenceRadiusMeters
-        if polygonEntered || echo || smallCircleChecked {
-            pending[handle] = PendingRegionEvent(entered: entered, receivedAt: now, disagreement: false)
+        let mode = effectiveMode(handle)
+        let smallCircleChecked = mode == .precise && (geometry[i]?.radius ?? 0) < configuration.minimumInferenceRadiusMeters
+        // A balanced fence's crossing that iOS reports first is confirmed with a fix; iOS's event
+        // stands if none comes in time (``BalancedTracking``).
+        let confirmed = mode == .balanced
+        if polygonEntered || echo || smallCircleChecked || confirmed {
+            pending[handle] = PendingRegionEvent(entered: entered, receivedAt: now, disagreement: false,
+                                                 fallsBack: confirmed && !polygonEntered && !echo)
             startWait()
             return
         }

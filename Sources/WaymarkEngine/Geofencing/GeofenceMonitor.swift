@@ -81,15 +81,21 @@ public struct GeofenceMonitor: Sendable {
     var orphans: Set<String> = []
     /// Fences with a pending dwell or debounce timer, and when each comes due.
     var timers: [FenceIndex.Handle: Date] = [:]
-    /// Proximity tracking (``ProximityTracking``): the last position and its accuracy, whether
-    /// Always authorization with full accuracy allows it, whether iOS paused it, and the tier.
-    var proximityPosition: (Coordinate, Double)?
-    var proximityAllowed = false
-    var proximityPaused = false
-    var proximityPausedAt: Coordinate?
-    /// GNSS rests (hundred-metre accuracy) until then, near fences.
-    var proximityRestUntil: Date?
-    var proximityTier = ProximityTier.far
+    /// Per fence (by handle): its own ``Fence/mode``.
+    var modes: ContiguousArray<GeofenceMode> = []
+    /// How many fences ask for each mode.
+    var modeCounts: [GeofenceMode: Int] = [:]
+    /// Whether Always authorization with full accuracy allows updates in the background (the
+    /// balanced and precise modes need it).
+    var trackingAllowed = false
+    /// Updates near precise fences (``ProximityTracking``).
+    var preciseTracker: ProximityTracker
+    /// Updates near balanced fences while the device moves (``BalancedTracking``).
+    var balancedTracker: ProximityTracker
+    /// Still or moving, for the balanced mode.
+    var gate: MotionGate
+    /// Whether this process started motion and visit updates for balanced fences.
+    var balancedServicesStarted = false
 
     /// Makes an empty monitor.
     ///
@@ -102,6 +108,9 @@ public struct GeofenceMonitor: Sendable {
         self.configuration = configuration
         self.stored = PersistentState()
         self.index = FenceIndex(cellDegrees: configuration.indexCellDegrees)
+        self.preciseTracker = ProximityTracker(settings: configuration.proximity.trackerSettings)
+        self.balancedTracker = ProximityTracker(settings: configuration.balanced.trackerSettings)
+        self.gate = MotionGate(settings: configuration.balanced)
     }
 
     /// The state to store on the device; restore it with ``init(configuration:restoring:osMonitoredRegions:)``.
@@ -142,17 +151,20 @@ public struct GeofenceMonitor: Sendable {
     public var slotBudget: Int {
         if blocked { return 0 }
         let host = max(configuration.hostRegionCount, configuration.hostRegionIdentifiers.count)
-        return max(0, configuration.regionSlots - host - configuration.reservedRegionSlots - stored.slotPenalty)
+        // The balanced mode keeps one slot for the stationary region.
+        let still = hasFences(in: .balanced) ? 1 : 0
+        return max(0, configuration.regionSlots - host - configuration.reservedRegionSlots - still - stored.slotPenalty)
     }
 
     /// Every location demand of the monitor: significant changes while it has fences, standard
-    /// updates while the device is near fences (``Configuration/proximity``), and one fix while it
+    /// updates while the device is near precise fences (``Configuration/proximity``) or moves where
+    /// a balanced fence's boundary can be reached (``Configuration/balanced``), and one fix while it
     /// waits for a position (a catch-up, after a refresh exit, or to check an OS region event: a
     /// polygon's circle entered, a possible late echo).
     public var demands: [LocationDemand] {
         var result: [LocationDemand] = []
         if configuration.usesSignificantChanges, !stored.fences.isEmpty { result.append(.significantChanges) }
-        if let proximity = proximityDemand { result.append(proximity) }
+        result += trackerDemands
         if wantsFix { result.append(.oneFix(configuration.fixAccuracy)) }
         return result
     }
@@ -165,11 +177,11 @@ public struct GeofenceMonitor: Sendable {
     public var demand: LocationDemand { demands.last ?? .none }
 
     /// The earliest deadline, if any: a dwell or debounce timer, the end of a wait for a fix, or
-    /// the end of a GNSS rest near fences (``ProximityTracking/restsGNSS``).
+    /// the end of a GNSS rest near fences (``ProximityTracking/restsGNSS``, ``BalancedTracking/restSeconds``).
     /// Timers are held while a catch-up waits for its fix (the device may have left meanwhile).
     public var nextDeadline: Date? {
         let timer = catchUpSince == nil ? timers.values.min() : nil
-        return [timer, waitDeadline, proximityRestUntil].compactMap { $0 }.min()
+        return [timer, waitDeadline, preciseTracker.restUntil, balancedTracker.restUntil].compactMap { $0 }.min()
     }
 
     /// Handles one device event.
@@ -231,6 +243,7 @@ public struct GeofenceMonitor: Sendable {
     mutating func finish(_ output: Output) -> Output {
         var output = output
         updateProximityTier()
+        balancedServices(into: &output)
         if !wantsFix {
             fixWantedSince = nil
             waitDeadline = nil

@@ -28,12 +28,17 @@ public enum GeofenceExperiment {
         case terminated
         /// As ``terminated``, but the user force-quits the app.
         case forceQuit
+        /// The app stays open in the foreground the whole time, without a ride.
+        case foreground
 
         /// Fences placed along the ride: 5,000 while riding (the engine's fix-based decisions
         /// scale to any number); 100 otherwise, a density where 20 iOS regions can cover the
         /// nearest ones (5,000 fences along a 16 km ride means a crossing every few seconds,
         /// which no 20-region window can follow without fixes).
         public var defaultFenceCount: Int { self == .riding ? 5000 : 100 }
+
+        /// The app states of the issue #34 table (everything but riding).
+        public static let appStates: [Mode] = [.foreground, .pocket, .terminated, .forceQuit]
     }
 
     /// The score of one run.
@@ -50,6 +55,8 @@ public enum GeofenceExperiment {
         public var reported: Int
         /// Crossings reported at most 60 s after the true path crossed the boundary.
         public var reportedWithinMinute: Int
+        /// Crossings reported at most 3 minutes after the true path crossed the boundary.
+        public var reportedWithinThreeMinutes: Int = 0
         /// Crossings reported at most 60 s after the true path was 40 m past the boundary: a
         /// receiver good to 5–30 m needs that depth to tell a crossing from its own noise, and a
         /// path that runs along the boundary at walking pace takes minutes to get there.
@@ -73,6 +80,21 @@ public enum GeofenceExperiment {
         public var energy: Double
         /// Of it, GNSS's share.
         public var gnssEnergy: Double
+        /// The mode of the fences (nil in runs that predate modes).
+        public var fenceMode: GeofenceMode?
+        /// The layout (nil when the caller gave its own trajectory).
+        public var layout: GeofenceLayout.Kind?
+        /// The energy of recording the same trips with the ride tracker in the same run
+        /// (``recordingEnergy(_:seed:backend:overrides:)``), when measured.
+        public var recordingEnergy: Double?
+
+        /// ``energy`` over ``recordingEnergy``.
+        public var energyRatioToRecording: Double? {
+            guard let recordingEnergy, recordingEnergy > 0 else { return nil }
+            return energy / recordingEnergy
+        }
+        /// Reported within 3 minutes of the boundary crossing, over scored crossings.
+        public var recallWithinThreeMinutes: Double { crossings == 0 ? 1 : Double(reportedWithinThreeMinutes) / Double(crossings) }
 
         /// Reported over scored crossings (1 when nothing was crossed).
         public var recall: Double { crossings == 0 ? 1 : Double(reported) / Double(crossings) }
@@ -96,28 +118,80 @@ public enum GeofenceExperiment {
     /// - parameter fenceCount: how many fences to place; nil for the mode's ``Mode/defaultFenceCount``.
     /// - parameter overrides: platform constants to override (as in a scenario's `platform.overrides`).
     /// - parameter backend: the location APIs the app uses (``BackendTranslatingApp``).
-    /// - parameter proximity: the monitor's `ProximityTracking` (off by default).
+    /// - parameter proximity: the monitor's `ProximityTracking` (for precise fences).
+    /// - parameter fenceMode: the `GeofenceMode` of every fence (default regions: iOS region events only).
     public static func run(_ mode: Mode, seed: UInt64, trajectory: Trajectory, fenceCount: Int? = nil,
                            overrides: [String: JSONValue] = [:], backend: LocationBackend = .locationManager,
-                           proximity: ProximityTracking = ProximityTracking()) throws(SimulatorError) -> Result {
-        let fences = Self.fences(along: trajectory, count: fenceCount ?? mode.defaultFenceCount, seed: seed)
-        var actions: [UserAction] = []
-        let end = trajectory.endTime + 600
-        switch mode {
-        case .riding: break
-        case .pocket: actions = [UserAction(at: 60, .background)]
-        case .terminated: actions = [UserAction(at: 60, .background), UserAction(at: 600, .systemTerminate), UserAction(at: end - 60, .open)]
-        case .forceQuit: actions = [UserAction(at: 60, .background), UserAction(at: 600, .forceQuit), UserAction(at: end - 60, .open)]
+                           proximity: ProximityTracking = ProximityTracking(),
+                           fenceMode: GeofenceMode = .regions) throws(SimulatorError) -> Result {
+        var configuration = GeofenceMonitor.Configuration()
+        configuration.proximity = proximity
+        let layout = GeofenceLayout.park(trajectory, seed: seed, fenceCount: fenceCount ?? mode.defaultFenceCount)
+        var result = try run(mode, layout: layout, fenceMode: fenceMode, seed: seed, overrides: overrides, backend: backend,
+                             configuration: configuration)
+        result.layout = nil
+        return result
+    }
+
+    /// Runs one app state on a layout with every fence in `fenceMode`.
+    ///
+    /// - parameter mode: how the app runs (foreground, pocket, terminated, force-quit; riding keeps
+    ///   GNSS on for a ride alongside).
+    /// - parameter layout: the path and the fences (``GeofenceLayout``).
+    /// - parameter fenceMode: the `GeofenceMode` set on every fence.
+    /// - parameter seed: seeds the simulation.
+    /// - parameter overrides: platform constants to override.
+    /// - parameter backend: the location APIs the app uses.
+    /// - parameter configuration: the monitor's configuration.
+    public static func run(_ mode: Mode, layout: GeofenceLayout, fenceMode: GeofenceMode, seed: UInt64,
+                           overrides: [String: JSONValue] = [:], backend: LocationBackend = .locationManager,
+                           configuration: GeofenceMonitor.Configuration = .init()) throws(SimulatorError) -> Result {
+        let fences = layout.fences.map { fence -> Fence in
+            var fence = fence
+            fence.mode = fenceMode
+            return fence
         }
+        let trajectory = layout.trajectory
+        let end = trajectory.endTime + 600
         let scenario = GeofenceScenario.make(route: ScenarioRoute(start: trajectory.position(at: 0), legs: []),
-                                             actions: actions, duration: end, overrides: overrides)
-        var monitor = GeofenceMonitor.Configuration()
-        monitor.proximity = proximity
-        let app = GeofencingTestApp(configuration: monitor, fences: fences, tracksRide: mode == .riding)
+                                             actions: actions(mode, end: end), duration: end, overrides: overrides)
+        let app = GeofencingTestApp(configuration: configuration, fences: fences, tracksRide: mode == .riding)
         var sim = try Simulation(scenario: scenario, seed: seed, app: BackendTranslatingApp(app, backend: backend),
                                  trajectory: trajectory)
         sim.runToEnd()
-        return score(mode: mode, seed: seed, fences: fences, simulation: sim)
+        var result = score(mode: mode, seed: seed, fences: fences, simulation: sim)
+        result.fenceMode = fenceMode
+        result.layout = layout.kind
+        return result
+    }
+
+    /// The user's actions of an app state over a run that ends at `end`: the app goes to the
+    /// background a minute in (except in the foreground and while riding); the system terminates
+    /// it, or the user force-quits it, 10 minutes in, and the user opens it a minute before the end.
+    static func actions(_ mode: Mode, end: Double) -> [UserAction] {
+        switch mode {
+        case .riding, .foreground: []
+        case .pocket: [UserAction(at: 60, .background)]
+        case .terminated: [UserAction(at: 60, .background), UserAction(at: 600, .systemTerminate), UserAction(at: end - 60, .open)]
+        case .forceQuit: [UserAction(at: 60, .background), UserAction(at: 600, .forceQuit), UserAction(at: end - 60, .open)]
+        }
+    }
+
+    /// The energy of recording the layout's trips with the ride tracker (Waymark's policy), in the
+    /// same scenario as a pocket run: one ride from the start for a ride layout, automatic tracking
+    /// (rides start and end by themselves, GNSS off while still) for a day with still stretches.
+    public static func recordingEnergy(_ layout: GeofenceLayout, seed: UInt64, backend: LocationBackend = .locationManager,
+                                       overrides: [String: JSONValue] = [:]) throws(SimulatorError) -> Double {
+        let end = layout.trajectory.endTime + 600
+        let scenario = GeofenceScenario.make(route: ScenarioRoute(start: layout.trajectory.position(at: 0), legs: []),
+                                             actions: actions(.pocket, end: end), duration: end, overrides: overrides)
+        var configuration = RideTracker.Configuration()
+        if layout.recordsAutomatically { configuration.automatic = AutomaticTracking(enabled: true) }
+        let app = RideSimApp(configuration: configuration, startsRideOnFirstOpen: !layout.recordsAutomatically)
+        var sim = try Simulation(scenario: scenario, seed: seed, app: BackendTranslatingApp(app, backend: backend),
+                                 trajectory: layout.trajectory)
+        sim.runToEnd()
+        return sim.energy.total
     }
 
     /// `count` circles of 100–500 m: centres offset from random points of the route by up to the
@@ -147,7 +221,7 @@ public enum GeofenceExperiment {
         var byFence: [String: [Int]] = [:]
         for i in events.indices where events[i].kind != .dwell { byFence[events[i].fenceID, default: []].append(i) }
         var latencies: [Double] = []
-        var withinMinute = 0, withinMinuteOfDepth = 0, late = 0, lateMarked = 0
+        var withinMinute = 0, withinThree = 0, withinMinuteOfDepth = 0, late = 0, lateMarked = 0
         for c in scored {
             let candidates = byFence[c.crossing.fence] ?? []
             guard let match = candidates.first(where: { i in
@@ -156,6 +230,7 @@ public enum GeofenceExperiment {
             used.insert(match)
             let latency = max(0, deliveries[match] - c.boundary)
             latencies.append(latency)
+            if latency <= 180 { withinThree += 1 }
             if latency <= 60 { withinMinute += 1 } else {
                 late += 1
                 if events[match].timing != .live { lateMarked += 1 }
@@ -189,7 +264,7 @@ public enum GeofenceExperiment {
             latencies.isEmpty ? nil : latencies[min(latencies.count - 1, Int((Double(latencies.count - 1) * q).rounded()))]
         }
         return Result(mode: mode, seed: seed, crossings: scored.count, reported: latencies.count,
-                      reportedWithinMinute: withinMinute, reportedWithinMinuteOfDepth: withinMinuteOfDepth, events: scoredEvents, falseEvents: falseEvents,
+                      reportedWithinMinute: withinMinute, reportedWithinThreeMinutes: withinThree, reportedWithinMinuteOfDepth: withinMinuteOfDepth, events: scoredEvents, falseEvents: falseEvents,
                       medianLatencySeconds: quantile(0.5), p90LatencySeconds: quantile(0.9), maxLatencySeconds: latencies.last,
                       reportedLate: late, reportedLateMarked: lateMarked,
                       launches: sim.stats.launches, energy: sim.energy.total, gnssEnergy: sim.energy[.gnss])

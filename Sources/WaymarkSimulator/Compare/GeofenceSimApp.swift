@@ -97,15 +97,17 @@ extension GeofencingTestApp {
     }
 }
 
-/// Scenarios for the geofencing tests: an existing install with always authorization and the
-/// location background mode; the user opens the app at second 0.
+/// Scenarios for the geofencing tests: an existing install with always authorization, motion
+/// granted (activity derived from the true path) and the location background mode; the user opens
+/// the app at second 0.
 enum GeofenceScenario {
     static func make(route: ScenarioRoute, host: [MonitoredRegion] = [], actions: [UserAction] = [],
                      duration: Double? = nil, overrides: [String: JSONValue] = [:]) -> Scenario {
         Scenario(durationSeconds: duration, route: route,
-                 device: DeviceSetup(install: .existing, location: .authorizedAlways, monitoredRegions: host,
+                 device: DeviceSetup(install: .existing, location: .authorizedAlways, motion: .granted, monitoredRegions: host,
                                      backgroundModes: [.location]),
                  user: UserBehaviour(actions: [UserAction(at: 0, .open)] + actions),
+                 motion: MotionSetup(mode: .derived),
                  platform: PlatformSetup(overrides: ["cachedFixProbability": .number(0)].merging(overrides) { $1 }))
     }
 

@@ -1,0 +1,157 @@
+import Foundation
+import WaymarkGeo
+
+/// Location updates near the boundaries of one mode's fences, owned by a ``GeofenceMonitor`` (one for
+/// ``GeofenceMode/precise`` fences, one for ``GeofenceMode/balanced`` ones).
+///
+/// It keeps the last position, whether iOS paused the updates, and a GNSS rest, and returns
+/// verdicts: a ``Tier`` (nothing, hundred-metre updates, best accuracy), the standard-updates
+/// demand of that tier, and when a planned GNSS rest ends. The monitor tells it how far the
+/// nearest boundary of its fences is (`nearest`), so a fence of another mode never changes what
+/// this tracker asks for.
+struct ProximityTracker: Sendable {
+    /// How close the device is to a boundary of the tracker's fences.
+    enum Tier: Hashable, Sendable {
+        /// Nothing: no boundary within the approach distance (or the tracker may not run).
+        case far
+        /// Hundred-metre updates (Wi-Fi): enough to see the device come near, and to keep the app running.
+        case approach
+        /// Best accuracy, resting between fixes while no boundary can be reached.
+        case near
+    }
+
+    /// The distances and rests of one tracker (``ProximityTracking`` and ``BalancedTracking`` map onto it).
+    struct Settings: Hashable, Sendable {
+        /// A boundary this near (beyond the position's accuracy) asks for best accuracy; left at 1.5 times it.
+        var nearMeters: Double
+        /// Whether GNSS rests between fixes near the boundaries.
+        var restsGNSS: Bool
+        /// The shortest and longest rest, seconds.
+        var restSeconds: ClosedRange<Double>
+        /// Seconds of travel the rest keeps as margin for GNSS to give a fix again.
+        var gnssReacquireSeconds: Double
+        /// Whether iOS's pause of the updates (`pausesLocationUpdatesAutomatically`) is allowed.
+        var pausesAutomatically: Bool
+    }
+
+    let settings: Settings
+    /// The tier set by the last ``updateTier(active:approachMeters:enterDepth:nearest:)``.
+    private(set) var tier = Tier.far
+    /// GNSS rests (hundred-metre accuracy) until then.
+    private(set) var restUntil: Date?
+    private var position: (coordinate: Coordinate, accuracy: Double)?
+    private var paused = false
+    private var pausedAt: Coordinate?
+
+    init(settings: Settings) {
+        self.settings = settings
+    }
+
+    /// The last position the tracker took, with its accuracy.
+    var lastPosition: (coordinate: Coordinate, accuracy: Double)? { position }
+
+    /// Whether iOS paused the updates and they were not asked for again.
+    var isPaused: Bool { paused }
+
+    /// The standard-updates demand of the tier, if any.
+    var demand: LocationDemand? {
+        let accuracy: DesiredAccuracy
+        switch tier {
+        case .far: return nil
+        case .approach: accuracy = .hundredMeters
+        case .near: accuracy = restUntil == nil ? .best : .hundredMeters
+        }
+        return .standard(StandardDemand(accuracy: accuracy, background: true, activityType: .other,
+                                        pausesAutomatically: settings.pausesAutomatically))
+    }
+
+    /// Takes a position (a fix, a significant change, a visit).
+    mutating func note(_ coordinate: Coordinate, accuracy: Double) {
+        position = (coordinate, accuracy)
+    }
+
+    /// Handles iOS's pause of the updates and the signs that the device moves again: a launch, the
+    /// app opening, a region event, a significant change away from where they paused (iOS also
+    /// delivers them to a still device at least every 15 minutes: Apple, Energy Efficiency Guide
+    /// for iOS Apps), a visit's departure. iOS never resumes paused updates itself (Apple,
+    /// `locationManagerDidPauseLocationUpdates(_:)`).
+    mutating func handle(_ event: DeviceEvent) {
+        switch event {
+        case .locationUpdatesPaused:
+            paused = true
+            restUntil = nil
+            pausedAt = position?.coordinate
+        case .launched, .willEnterForeground, .regionEntered, .regionExited:
+            paused = false
+        case .significantChange(let fix):
+            if let pausedAt, LocalApproximation.distance(pausedAt, fix.coordinate) <= max(200, fix.horizontalAccuracy ?? 0) { break }
+            paused = false
+        case .visit(let visit):
+            if visit.departure != nil { paused = false }
+        default:
+            break
+        }
+    }
+
+    /// Sets the tier from the last position: near when a boundary is within ``Settings/nearMeters``
+    /// (1.5 times that to leave the tier) beyond the position's accuracy, approach within
+    /// `approachMeters`, else far; far whenever the tracker may not run (`active` false) or is paused.
+    ///
+    /// `nearest(point, horizon)` is the distance to the nearest boundary of the tracker's fences
+    /// within `horizon` metres, nil when none is.
+    mutating func updateTier(active: Bool, approachMeters: Double,
+                             nearest: (Coordinate, Double) -> Double?) {
+        guard active, !paused, let (point, accuracy) = position,
+              let distance = nearest(point, max(approachMeters, settings.nearMeters * 1.5) + accuracy) else {
+            tier = .far
+            restUntil = nil
+            return
+        }
+        let nearLimit = settings.nearMeters * (tier == .near ? 1.5 : 1)
+        if distance - accuracy <= nearLimit {
+            tier = .near
+        } else if distance - accuracy <= approachMeters {
+            tier = .approach
+        } else {
+            tier = .far
+        }
+        if tier != .near { restUntil = nil }
+    }
+
+    /// After a GNSS fix near the boundaries: lets GNSS rest for as long as the device cannot reach
+    /// the nearest one (at 1.5 times its speed plus 2 m/s, at least 4 m/s), less the enter depth,
+    /// the fix's accuracy and ``Settings/gnssReacquireSeconds`` of travel. A rest shorter than the
+    /// minimum is not taken; one longer than the maximum is cut to it.
+    mutating func planRest(after fix: Fix, enterDepth: Double, nearest: (Coordinate, Double) -> Double?) {
+        guard settings.restsGNSS, tier == .near, restUntil == nil,
+              let accuracy = fix.horizontalAccuracy, accuracy <= enterDepth else { return }
+        let rest = Self.restSeconds(speed: fix.speed, accuracy: accuracy, enterDepth: enterDepth, settings: settings) { horizon in
+            nearest(fix.coordinate, horizon)
+        }
+        guard let rest else { return }
+        restUntil = fix.timestamp.addingTimeInterval(rest)
+    }
+
+    /// The rest GNSS may take after a fix with this speed and accuracy, nil when it is under the
+    /// minimum (pure: the tests read it on both sides of each threshold).
+    static func restSeconds(speed: Double?, accuracy: Double, enterDepth: Double, settings: Settings,
+                            nearest: (Double) -> Double?) -> Double? {
+        let reach = reachSpeed(speed)
+        let margin = enterDepth + accuracy + reach * settings.gnssReacquireSeconds
+        let horizon = reach * settings.restSeconds.upperBound + margin
+        let distance = nearest(horizon) ?? horizon
+        let rest = min((distance - margin) / reach, settings.restSeconds.upperBound)
+        return rest >= settings.restSeconds.lowerBound ? rest : nil
+    }
+
+    /// The speed the device could reach from a measured one: 1.5 times it plus 2 m/s, at least
+    /// 4 m/s (and that when the speed is unknown).
+    static func reachSpeed(_ speed: Double?) -> Double {
+        max(max(speed ?? 0, 0) * 1.5 + 2, 4)
+    }
+
+    /// Ends a rest that has come due.
+    mutating func endRest(at now: Date) {
+        if let until = restUntil, until <= now { restUntil = nil }
+    }
+}

@@ -1,0 +1,303 @@
+import Foundation
+import Testing
+import WaymarkGeo
+@testable import WaymarkEngine
+
+/// Per-fence modes (issue #34): `regions` asks for no updates, `balanced` for nothing while still
+/// and for updates only while a balanced boundary can be reached before the next wake, `precise` for
+/// GNSS near its boundary; each fence's mode changes only what that fence costs.
+@Suite("GeofenceMonitor fence modes")
+struct GeofenceModeTests {
+    typealias M = GeofencingMonitorTests
+    static let always = LocationAuthorization(status: .authorizedAlways)
+
+    static func fence(_ fence: Fence, _ mode: GeofenceMode) -> Fence {
+        var fence = fence
+        fence.mode = mode
+        return fence
+    }
+
+    /// A boundary 21 km west of the origin: beyond every approach distance.
+    static let lake = Fence(id: "lake", shape: .circle(center: M.east(-21_000), radiusMeters: 1000), triggers: .all)
+
+    static func monitor(_ fences: [Fence], _ configuration: GeofenceMonitor.Configuration = .init()) throws -> GeofenceMonitor {
+        var m = try M.monitor(fences, configuration)
+        _ = m.handle(.authorizationChanged(always), at: M.t0)
+        return m
+    }
+
+    /// A GNSS fix `east` metres east of the origin with a speed.
+    static func gnss(_ east: Double, at t: Double, speed: Double = 1) -> Fix {
+        Fix(coordinate: M.east(east), horizontalAccuracy: 5, speed: speed, timestamp: M.t0.addingTimeInterval(t), source: .gnss)
+    }
+
+    static func accuracy(_ m: GeofenceMonitor) -> DesiredAccuracy? { GeofenceProximityTests.standard(m)?.accuracy }
+
+    @Test("a fence decodes without a mode as balanced, and round-trips its mode")
+    func coding() throws {
+        let old = #"{"id":"a","shape":{"circle":{"center":{"latitude":46.05,"longitude":14.5},"radiusMeters":150}},"triggers":3,"loiteringDelay":300,"userData":{}}"#
+        let decoded = try JSONDecoder().decode(Fence.self, from: Data(old.utf8))
+        #expect(decoded.mode == .balanced)
+        let precise = Self.fence(M.shop, .precise)
+        #expect(try JSONDecoder().decode(Fence.self, from: JSONEncoder().encode(precise)) == precise)
+        #expect(Fence(id: "x", shape: M.shop.shape).mode == .balanced, "balanced is the default")
+    }
+
+    @Test("each mode's demand 200 m from the shop's boundary, moving: regions nothing, balanced hundred metres, precise best")
+    func demandByMode() throws {
+        let expected: [GeofenceMode: DesiredAccuracy?] = [.regions: nil, .balanced: .hundredMeters, .precise: .best]
+        for (mode, accuracy) in expected {
+            var m = try Self.monitor([Self.fence(M.shop, mode)])
+            _ = m.handle(.locations([Self.gnss(800, at: 0)]), at: M.t0)
+            #expect(Self.accuracy(m) == accuracy, "\(mode)")
+        }
+    }
+
+    @Test("a fence's mode changes only that fence's cost: the far lake's mode never changes the demand near the shop")
+    func modeChangesOnlyItsFence() throws {
+        for shopMode in GeofenceMode.allCases {
+            var demands: [DesiredAccuracy?] = []
+            for lakeMode in GeofenceMode.allCases {
+                var m = try Self.monitor([Self.fence(M.shop, shopMode), Self.fence(Self.lake, lakeMode)])
+                _ = m.handle(.locations([Self.gnss(800, at: 0)]), at: M.t0)
+                demands.append(Self.accuracy(m))
+            }
+            #expect(Set(demands.map { "\(String(describing: $0))" }).count == 1, "shop \(shopMode): \(demands)")
+        }
+        // And the shop's own mode does change it (demandByMode).
+    }
+
+    @Test("balanced, moving at 1 m/s: the approach reaches as far as the device could go in 300 s at 4 m/s (1200 m); GNSS within 100 m",
+          arguments: [(-195.0, DesiredAccuracy?.some(.hundredMeters)), (-230.0, nil), (896.0, .best), (890.0, .hundredMeters)])
+    func balancedThresholds(east: Double, expected: DesiredAccuracy?) throws {
+        // Boundary at 1000 m east; accuracy 5 m: distance − 5 against the limits.
+        var m = try Self.monitor([M.shop])
+        _ = m.handle(.locations([Self.gnss(east, at: 0)]), at: M.t0)
+        #expect(Self.accuracy(m) == expected, "at \(east) m")
+    }
+
+    @Test("balanced, still (motion: stationary with medium confidence): no updates, a stationary region; its exit brings them back")
+    func stillThenMoving() throws {
+        var m = try Self.monitor([M.shop])
+        _ = m.handle(.locations([Self.gnss(800, at: 0)]), at: M.t0)
+        #expect(Self.accuracy(m) == .hundredMeters)
+        var out = m.handle(.motionActivity(MotionActivity(kind: .stationary, confidence: .low)), at: M.t0.addingTimeInterval(5))
+        #expect(Self.accuracy(m) == .hundredMeters, "low confidence is not enough")
+        out = m.handle(.motionActivity(MotionActivity(kind: .stationary, confidence: .medium)), at: M.t0.addingTimeInterval(10))
+        #expect(Self.accuracy(m) == nil)
+        let still = GeofenceMonitor.Configuration().stillRegionIdentifier
+        #expect(out.commands.contains { if case .startMonitoring(let r) = $0 { r.identifier == still && r.radiusMeters == 150 } else { false } })
+        #expect(m.persistentState.restingPlace != nil)
+        out = m.handle(.regionExited(identifier: still), at: M.t0.addingTimeInterval(900))
+        #expect(Self.accuracy(m) == .hundredMeters)
+        #expect(out.commands.contains(.stopMonitoring(identifier: still)))
+        #expect(m.persistentState.restingPlace == nil)
+    }
+
+    @Test("balanced services: motion and visits start once, with the first balanced fence under Always")
+    func services() throws {
+        var m = try M.monitor([M.shop])
+        let out = m.handle(.authorizationChanged(Self.always), at: M.t0)
+        #expect(out.commands.contains(.startMotionActivityUpdates) && out.commands.contains(.startMonitoringVisits))
+        let again = m.handle(.locations([Self.gnss(0, at: 1)]), at: M.t0.addingTimeInterval(1))
+        #expect(!again.commands.contains(.startMotionActivityUpdates))
+        var regions = try M.monitor([Self.fence(M.shop, .regions)])
+        let none = regions.handle(.authorizationChanged(Self.always), at: M.t0)
+        #expect(!none.commands.contains(.startMotionActivityUpdates))
+    }
+
+    @Test("a balanced fence keeps one slot for the stationary region; a regions fence does not")
+    func slot() throws {
+        #expect(try Self.monitor([M.shop]).slotBudget == 19)
+        #expect(try Self.monitor([Self.fence(M.shop, .regions)]).slotBudget == 20)
+    }
+
+    @Test("balanced: a crossing iOS reports first waits for a fix; the fix decides it")
+    func iosFirstConfirmed() throws {
+        var m = try Self.monitor([M.shop])
+        _ = m.handle(.locations([Self.gnss(-3_000, at: 0)]), at: M.t0)
+        #expect(m.presence(of: "shop") == .outside)
+        let region = GeofenceMonitor.Configuration().regionIdentifier(forFence: "shop")
+        var out = m.handle(.regionEntered(identifier: region), at: M.t0.addingTimeInterval(600))
+        #expect(!out.updates.contains { if case .event = $0 { true } else { false } })
+        #expect(m.wantsFix)
+        #expect(Self.accuracy(m) == .best, "while a fix is wanted the updates run at best accuracy")
+        out = m.handle(.locations([Self.gnss(1_150, at: 605)]), at: M.t0.addingTimeInterval(605))
+        let events = out.updates.compactMap { if case .event(let e) = $0 { e } else { nil } }
+        #expect(events.map(\.kind) == [.enter])
+        #expect(events.first?.timing == .caughtUp, "found late: marked so, with its bounds")
+        #expect(events.first?.earliest != nil)
+    }
+
+    @Test("balanced: a crossing iOS reports first stands when no fix comes in time (marked osDelayed); regions: delivered at once")
+    func iosFirstFallsBack() throws {
+        let region = GeofenceMonitor.Configuration().regionIdentifier(forFence: "shop")
+        var m = try Self.monitor([M.shop])
+        _ = m.handle(.locations([Self.gnss(-3_000, at: 0)]), at: M.t0)
+        _ = m.handle(.regionEntered(identifier: region), at: M.t0.addingTimeInterval(600))
+        let due = try #require(m.nextDeadline)
+        let out = m.deadlineReached(at: due)
+        let events = out.updates.compactMap { if case .event(let e) = $0 { e } else { nil } }
+        #expect(events.map(\.kind) == [.enter])
+        #expect(events.first?.timing == .osDelayed)
+
+        var regions = try Self.monitor([Self.fence(M.shop, .regions)])
+        _ = regions.handle(.locations([Self.gnss(-3_000, at: 0)]), at: M.t0)
+        let at = regions.handle(.regionEntered(identifier: region), at: M.t0.addingTimeInterval(600))
+        #expect(at.updates.contains { if case .event(let e) = $0 { e.kind == .enter && e.timing == .osDelayed } else { false } })
+    }
+
+    @Test("without Always with full accuracy every fence is monitored as regions")
+    func needsAlways() throws {
+        var m = try M.monitor([M.shop])
+        _ = m.handle(.authorizationChanged(LocationAuthorization(status: .authorizedWhenInUse)), at: M.t0)
+        _ = m.handle(.locations([Self.gnss(800, at: 0)]), at: M.t0)
+        #expect(Self.accuracy(m) == nil)
+        #expect(m.slotBudget == 20)
+    }
+
+    @Test("proximity tracking off: precise fences are monitored as balanced")
+    func preciseOff() throws {
+        var configuration = GeofenceMonitor.Configuration()
+        configuration.proximity = .off
+        var m = try Self.monitor([Self.fence(M.shop, .precise)], configuration)
+        _ = m.handle(.locations([Self.gnss(800, at: 0)]), at: M.t0)
+        #expect(Self.accuracy(m) == .hundredMeters)
+    }
+
+    @Test("a bad balanced setting is named")
+    func contract() {
+        var c = GeofenceMonitor.Configuration()
+        c.balanced.nearMeters = 0
+        c.balanced.restSeconds = 0...10
+        let v = c.contractViolations
+        #expect(v.contains { $0.contains("balanced.nearMeters") }, "\(v)")
+        #expect(v.contains { $0.contains("balanced.restSeconds") }, "\(v)")
+    }
+}
+
+/// ``MotionGate``: still or moving, on both sides of each threshold.
+@Suite("MotionGate")
+struct MotionGateTests {
+    typealias M = GeofencingMonitorTests
+    static let still = "waymark.still"
+
+    static func fix(_ east: Double, at t: Double, speed: Double?, accuracy: Double = 5) -> Fix {
+        Fix(coordinate: M.east(east), horizontalAccuracy: accuracy, speed: speed, timestamp: M.t0.addingTimeInterval(t), source: .gnss)
+    }
+
+    static func gate(_ events: [DeviceEvent]) -> MotionGate {
+        var g = MotionGate(settings: BalancedTracking())
+        for (i, e) in events.enumerated() { g.handle(e, at: M.t0.addingTimeInterval(Double(i)), stillRegion: still) }
+        return g
+    }
+
+    @Test("motion: stationary needs medium confidence; any moving kind counts at low; unknown counts for nothing")
+    func motion() {
+        #expect(Self.gate([.motionActivity(MotionActivity(kind: .stationary, confidence: .low))]).verdict == .unknown)
+        #expect(Self.gate([.motionActivity(MotionActivity(kind: .stationary, confidence: .medium))]).verdict == .still)
+        #expect(Self.gate([.motionActivity(MotionActivity(kind: .stationary, confidence: .high)),
+                           .motionActivity(MotionActivity(kind: .walking, confidence: .low))]).verdict == .moving)
+        #expect(Self.gate([.motionActivity(MotionActivity(kind: .stationary, confidence: .high)),
+                           .motionActivity(MotionActivity(kind: .unknown, confidence: .high))]).verdict == .still)
+    }
+
+    @Test("a GNSS speed of 1 m/s is moving, 0.9 m/s is not")
+    func speed() {
+        let base: [DeviceEvent] = [.motionActivity(MotionActivity(kind: .stationary, confidence: .high))]
+        #expect(Self.gate(base + [.locations([Self.fix(0, at: 1, speed: 1.0)])]).verdict == .moving)
+        #expect(Self.gate(base + [.locations([Self.fix(0, at: 1, speed: 0.9)])]).verdict == .still)
+    }
+
+    @Test("positions within their accuracy make the device still after 120 s, not at 119 s")
+    func positions() {
+        var g = MotionGate(settings: BalancedTracking())
+        g.handle(.locations([Self.fix(0, at: 0, speed: 0)]), at: M.t0, stillRegion: Self.still)
+        g.handle(.locations([Self.fix(3, at: 119, speed: 0.2)]), at: M.t0.addingTimeInterval(119), stillRegion: Self.still)
+        #expect(g.verdict != .still)
+        g.handle(.locations([Self.fix(2, at: 120, speed: 0.2)]), at: M.t0.addingTimeInterval(120), stillRegion: Self.still)
+        #expect(g.verdict == .still)
+    }
+
+    @Test("still: a significant change near the place keeps it still; one clearly away, a stationary-region exit or a visit departure moves it")
+    func wakes() {
+        let base: [DeviceEvent] = [.locations([Self.fix(0, at: 0, speed: 0)]),
+                                   .motionActivity(MotionActivity(kind: .stationary, confidence: .high))]
+        // Away means beyond 150 m + twice the accuracy + the place's accuracy (5 m): 100 m accuracy → 355 m.
+        #expect(Self.gate(base + [.significantChange(Self.fix(350, at: 900, speed: nil, accuracy: 100))]).verdict == .still)
+        #expect(Self.gate(base + [.significantChange(Self.fix(360, at: 900, speed: nil, accuracy: 100))]).verdict == .moving)
+        #expect(Self.gate(base + [.regionExited(identifier: Self.still)]).verdict == .moving)
+        let departure = Visit(coordinate: M.east(0), horizontalAccuracy: 50, arrival: M.t0, departure: M.t0.addingTimeInterval(600))
+        #expect(Self.gate(base + [.visit(departure)]).verdict == .moving)
+        let arrival = Visit(coordinate: M.east(0), horizontalAccuracy: 50, arrival: M.t0, departure: nil)
+        #expect(Self.gate([.visit(arrival)]).verdict == .still)
+        #expect(Self.gate([.locationUpdatesPaused]).verdict == .still)
+    }
+
+    @Test("the reach speed: 1.5 times a GNSS speed from the last two minutes plus 2 m/s, at least 4; else the assumed 20 m/s")
+    func reach() {
+        var g = MotionGate(settings: BalancedTracking())
+        #expect(g.reachSpeed(at: M.t0) == 20)
+        g.handle(.locations([Self.fix(0, at: 0, speed: 10)]), at: M.t0, stillRegion: Self.still)
+        #expect(g.reachSpeed(at: M.t0.addingTimeInterval(120)) == 17)
+        #expect(g.reachSpeed(at: M.t0.addingTimeInterval(121)) == 20)
+        g.handle(.locations([Self.fix(1, at: 1, speed: 1)]), at: M.t0.addingTimeInterval(1), stillRegion: Self.still)
+        #expect(g.reachSpeed(at: M.t0.addingTimeInterval(1)) == 4)
+    }
+}
+
+/// ``ProximityTracker``: tiers and rests on both sides of each threshold.
+@Suite("ProximityTracker")
+struct ProximityTrackerTests {
+    static let settings = ProximityTracker.Settings(nearMeters: 300, restsGNSS: true, restSeconds: 15...120,
+                                                    gnssReacquireSeconds: 5, pausesAutomatically: true)
+    static let here = GeofencingMonitorTests.origin
+
+    static func tier(_ distance: Double, accuracy: Double = 10, approach: Double = 1500, active: Bool = true,
+                     from previous: Double? = nil) -> ProximityTracker.Tier {
+        var t = ProximityTracker(settings: settings)
+        if let previous {
+            t.note(here, accuracy: accuracy)
+            t.updateTier(active: true, approachMeters: approach) { _, h in previous <= h ? previous : nil }
+        }
+        t.note(here, accuracy: accuracy)
+        t.updateTier(active: active, approachMeters: approach) { _, h in distance <= h ? distance : nil }
+        return t.tier
+    }
+
+    @Test("near within 300 m beyond the accuracy, approach within 1500 m, far beyond; inactive is far")
+    func tiers() {
+        #expect(Self.tier(310) == .near)
+        #expect(Self.tier(311) == .approach)
+        #expect(Self.tier(1510) == .approach)
+        #expect(Self.tier(1511) == .far)
+        #expect(Self.tier(100, active: false) == .far)
+    }
+
+    @Test("the near tier is left only beyond 1.5 times its distance")
+    func hysteresis() {
+        #expect(Self.tier(460, from: 100) == .near)
+        #expect(Self.tier(461, from: 100) == .approach)
+    }
+
+    @Test("a rest is taken when it lasts at least 15 s and is cut at 120 s")
+    func rests() {
+        let s = Self.settings
+        // speed 0 → reach 4 m/s; margin 20 + 5 + 20 = 45 m: a boundary 105 m away gives 15 s.
+        #expect(ProximityTracker.restSeconds(speed: 0, accuracy: 5, enterDepth: 20, settings: s) { _ in 105 } == 15)
+        #expect(ProximityTracker.restSeconds(speed: 0, accuracy: 5, enterDepth: 20, settings: s) { _ in 104 } == nil)
+        #expect(ProximityTracker.restSeconds(speed: 0, accuracy: 5, enterDepth: 20, settings: s) { _ in nil } == 120)
+    }
+
+    @Test("paused by iOS: far until a sign of movement")
+    func paused() {
+        var t = ProximityTracker(settings: Self.settings)
+        t.note(Self.here, accuracy: 10)
+        t.handle(.locationUpdatesPaused)
+        t.updateTier(active: true, approachMeters: 1500) { _, _ in 100 }
+        #expect(t.tier == .far)
+        t.handle(.willEnterForeground)
+        t.updateTier(active: true, approachMeters: 1500) { _, _ in 100 }
+        #expect(t.tier == .near)
+    }
+}
