@@ -67,11 +67,15 @@ struct GeofenceModeTests {
         // And the shop's own mode does change it (demandByMode).
     }
 
-    @Test("balanced, moving at 1 m/s: the approach reaches as far as the device could go in 300 s at 4 m/s (1200 m); GNSS within 100 m",
-          arguments: [(-195.0, DesiredAccuracy?.some(.hundredMeters)), (-230.0, nil), (896.0, .best), (890.0, .hundredMeters)])
-    func balancedThresholds(east: Double, expected: DesiredAccuracy?) throws {
+    @Test("balanced, moving at 1 m/s (reach 4 m/s): hundred metres while a boundary is within the reach before the next wake, at most 1000 m; GNSS within 100 m",
+          arguments: [(0.0, 300.0, DesiredAccuracy?.some(.hundredMeters)), (-10.0, 300.0, nil),      // the 1000 m cap
+                      (595.0, 100.0, .hundredMeters), (590.0, 100.0, nil),                          // 100 s × 4 m/s = 400 m
+                      (896.0, 300.0, .best), (890.0, 300.0, .hundredMeters)])                       // the 100 m near distance
+    func balancedThresholds(east: Double, wakeInterval: Double, expected: DesiredAccuracy?) throws {
         // Boundary at 1000 m east; accuracy 5 m: distance − 5 against the limits.
-        var m = try Self.monitor([M.shop])
+        var configuration = GeofenceMonitor.Configuration()
+        configuration.balanced.wakeIntervalSeconds = wakeInterval
+        var m = try Self.monitor([M.shop], configuration)
         _ = m.handle(.locations([Self.gnss(east, at: 0)]), at: M.t0)
         #expect(Self.accuracy(m) == expected, "at \(east) m")
     }

@@ -16,7 +16,8 @@ import WaymarkGeo
 /// - **Moving:** hundred-metre updates (Wi-Fi) keep the app running only while a boundary of a
 ///   balanced fence could be reached before the next wake if they stopped: within
 ///   ``wakeIntervalSeconds`` of travel at the reach speed (1.5 times the last GNSS speed plus
-///   2 m/s, at least 4 m/s; ``assumedSpeed`` when no GNSS speed is known). GNSS runs only within
+///   2 m/s, at least 4 m/s; ``assumedSpeed`` when no GNSS speed is known), and at most
+///   ``maximumApproachMeters``. GNSS runs only within
 ///   ``nearMeters`` of such a boundary, resting between fixes while it cannot be reached
 ///   (``restSeconds``). Farther away nothing runs: the app is suspended until a significant change,
 ///   a region event or a visit wakes it.
@@ -35,6 +36,13 @@ public struct BalancedTracking: Hashable, Sendable {
     public var wakeIntervalSeconds: Double
     /// The reach speed assumed when no GNSS speed from the last two minutes is known (default 20 m/s).
     public var assumedSpeed: Double
+    /// The farthest a balanced boundary may be for the hundred-metre updates to keep the app
+    /// running (default 1000 m): beyond it the app is left to iOS's wakes (significant changes,
+    /// region events, visits) even if the device could get there before the next one; a fence it
+    /// reaches meanwhile is heard through its region event, confirmed with a fix.
+    public var maximumApproachMeters: Double
+    /// The distance filter of the hundred-metre updates (default 25 m): fewer wakes to take fixes.
+    public var approachDistanceFilterMeters: Double?
     /// The shortest and longest GNSS rest near a boundary (default 15–300 s).
     public var restSeconds: ClosedRange<Double>
     /// How long GNSS takes to give a fix again after a rest (default 5 s).
@@ -54,12 +62,15 @@ public struct BalancedTracking: Hashable, Sendable {
 
     /// Makes the settings; the defaults are the measured ones (<doc:ChoosingAGeofenceMode>).
     public init(nearMeters: Double = 100, wakeIntervalSeconds: Double = 300, assumedSpeed: Double = 20,
+                maximumApproachMeters: Double = 1000, approachDistanceFilterMeters: Double? = 25,
                 restSeconds: ClosedRange<Double> = 15...300, gnssReacquireSeconds: Double = 5,
                 stillAfterSeconds: Double = 120, movingSpeed: Double = 1, stationaryRadiusMeters: Double = 150,
                 usesMotion: Bool = true, usesVisits: Bool = true) {
         self.nearMeters = nearMeters
         self.wakeIntervalSeconds = wakeIntervalSeconds
         self.assumedSpeed = assumedSpeed
+        self.maximumApproachMeters = maximumApproachMeters
+        self.approachDistanceFilterMeters = approachDistanceFilterMeters
         self.restSeconds = restSeconds
         self.gnssReacquireSeconds = gnssReacquireSeconds
         self.stillAfterSeconds = stillAfterSeconds
@@ -73,7 +84,8 @@ public struct BalancedTracking: Hashable, Sendable {
     /// only adds a way to notice stillness).
     var trackerSettings: ProximityTracker.Settings {
         ProximityTracker.Settings(nearMeters: nearMeters, restsGNSS: true, restSeconds: restSeconds,
-                                  gnssReacquireSeconds: gnssReacquireSeconds, pausesAutomatically: true)
+                                  gnssReacquireSeconds: gnssReacquireSeconds, pausesAutomatically: true,
+                                  approachDistanceFilterMeters: approachDistanceFilterMeters)
     }
 
     /// What breaks the contract (see `ContractCheck`).
@@ -81,6 +93,8 @@ public struct BalancedTracking: Hashable, Sendable {
         check.finitePositive("balanced.nearMeters", nearMeters)
         check.finitePositive("balanced.wakeIntervalSeconds", wakeIntervalSeconds)
         check.finitePositive("balanced.assumedSpeed", assumedSpeed)
+        check.require(maximumApproachMeters >= nearMeters,
+                      "balanced.maximumApproachMeters (\(maximumApproachMeters)) must be at least nearMeters (\(nearMeters))")
         check.require(restSeconds.lowerBound > 0, "balanced.restSeconds must start above zero, not at \(restSeconds.lowerBound)")
         check.nonNegative(["balanced.gnssReacquireSeconds": gnssReacquireSeconds, "balanced.stillAfterSeconds": stillAfterSeconds,
                            "balanced.movingSpeed": movingSpeed])

@@ -166,7 +166,7 @@ extension GeofenceMonitor {
         let balanced = configuration.balanced
         let horizon = gate.reachSpeed(at: now) * balanced.wakeIntervalSeconds
         balancedTracker.updateTier(active: trackingAllowed && !gate.isStill && hasFences(in: .balanced),
-                                   approachMeters: max(horizon, balanced.nearMeters)) { point, horizon in
+                                   approachMeters: max(min(horizon, balanced.maximumApproachMeters), balanced.nearMeters)) { point, horizon in
             view.nearestBoundaryDistance(to: point, within: horizon, mode: .balanced)
         }
     }

@@ -32,6 +32,9 @@ struct ProximityTracker: Sendable {
         var gnssReacquireSeconds: Double
         /// Whether iOS's pause of the updates (`pausesLocationUpdatesAutomatically`) is allowed.
         var pausesAutomatically: Bool
+        /// The distance filter of the hundred-metre updates (nil: every fix); it saves the app's
+        /// wakes to take fixes, not the radio's power (PLATFORM.md §3).
+        var approachDistanceFilterMeters: Double? = nil
     }
 
     let settings: Settings
@@ -61,7 +64,8 @@ struct ProximityTracker: Sendable {
         case .approach: accuracy = .hundredMeters
         case .near: accuracy = restUntil == nil ? .best : .hundredMeters
         }
-        return .standard(StandardDemand(accuracy: accuracy, background: true, activityType: .other,
+        let filter = tier == .approach ? settings.approachDistanceFilterMeters : nil
+        return .standard(StandardDemand(accuracy: accuracy, distanceFilterMeters: filter, background: true, activityType: .other,
                                         pausesAutomatically: settings.pausesAutomatically))
     }
 
