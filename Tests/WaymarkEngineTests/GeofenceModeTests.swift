@@ -305,3 +305,46 @@ struct ProximityTrackerTests {
         #expect(t.tier == .near)
     }
 }
+
+/// ``FixWait`` and ``RegionBudget``, the monitor's other owned parts.
+@Suite("GeofenceMonitor owned parts: FixWait, RegionBudget")
+struct GeofenceMonitorPartsTests {
+    typealias M = GeofencingMonitorTests
+
+    @Test("a wait answers fixes from its start less the freshness, keeps its start when extended, and expires at its deadline")
+    func wait() {
+        var w = FixWait()
+        #expect(!w.answers(M.fix(0, at: 100), freshness: 20))
+        w.beginCatchUp(at: M.t0.addingTimeInterval(100), timeout: 60)
+        #expect(w.wantsFix && w.holdsTimers)
+        #expect(w.answers(M.fix(0, at: 80), freshness: 20))
+        #expect(!w.answers(M.fix(0, at: 79), freshness: 20))
+        w.beginCatchUp(at: M.t0.addingTimeInterval(130), timeout: 60)
+        #expect(w.catchUpSince == M.t0.addingTimeInterval(100) && w.deadline == M.t0.addingTimeInterval(190))
+        #expect(!w.expired(at: M.t0.addingTimeInterval(189)) && w.expired(at: M.t0.addingTimeInterval(190)))
+        w.end()
+        #expect(!w.wantsFix && w.deadline == nil)
+        w.awaitPosition(at: M.t0, timeout: 60)
+        #expect(w.wantsFix && !w.holdsTimers)
+        w.positionCame()
+        #expect(!w.wantsFix)
+        w.settle(wanted: false)
+        #expect(w.since == nil)
+    }
+
+    @Test("the budget: granted less host, reserved, the stationary slot and refusals; blocked by denied until authorization allows")
+    func budget() {
+        var c = GeofenceMonitor.Configuration(regionSlots: 20, hostRegionIdentifiers: ["a", "b"], hostRegionCount: 1, reservedRegionSlots: 1)
+        var b = RegionBudget(configuration: c)
+        #expect(b.available(penalty: 0, keepsStillSlot: false) == 17)
+        #expect(b.available(penalty: 2, keepsStillSlot: true) == 14)
+        #expect(b.refused(.tooManyRegions) == 1)
+        #expect(b.refused(.failed) == 0 && !b.blocked)
+        #expect(b.refused(.denied) == 0 && b.blocked)
+        #expect(b.available(penalty: 0, keepsStillSlot: false) == 0)
+        #expect(b.authorizationAllows() && !b.blocked)
+        #expect(!b.authorizationAllows())
+        c.regionSlots = 2
+        #expect(RegionBudget(configuration: c).available(penalty: 5, keepsStillSlot: true) == 0)
+    }
+}

@@ -29,7 +29,7 @@ struct GeofenceRegionFailureTests {
         let budget = m.slotBudget
         _ = m.handle(.regionMonitoringFailed(identifier: "waymark.fence.f0", reason: reason), at: T.t0.addingTimeInterval(1))
         #expect(m.slotBudget == budget, "no global block, no slot penalty")
-        #expect(!m.blocked)
+        #expect(!m.budget.blocked)
         // The device moves on by more than half the refresh radius: a reselection retries the region.
         let out = m.handle(.locations([T.fix(3_000, at: 600)]), at: T.t0.addingTimeInterval(600))
         #expect(Self.started(out).contains("waymark.fence.f0") || m.stored.regions["waymark.fence.f0"] != nil,

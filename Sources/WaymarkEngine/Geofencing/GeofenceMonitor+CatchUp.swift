@@ -24,21 +24,18 @@ extension GeofenceMonitor {
     /// already waiting keeps waiting (its answer is on the way), with a fresh timeout.
     mutating func beginCatchUp() {
         guard configuration.catchesUp, !stored.fences.isEmpty, !hasFreshFix(at: now) else { return }
-        if catchUpSince == nil { catchUpSince = now }
-        startWait()
+        wait.beginCatchUp(at: now, timeout: configuration.fixWaitTimeout)
     }
 
     /// Starts (or extends) the wait for a fix.
     mutating func startWait() {
-        if fixWantedSince == nil { fixWantedSince = now }
-        waitDeadline = now.addingTimeInterval(configuration.fixWaitTimeout)
+        wait.start(at: now, timeout: configuration.fixWaitTimeout)
     }
 
     /// Whether `fix` answers the monitor's request: it was measured after the wait began (less the
     /// freshness a one-shot answer may have).
     func answersWait(_ fix: Fix) -> Bool {
-        guard let since = fixWantedSince else { return false }
-        return fix.timestamp >= since.addingTimeInterval(-configuration.fixFreshness)
+        wait.answers(fix, freshness: configuration.fixFreshness)
     }
 
     /// Ends the wait for a fix: the answer came (and was used), failed, or did not come in time.
@@ -64,10 +61,7 @@ extension GeofenceMonitor {
             stored.records[id] = record
             changed()
         }
-        fixWantedSince = nil
-        waitDeadline = nil
-        catchUpSince = nil
-        awaitingPosition = false
+        wait.end()
     }
 
     /// A significant-change fix: decides what it can (a coarse fix only the fences far from it),

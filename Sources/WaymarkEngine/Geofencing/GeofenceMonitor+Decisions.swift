@@ -19,7 +19,7 @@ extension GeofenceMonitor {
             let live = lastFix.map { fix.timestamp.timeIntervalSince($0.timestamp) <= configuration.liveGap } ?? false
                 && now.timeIntervalSince(fix.timestamp) <= configuration.liveGap
             lastFix = fix
-            awaitingPosition = false
+            wait.positionCame()
             evaluate(fix, live: live, coarse: false, into: &out)
             planProximityRest(after: fix)
             runTimers(at: fix.timestamp, cause: .fix(fix), into: &out)

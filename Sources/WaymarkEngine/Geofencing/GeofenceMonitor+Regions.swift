@@ -80,8 +80,7 @@ extension GeofenceMonitor {
                 reselect(around: fix.coordinate, into: &out)
             } else {
                 needsReselect = true
-                awaitingPosition = true
-                startWait()
+                wait.awaitPosition(at: now, timeout: configuration.fixWaitTimeout)
             }
             return
         }
@@ -176,11 +175,7 @@ extension GeofenceMonitor {
         stored.regions[identifier] = nil
         changed()
         recentlyFailed.insert(identifier)
-        switch reason {
-        case .tooManyRegions: stored.slotPenalty += 1
-        case .denied, .unavailable: blocked = true
-        case .failed, .radiusTooLarge: break
-        }
+        stored.slotPenalty += budget.refused(reason)
         let before = out.updates.count
         if let center = stored.selectionCenter { reselect(around: center, into: &out) }
         if !out.updates[before...].contains(where: { if case .monitoredRegions = $0 { true } else { false } }) {
@@ -191,8 +186,7 @@ extension GeofenceMonitor {
     /// Location authorization came back: monitoring may start again.
     mutating func authorizationChanged(_ auth: LocationAuthorization, into out: inout Output) {
         let allowed = auth.servicesEnabled && (auth.status == .authorizedAlways || auth.status == .authorizedWhenInUse)
-        guard allowed, blocked else { return }
-        blocked = false
+        guard allowed, budget.authorizationAllows() else { return }
         recentlyFailed = []
         reselectIfPossible(into: &out)
     }

@@ -58,7 +58,6 @@ public struct GeofenceMonitor: Sendable {
     var unknownHandles: Set<FenceIndex.Handle> = []
     var lastFix: Fix?
     var needsReselect = true
-    var awaitingPosition = false
     /// The device time of the step being handled (an event's ``FenceEvent/deliveredAt``).
     var now = Date.distantPast
     /// Per fence: the last time a position placed the device on the side of its presence (runtime;
@@ -66,17 +65,15 @@ public struct GeofenceMonitor: Sendable {
     var confirmed: ContiguousArray<Date?> = []
     /// The timestamp of the position the last evaluation used.
     var lastEvaluationTime: Date?
-    /// When the pending catch-up began: a fix is wanted to decide every fence.
-    var catchUpSince: Date?
+    /// The wait for a fix (a catch-up, a position for a reselection, a check of an OS event).
+    var wait = FixWait()
+    /// The region slots.
+    var budget: RegionBudget
     /// OS region events waiting for a fix to check them (a polygon's circle entered, a possible echo).
     var pending: [FenceIndex.Handle: PendingRegionEvent] = [:]
-    /// When the current wait for a fix began, and when it gives up.
-    var fixWantedSince: Date?
-    var waitDeadline: Date?
     /// Whether the monitor holds its background task (``backgroundTaskID``).
     var holdsBackgroundTask = false
     var recentlyFailed: Set<String> = []
-    var blocked = false
     var scratch: [FenceIndex.Neighbor] = []
     var orphans: Set<String> = []
     /// Fences with a pending dwell or debounce timer, and when each comes due.
@@ -108,6 +105,7 @@ public struct GeofenceMonitor: Sendable {
         self.configuration = configuration
         self.stored = PersistentState()
         self.index = FenceIndex(cellDegrees: configuration.indexCellDegrees)
+        self.budget = RegionBudget(configuration: configuration)
         self.preciseTracker = ProximityTracker(settings: configuration.proximity.trackerSettings)
         self.balancedTracker = ProximityTracker(settings: configuration.balanced.trackerSettings)
         self.gate = MotionGate(settings: configuration.balanced)
@@ -149,11 +147,8 @@ public struct GeofenceMonitor: Sendable {
     /// The slots the monitor may use now: granted minus the host's, minus the reserved ones, minus
     /// slots the OS refused.
     public var slotBudget: Int {
-        if blocked { return 0 }
-        let host = max(configuration.hostRegionCount, configuration.hostRegionIdentifiers.count)
         // The balanced mode keeps one slot for the stationary region.
-        let still = hasFences(in: .balanced) ? 1 : 0
-        return max(0, configuration.regionSlots - host - configuration.reservedRegionSlots - still - stored.slotPenalty)
+        budget.available(penalty: stored.slotPenalty, keepsStillSlot: hasFences(in: .balanced))
     }
 
     /// Every location demand of the monitor: significant changes while it has fences, standard
@@ -170,7 +165,7 @@ public struct GeofenceMonitor: Sendable {
     }
 
     /// Whether the monitor waits for a fix (see ``demands``).
-    public var wantsFix: Bool { awaitingPosition || catchUpSince != nil || !pending.isEmpty }
+    public var wantsFix: Bool { wait.wantsFix || !pending.isEmpty }
 
     /// The single most urgent demand (the one-fix demand when waiting, else significant changes);
     /// an engine that merges several demands per component should use ``demands``.
@@ -180,8 +175,8 @@ public struct GeofenceMonitor: Sendable {
     /// the end of a GNSS rest near fences (``ProximityTracking/restsGNSS``, ``BalancedTracking/restSeconds``).
     /// Timers are held while a catch-up waits for its fix (the device may have left meanwhile).
     public var nextDeadline: Date? {
-        let timer = catchUpSince == nil ? timers.values.min() : nil
-        return [timer, waitDeadline, preciseTracker.restUntil, balancedTracker.restUntil].compactMap { $0 }.min()
+        let timer = wait.holdsTimers ? nil : timers.values.min()
+        return [timer, wait.deadline, preciseTracker.restUntil, balancedTracker.restUntil].compactMap { $0 }.min()
     }
 
     /// Handles one device event.
@@ -229,9 +224,9 @@ public struct GeofenceMonitor: Sendable {
     public mutating func deadlineReached(at now: Date) -> Output {
         var out = Output()
         self.now = now
-        if let deadline = waitDeadline, deadline <= now { endWait(into: &out) }
+        if wait.expired(at: now) { endWait(into: &out) }
         endProximityRest(at: now)
-        if catchUpSince == nil { runTimers(at: now, cause: .elapsed, into: &out) }
+        if !wait.holdsTimers { runTimers(at: now, cause: .elapsed, into: &out) }
         return finish(out)
     }
 
@@ -244,10 +239,7 @@ public struct GeofenceMonitor: Sendable {
         var output = output
         updateProximityTier()
         balancedServices(into: &output)
-        if !wantsFix {
-            fixWantedSince = nil
-            waitDeadline = nil
-        }
+        wait.settle(wanted: wantsFix)
         let hold = wantsFix && configuration.usesBackgroundTask
         if hold != holdsBackgroundTask {
             holdsBackgroundTask = hold
