@@ -74,6 +74,7 @@ struct GeofenceProximityTests {
         #expect(Self.standard(m) == nil)
         _ = m.handle(.significantChange(M.fix(850, at: 1_800, accuracy: 100)), at: M.t0.addingTimeInterval(1_800))
         #expect(Self.standard(m) == nil, "the idle wake is 50 m from where the updates paused")
+        _ = m.deadlineReached(at: M.t0.addingTimeInterval(1_861))   // its catch-up (the shop is 150 m away) gets no fix
         _ = m.handle(.significantChange(M.fix(400, at: 2_700, accuracy: 100)), at: M.t0.addingTimeInterval(2_700))
         #expect(Self.standard(m)?.accuracy == .hundredMeters, "450 m from where it paused: moving again, 600 m from the shop")
     }

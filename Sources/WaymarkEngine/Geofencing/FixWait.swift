@@ -1,4 +1,5 @@
 import Foundation
+import WaymarkGeo
 
 /// The monitor's wait for one fix, owned by a ``GeofenceMonitor``: when it began, when it gives up,
 /// and why it waits (a catch-up that decides every fence, or a position for a reselection after
