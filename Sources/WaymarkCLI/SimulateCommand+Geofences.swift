@@ -148,7 +148,15 @@ extension SimulateCommand {
                                                : GeofenceLayout.make(kind, seed: seed)
                     do {
                         if recording[seed] == nil { recording[seed] = try GeofenceExperiment.recordingEnergy(layout, seed: seed, backend: backend) }
-                        var r = try GeofenceExperiment.run(state, layout: layout, fenceMode: fenceMode, seed: seed, backend: backend)
+                        var logText: String?
+                        var r = try GeofenceExperiment.run(state, layout: layout, fenceMode: fenceMode, seed: seed, backend: backend) { sim in
+                            if log != nil, reports.isEmpty, perSeed.isEmpty { logText = sim.log.jsonLines() }
+                        }
+                        if let log, let logText {
+                            do { try Data(logText.utf8).write(to: URL(fileURLWithPath: log)) } catch {
+                                throw InputError("cannot write \(log): \(error.localizedDescription)")
+                            }
+                        }
                         r.recordingEnergy = recording[seed]
                         var ceiling: GeofenceExperiment.Result?
                         if fenceMode == .regions {
@@ -164,7 +172,8 @@ extension SimulateCommand {
                             writeLine("  \(state.rawValue)\(backend == .modern ? " (iOS 17)" : "") seed \(seed): \(r.reported)/\(r.crossings) reported, "
                                       + "\(r.reportedWithinMinute) within 60 s, \(r.reportedWithinThreeMinutes) within 3 min, \(r.falseEvents) false of \(r.events), "
                                       + "\(entry.lateMarkedLate) late ones marked late, latency median \(Self.seconds(r.medianLatencySeconds)), "
-                                      + "energy \(Int(r.energy)) (GNSS \(Int(r.gnssEnergy))) vs recording \(Int(recording[seed] ?? 0))"
+                                      + "energy \(Int(r.energy)) (\(r.energyByConsumer.sorted { $0.value > $1.value }.map { "\($0.key) \(Int($0.value))" }.joined(separator: ", "))) vs recording \(Int(recording[seed] ?? 0)), "
+                                      + "launches \(r.launches.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))"
                                       + (ceiling.map { ", ceiling \($0.reported)/\($0.crossings)" } ?? ""))
                         }
                     } catch {

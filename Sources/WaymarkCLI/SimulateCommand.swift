@@ -64,7 +64,7 @@ struct SimulateCommand: AsyncParsableCommand {
     @Option(help: "The random seed (default: the scenario's seed, else 1).")
     var seed: UInt64?
 
-    @Option(help: "Write the event log here as JSON lines.")
+    @Option(help: "Write the event log here as JSON lines (with --geofences --mode or --layout: the first run's).")
     var log: String?
 
     @Flag(help: "Print the report as JSON instead of a timeline.")

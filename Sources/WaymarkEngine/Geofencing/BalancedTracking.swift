@@ -29,7 +29,8 @@ import WaymarkGeo
 /// without it a balanced fence is monitored as a ``GeofenceMode/regions`` one. Distances in
 /// metres, times in seconds. A `Sendable` value type.
 public struct BalancedTracking: Hashable, Sendable {
-    /// A balanced boundary this near (beyond the position's accuracy) turns GNSS on (default 100 m).
+    /// A balanced boundary this near (beyond the position's accuracy) turns GNSS on (default 60 m;
+    /// left at 1.5 times it).
     public var nearMeters: Double
     /// The longest time until the next wake once updates stop (default 300 s: significant changes
     /// come at most every 5 minutes, region events 3–5 minutes late, PLATFORM.md §4–§5).
@@ -61,7 +62,7 @@ public struct BalancedTracking: Hashable, Sendable {
     public var usesVisits: Bool
 
     /// Makes the settings; the defaults are the measured ones (<doc:ChoosingAGeofenceMode>).
-    public init(nearMeters: Double = 100, wakeIntervalSeconds: Double = 300, assumedSpeed: Double = 20,
+    public init(nearMeters: Double = 60, wakeIntervalSeconds: Double = 300, assumedSpeed: Double = 20,
                 maximumApproachMeters: Double = 1000, approachDistanceFilterMeters: Double? = 25,
                 restSeconds: ClosedRange<Double> = 15...300, gnssReacquireSeconds: Double = 5,
                 stillAfterSeconds: Double = 120, movingSpeed: Double = 1, stationaryRadiusMeters: Double = 150,
@@ -85,7 +86,7 @@ public struct BalancedTracking: Hashable, Sendable {
     var trackerSettings: ProximityTracker.Settings {
         ProximityTracker.Settings(nearMeters: nearMeters, restsGNSS: true, restSeconds: restSeconds,
                                   gnssReacquireSeconds: gnssReacquireSeconds, pausesAutomatically: true,
-                                  approachDistanceFilterMeters: approachDistanceFilterMeters)
+                                  approachDistanceFilterMeters: approachDistanceFilterMeters, holdsGNSSPosition: true)
     }
 
     /// What breaks the contract (see `ContractCheck`).

@@ -11,7 +11,7 @@ extension GeofenceMonitor {
         let answers = answering && answersWait(fix)
         defer { if answers { endWait(into: &out) } }
         if let last = lastFix, fix.timestamp <= last.timestamp { return }
-        noteProximityPosition(fix.coordinate, accuracy: accuracy)
+        noteProximityPosition(fix.coordinate, accuracy: accuracy, at: fix.timestamp, speed: fix.speed)
         // While GNSS rests near fences the device cannot reach a boundary (that is how the rest was
         // planned), so a coarser fix placing it across one is its error, not a crossing.
         if let until = gnssRestUntil, fix.timestamp < until, accuracy > configuration.enterDepthMeters { return }

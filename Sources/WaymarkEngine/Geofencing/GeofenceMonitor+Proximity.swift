@@ -137,10 +137,10 @@ extension GeofenceMonitor {
     }
 
     /// Takes a position (a fix, a significant change, a visit) for both trackers.
-    mutating func noteProximityPosition(_ coordinate: Coordinate, accuracy: Double?) {
+    mutating func noteProximityPosition(_ coordinate: Coordinate, accuracy: Double?, at time: Date? = nil, speed: Double? = nil) {
         let accuracy = accuracy ?? configuration.maximumCoarseAccuracyMeters
-        preciseTracker.note(coordinate, accuracy: accuracy)
-        balancedTracker.note(coordinate, accuracy: accuracy)
+        preciseTracker.note(coordinate, accuracy: accuracy, at: time, speed: speed)
+        balancedTracker.note(coordinate, accuracy: accuracy, at: time, speed: speed)
     }
 
     /// Hands an event to the trackers and the motion gate: authorization, iOS's pause, signs of movement.
@@ -166,7 +166,8 @@ extension GeofenceMonitor {
         let balanced = configuration.balanced
         let horizon = gate.reachSpeed(at: now) * balanced.wakeIntervalSeconds
         balancedTracker.updateTier(active: trackingAllowed && !gate.isStill && hasFences(in: .balanced),
-                                   approachMeters: max(min(horizon, balanced.maximumApproachMeters), balanced.nearMeters)) { point, horizon in
+                                   approachMeters: max(min(horizon, balanced.maximumApproachMeters), balanced.nearMeters),
+                                   at: now) { point, horizon in
             view.nearestBoundaryDistance(to: point, within: horizon, mode: .balanced)
         }
     }

@@ -35,6 +35,11 @@ struct ProximityTracker: Sendable {
         /// The distance filter of the hundred-metre updates (nil: every fix); it saves the app's
         /// wakes to take fixes, not the radio's power (PLATFORM.md §3).
         var approachDistanceFilterMeters: Double? = nil
+        /// Whether a GNSS fix (20 m or better) stands for the position until its uncertainty, grown
+        /// at its speed plus 1 m/s, is worse than a later coarse position's accuracy: coarse Wi-Fi
+        /// fixes between GNSS fixes then do not pull the tier near and back (each switch to GNSS
+        /// costs a reacquisition).
+        var holdsGNSSPosition = false
     }
 
     let settings: Settings
@@ -43,6 +48,7 @@ struct ProximityTracker: Sendable {
     /// GNSS rests (hundred-metre accuracy) until then.
     private(set) var restUntil: Date?
     private var position: (coordinate: Coordinate, accuracy: Double)?
+    private var gnss: (coordinate: Coordinate, accuracy: Double, time: Date, speed: Double)?
     private var paused = false
     private var pausedAt: Coordinate?
 
@@ -69,9 +75,19 @@ struct ProximityTracker: Sendable {
                                         pausesAutomatically: settings.pausesAutomatically))
     }
 
-    /// Takes a position (a fix, a significant change, a visit).
-    mutating func note(_ coordinate: Coordinate, accuracy: Double) {
+    /// Takes a position (a fix, a significant change, a visit), measured at `time` with `speed` when known.
+    mutating func note(_ coordinate: Coordinate, accuracy: Double, at time: Date? = nil, speed: Double? = nil) {
         position = (coordinate, accuracy)
+        if accuracy <= 20, let time { gnss = (coordinate, accuracy, time, max(speed ?? 0, 0)) }
+    }
+
+    /// The position the tier is set from at `now`: the last one, or (``Settings/holdsGNSSPosition``)
+    /// the last GNSS fix with its accuracy grown at its speed plus 1 m/s while that is better.
+    func tierPosition(at now: Date?) -> (coordinate: Coordinate, accuracy: Double)? {
+        guard let position else { return nil }
+        guard settings.holdsGNSSPosition, let gnss, let now else { return position }
+        let grown = gnss.accuracy + (gnss.speed + 1) * max(0, now.timeIntervalSince(gnss.time))
+        return grown < position.accuracy ? (gnss.coordinate, grown) : position
     }
 
     /// Handles iOS's pause of the updates and the signs that the device moves again: a launch, the
@@ -103,9 +119,9 @@ struct ProximityTracker: Sendable {
     ///
     /// `nearest(point, horizon)` is the distance to the nearest boundary of the tracker's fences
     /// within `horizon` metres, nil when none is.
-    mutating func updateTier(active: Bool, approachMeters: Double,
+    mutating func updateTier(active: Bool, approachMeters: Double, at now: Date? = nil,
                              nearest: (Coordinate, Double) -> Double?) {
-        guard active, !paused, let (point, accuracy) = position,
+        guard active, !paused, let (point, accuracy) = tierPosition(at: now),
               let distance = nearest(point, max(approachMeters, settings.nearMeters * 1.5) + accuracy) else {
             tier = .far
             restUntil = nil

@@ -80,6 +80,8 @@ public enum GeofenceExperiment {
         public var energy: Double
         /// Of it, GNSS's share.
         public var gnssEnergy: Double
+        /// The energy by consumer (``EnergyReport/Consumer`` raw values), where it went.
+        public var energyByConsumer: [String: Double] = [:]
         /// The mode of the fences (nil in runs that predate modes).
         public var fenceMode: GeofenceMode?
         /// The layout (nil when the caller gave its own trajectory).
@@ -143,9 +145,11 @@ public enum GeofenceExperiment {
     /// - parameter overrides: platform constants to override.
     /// - parameter backend: the location APIs the app uses.
     /// - parameter configuration: the monitor's configuration.
+    /// - parameter inspect: called with the finished simulation (to read its log), before scoring.
     public static func run(_ mode: Mode, layout: GeofenceLayout, fenceMode: GeofenceMode, seed: UInt64,
                            overrides: [String: JSONValue] = [:], backend: LocationBackend = .locationManager,
-                           configuration: GeofenceMonitor.Configuration = .init()) throws(SimulatorError) -> Result {
+                           configuration: GeofenceMonitor.Configuration = .init(),
+                           inspect: (Simulation) -> Void = { _ in }) throws(SimulatorError) -> Result {
         let fences = layout.fences.map { fence -> Fence in
             var fence = fence
             fence.mode = fenceMode
@@ -159,7 +163,11 @@ public enum GeofenceExperiment {
         var sim = try Simulation(scenario: scenario, seed: seed, app: BackendTranslatingApp(app, backend: backend),
                                  trajectory: trajectory)
         sim.runToEnd()
+        inspect(sim)
         var result = score(mode: mode, seed: seed, fences: fences, simulation: sim)
+        result.energyByConsumer = Dictionary(uniqueKeysWithValues: EnergyReport.Consumer.allCases.compactMap { c in
+            sim.energy[c] > 0 ? (c.rawValue, sim.energy[c]) : nil
+        })
         result.fenceMode = fenceMode
         result.layout = layout.kind
         return result
