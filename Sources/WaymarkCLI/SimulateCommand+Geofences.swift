@@ -175,6 +175,7 @@ extension SimulateCommand {
                                       + "energy \(Int(r.energy)) (\(r.energyByConsumer.sorted { $0.value > $1.value }.map { "\($0.key) \(Int($0.value))" }.joined(separator: ", "))) vs recording \(Int(recording[seed] ?? 0)), "
                                       + "launches \(r.launches.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))"
                                       + (ceiling.map { ", ceiling \($0.reported)/\($0.crossings)" } ?? ""))
+                            for description in r.falseEventDescriptions { writeLine("    false: \(description)") }
                         }
                     } catch {
                         throw InputError("\(error)")

@@ -23,7 +23,11 @@ extension GeofenceMonitor {
             evaluate(fix, live: live, coarse: false, into: &out)
             planProximityRest(after: fix)
             runTimers(at: fix.timestamp, cause: .fix(fix), into: &out)
-        } else if accuracy <= configuration.maximumCoarseAccuracyMeters, !hasFreshFix(at: now) {
+        } else if accuracy <= configuration.maximumCoarseAccuracyMeters, !hasFreshFix(at: now),
+                  !(gate.isStill && hasFences(in: .balanced)) {
+            // While the motion gate has the device resting (and this position did not move it), a
+            // coarse position off by more than its accuracy is its error: a cell fix is sometimes
+            // 1–2 km off (measured: 6 false exits in a commute day before this check).
             evaluate(fix, live: false, coarse: true, into: &out)
         }
         guard accuracy <= 4 * configuration.maximumDecisionAccuracyMeters else { return }

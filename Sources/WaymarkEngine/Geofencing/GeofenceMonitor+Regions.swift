@@ -106,10 +106,13 @@ extension GeofenceMonitor {
         let smallCircleChecked = mode == .precise && (geometry[i]?.radius ?? 0) < configuration.minimumInferenceRadiusMeters
         // A balanced fence's crossing that iOS reports first is confirmed with a fix; iOS's event
         // stands if none comes in time (``BalancedTracking``).
+        // iOS's side of a circle under about 200 m, or of a polygon's circle, is not the fence's
+        // (PLATFORM.md §5): only a big circle's event stands without a fix.
         let confirmed = mode == .balanced
+        let standsAlone = geometry[i]?.polygon == nil && (geometry[i]?.radius ?? 0) >= configuration.minimumInferenceRadiusMeters
         if polygonEntered || echo || smallCircleChecked || confirmed {
             pending[handle] = PendingRegionEvent(entered: entered, receivedAt: now, disagreement: false,
-                                                 fallsBack: confirmed && !polygonEntered && !echo)
+                                                 fallsBack: confirmed && standsAlone && !echo)
             startWait()
             return
         }

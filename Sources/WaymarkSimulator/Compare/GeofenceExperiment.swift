@@ -80,6 +80,8 @@ public enum GeofenceExperiment {
         public var energy: Double
         /// Of it, GNSS's share.
         public var gnssEnergy: Double
+        /// The false events, each as "fence kind timing at t s (delivered at t s)", for diagnosis.
+        public var falseEventDescriptions: [String] = []
         /// The energy by consumer (``EnergyReport/Consumer`` raw values), where it went.
         public var energyByConsumer: [String: Double] = [:]
         /// The mode of the fences (nil in runs that predate modes).
@@ -250,6 +252,7 @@ public enum GeofenceExperiment {
             return (f.id, (c, r))
         })
         var falseEvents = 0, scoredEvents = 0
+        var falseDescriptions: [String] = []
         for i in events.indices where events[i].kind != .dwell {
             scoredEvents += 1
             guard let (center, r) = circles[events[i].fenceID] else { continue }
@@ -265,7 +268,10 @@ public enum GeofenceExperiment {
                 Geodesy.haversineDistance(sim.trajectory.position(at: t), center) - r
             }
             let correct = events[i].kind == .enter ? sides.contains { $0 < 0 } : sides.contains { $0 > 0 }
-            if !correct { falseEvents += 1 }
+            if !correct {
+                falseEvents += 1
+                falseDescriptions.append("\(events[i].fenceID) \(events[i].kind) \(events[i].timing) at \(Int(claimed)) s (delivered at \(Int(deliveries[i])) s, cause \(events[i].cause))")
+            }
         }
         latencies.sort()
         func quantile(_ q: Double) -> Double? {
@@ -275,7 +281,8 @@ public enum GeofenceExperiment {
                       reportedWithinMinute: withinMinute, reportedWithinThreeMinutes: withinThree, reportedWithinMinuteOfDepth: withinMinuteOfDepth, events: scoredEvents, falseEvents: falseEvents,
                       medianLatencySeconds: quantile(0.5), p90LatencySeconds: quantile(0.9), maxLatencySeconds: latencies.last,
                       reportedLate: late, reportedLateMarked: lateMarked,
-                      launches: sim.stats.launches, energy: sim.energy.total, gnssEnergy: sim.energy[.gnss])
+                      launches: sim.stats.launches, energy: sim.energy.total, gnssEnergy: sim.energy[.gnss],
+                      falseEventDescriptions: falseDescriptions)
     }
 }
 
