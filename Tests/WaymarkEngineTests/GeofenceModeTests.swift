@@ -67,10 +67,10 @@ struct GeofenceModeTests {
         // And the shop's own mode does change it (demandByMode).
     }
 
-    @Test("balanced, moving at 1 m/s (reach 4 m/s): hundred metres while a boundary is within the reach before the next wake, at most 1000 m; GNSS within 100 m",
+    @Test("balanced, moving at 1 m/s (reach 4 m/s): hundred metres while a boundary is within the reach before the next wake, at most 1000 m; GNSS within 60 m",
           arguments: [(0.0, 300.0, DesiredAccuracy?.some(.hundredMeters)), (-10.0, 300.0, nil),      // the 1000 m cap
                       (595.0, 100.0, .hundredMeters), (590.0, 100.0, nil),                          // 100 s × 4 m/s = 400 m
-                      (896.0, 300.0, .best), (890.0, 300.0, .hundredMeters)])                       // the 100 m near distance
+                      (935.0, 300.0, .best), (930.0, 300.0, .hundredMeters)])                       // the 60 m near distance
     func balancedThresholds(east: Double, wakeInterval: Double, expected: DesiredAccuracy?) throws {
         // Boundary at 1000 m east; accuracy 5 m: distance − 5 against the limits.
         var configuration = GeofenceMonitor.Configuration()

@@ -94,8 +94,9 @@ struct GeofencingLifecycleTests {
         #expect((1...7).contains(failures.count), "failures: \(failures)")
         #expect(failures.allSatisfy { $0.hasPrefix("waymark.") })
         let app = GeofencingTestApp.app(of: sim)
-        #expect(app.monitor.slotBudget == 13)
+        // 20 − 7 refused − 1 kept for the balanced fences' stationary region (unused: the device moves).
+        #expect(app.monitor.slotBudget == 12)
         #expect(sim.monitoredRegionIdentifiers.filter { $0.hasPrefix("host.") }.count == 7)
-        #expect(sim.monitoredRegionIdentifiers.count == 20)
+        #expect(sim.monitoredRegionIdentifiers.count == 19)
     }
 }
