@@ -98,7 +98,10 @@ struct EngineBackendsSimulationTests {
     @Test("in a pocket (no GNSS, app suspended): iOS reports the crossing of a large fence late, and the event says so",
           arguments: LocationBackend.allCases)
     func pocket(backend: LocationBackend) throws {
-        let fences = [Self.circle("park", east: 2_000, radius: 500)]
+        // iOS region events only: the fence's mode is regions (balanced, the default, would run updates near it).
+        var park = Self.circle("park", east: 2_000, radius: 500)
+        park.mode = .regions
+        let fences = [park]
         let scenario = Scenario(durationSeconds: 2_400, route: Fixture.eastbound(speed: 4, seconds: 1_200),
                                 device: Self.alwaysInstall(),
                                 user: UserBehaviour(actions: [UserAction(at: 0, .open), UserAction(at: 60, .background)]),

@@ -109,7 +109,9 @@ struct SimulatedPhoneFenceSyncTests {
             #expect(transport.requests == phone.launches)
             #expect(phone.fenceUpdates.map { $0.fences.map(\.id).sorted() } == [["bakery"], ["bakery", "school"]])
             let second = try #require(phone.fenceUpdates.last)
-            #expect(second.at.timeIntervalSince(FenceSyncTests.t0) >= 1_200)
+            // The first launch after 800 s: the user's at 1,200 s, or earlier one iOS made for a location
+            // event (balanced fences, the default since #34, also relaunch the app for their stationary region).
+            #expect(second.at.timeIntervalSince(FenceSyncTests.t0) >= 800)
             #expect(phone.simulation.engineApp?.disk.geofences?.fences.keys.sorted() == ["bakery", "school"])
         }
     }
