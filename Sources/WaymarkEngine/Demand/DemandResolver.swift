@@ -31,11 +31,7 @@ public struct DemandResolver: Hashable, Sendable {
     /// The merged standard configuration of `demands`, or nil when none asks for standard updates.
     public static func mergedStandard(_ demands: [LocationDemand]) -> LocationConfiguration? {
         let standards = demands.compactMap { if case .standard(let s) = $0 { s } else { nil } }
-        guard let best = standards.map(\.accuracy.fineness).min() else { return nil }
-        // At equal accuracy a demand with a specific activity type (a ride's fitness) wins over one
-        // with `.other` (the geofence trackers'): the activity type sets how iOS pauses the updates.
-        let candidates = standards.filter { $0.accuracy.fineness == best }
-        let finest = candidates.first { $0.activityType != .other } ?? candidates[0]
+        guard let finest = standards.min(by: { $0.accuracy.fineness < $1.accuracy.fineness }) else { return nil }
         let filters = standards.map(\.distanceFilterMeters)
         let filter: Double? = filters.contains(where: { $0 == nil }) ? nil : filters.compactMap { $0 }.min()
         return LocationConfiguration(desiredAccuracy: finest.accuracy, distanceFilterMeters: filter,
