@@ -13,8 +13,10 @@ struct EngineRegionReconcileTests {
     /// Two fences whose regions the stored state believes registered.
     static func storedState() throws -> GeofenceMonitor.PersistentState {
         var monitor = GeofenceMonitor(configuration: EngineCore.Configuration().effectiveGeofencing)
-        _ = try monitor.add([Fence(id: "a", shape: .circle(center: east(1_000), radiusMeters: 200)),
-                             Fence(id: "b", shape: .circle(center: east(2_000), radiusMeters: 200))], at: T.origin)
+        // Region-mode fences: the test is about iOS's regions (a balanced fence keeps hundred-metre
+        // updates on after the launch fix, and adds the stationary region).
+        _ = try monitor.add([Fence(id: "a", shape: .circle(center: east(1_000), radiusMeters: 200), mode: .regions),
+                             Fence(id: "b", shape: .circle(center: east(2_000), radiusMeters: 200), mode: .regions)], at: T.origin)
         _ = monitor.handle(.locations([Fix(coordinate: T.place, horizontalAccuracy: 5, timestamp: T.origin, source: .gnss)]), at: T.origin)
         #expect(monitor.monitoredRegions.count == 2)
         return monitor.persistentState
