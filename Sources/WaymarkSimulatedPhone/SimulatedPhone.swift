@@ -67,7 +67,7 @@ public struct SimulatedPhone {
     /// Fence sets handed to the engine (with a ``FenceSource``), in order.
     public private(set) var fenceUpdates: [FenceUpdate] = []
     /// Fence fetches made (every page is one), and of them the ones that failed.
-    public var fenceFetches: (requests: Int, failed: Int) { (fenceClock.requests, fenceClock.failures) }
+    public var fenceFetches: (requests: Int, failed: Int) { get async { await fenceClock.counts } }
     /// ``advance(to:)`` calls that ended with the app suspended, and with it not running.
     public private(set) var suspendedSteps = 0, deadSteps = 0
 
@@ -154,7 +154,7 @@ public struct SimulatedPhone {
                 try await uploader?.feed(.device(event), at: max(queueTime, timed.time))
             }
             if let sync = fenceSync {
-                fenceClock.set(timed.time)
+                await fenceClock.set(timed.time)
                 if case .updated(let fences)? = await sync.handle(timed.event, at: timed.time) {
                     pendingFences = (fences, .server(fetchedAt: timed.time))
                 }
@@ -306,20 +306,14 @@ public struct FenceUpdate: Hashable, Sendable {
 }
 
 /// The virtual time of the fence fetch under way, and a count of fetches.
-final class FenceFetchClock: @unchecked Sendable {
-    private let lock = NSLock()
-    private var time = Date(timeIntervalSince1970: 0)
-    private var counts = (requests: 0, failures: 0)
+actor FenceFetchClock {
+    private(set) var now = Date(timeIntervalSince1970: 0)
+    private(set) var counts = (requests: 0, failed: 0)
 
-    func set(_ date: Date) { lock.withLock { time = date } }
-    var now: Date { lock.withLock { time } }
-    var requests: Int { lock.withLock { counts.requests } }
-    var failures: Int { lock.withLock { counts.failures } }
+    func set(_ date: Date) { now = date }
     func count(failed: Bool) {
-        lock.withLock {
-            counts.requests += 1
-            if failed { counts.failures += 1 }
-        }
+        counts.requests += 1
+        if failed { counts.failed += 1 }
     }
 }
 
@@ -331,12 +325,12 @@ struct PhoneFenceTransport: FenceListTransport {
     let clock: FenceFetchClock
 
     func fetchFences(_ request: FenceListRequest) async -> FenceListResponse {
-        let response = await network.fetchFences(request, at: clock.now, from: server)
+        let response = await network.fetchFences(request, at: await clock.now, from: server)
         let failed = switch response {
         case .page, .notModified: false
         case .status, .failed: true
         }
-        clock.count(failed: failed)
+        await clock.count(failed: failed)
         return response
     }
 }

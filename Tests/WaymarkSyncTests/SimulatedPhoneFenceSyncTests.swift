@@ -69,7 +69,7 @@ struct SimulatedPhoneFenceSyncTests {
             #expect(app.disk.geofences?.fences.keys.sorted() == ["bakery"])
             #expect(app.fenceEvents.contains { $0.fenceID == "bakery" && $0.kind == .enter })
             #expect(phone.fenceEvents.contains { $0.fenceID == "bakery" && $0.kind == .enter })   // stored for upload
-            #expect(phone.fenceFetches == (requests: 1, failed: 0))
+            #expect(await phone.fenceFetches == (requests: 1, failed: 0))
         }
     }
 
@@ -80,7 +80,7 @@ struct SimulatedPhoneFenceSyncTests {
             let transport = FenceSyncTests.RouterFences(server: server)
             // Offline for the first two minutes; the ride sets off at 10 s and reaches the fence after ~230 s.
             let phone = try await Self.run(Self.scenario(offline: [TimeWindow(from: 0, to: 120)]), server: server, transport: transport)
-            #expect(phone.fenceFetches.failed >= 1)
+            #expect(await phone.fenceFetches.failed >= 1)
             #expect(transport.requests == 1)   // failures never reached the server
             let first = try #require(phone.fenceUpdates.first)
             #expect(first.at.timeIntervalSince(FenceSyncTests.t0) >= 120)

@@ -106,7 +106,7 @@ struct DemoRun {
                                       storedOnServer: stored, gapsOnServer: storedGaps,
                                       reportedOnServer: try await server.reportedFenceEvents(), serverFenceEvents: serverEvents.events,
                                       alwaysBestEnergy: baselineEnergy, simulationSeconds: simulationSeconds,
-                                      fenceUpdates: phone.fenceUpdates, fenceRequests: phone.fenceFetches)
+                                      fenceUpdates: phone.fenceUpdates, fenceRequests: await phone.fenceFetches)
         return DemoResult(timeline: timeline, summary: summary)
     }
 
