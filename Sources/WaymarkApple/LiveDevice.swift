@@ -79,6 +79,10 @@ public final class LiveDevice: NSObject, Device, @unchecked Sendable {
     static let significantChangesKey = "waymark.significantChanges.on"
     /// The iOS 17 services (`LiveDevice+Modern`).
     let modern: ModernServices
+    #if canImport(BackgroundTasks)
+    /// The running app-refresh tasks (`LiveDevice+AppRefresh`).
+    let appRefreshTasks = AppRefreshTasks()
+    #endif
     #if canImport(CoreMotion)
     let motion = CMMotionActivityManager()
     #endif
@@ -374,6 +378,14 @@ public final class LiveDevice: NSObject, Device, @unchecked Sendable {
             if let identifier = backgroundTasks.removeValue(forKey: id) {
                 UIApplication.shared.endBackgroundTask(identifier)
             }
+        case .scheduleAppRefresh(let identifier, let earliestBegin):
+            #if canImport(BackgroundTasks)
+            scheduleAppRefresh(identifier: identifier, earliestBegin: earliestBegin)
+            #endif
+        case .completeAppRefresh(let identifier, let success):
+            #if canImport(BackgroundTasks)
+            completeAppRefresh(identifier: identifier, success: success)
+            #endif
         default:
             // The iOS 17 commands, performed above (LiveDevice+Modern).
             break

@@ -163,6 +163,23 @@ struct UploadHTTPPolicyTests {
         #expect(await s.server.state.points(device: "phone-1").count == 50)
     }
 
+    @Test("a heartbeat's app-refresh wake brings new background budget and sends what waits (issue #32 item 4)")
+    func appRefreshWake() async throws {
+        let config = UploadQueue.Configuration(maxBatchPoints: 300, backgroundBudget: 25, minimumBudget: 10)
+        var s = try await setUp(points: 40, config: config)
+        defer { s.server.stop() }
+        try await s.uploader.feed(.device(.didEnterBackground))
+        #expect(await requests(s) == 1)
+        try s.store.append(TestFixes.ride(count: 10, from: TestFixes.start.addingTimeInterval(40)), to: s.ride)
+        s.uploader.now = s.uploader.now.addingTimeInterval(20)
+        try await s.uploader.feed(.backlogChanged(try s.store.backlog()))
+        #expect(await requests(s) == 1, "5 s of budget left is less than the 10 s minimum")
+        s.uploader.now = s.uploader.now.addingTimeInterval(3_600)
+        try await s.uploader.feed(.device(.appRefresh(identifier: "com.example.heartbeat")))
+        #expect(await requests(s) == 2, "the app-refresh wake sends the waiting batch")
+        #expect(await s.server.state.points(device: "phone-1").count == 50)
+    }
+
     @Test("a 200 reply listing rejected points: the rest is removed, the rejected are quarantined with the reason")
     func rejectedInOkReply() async throws {
         var s = try await setUp(points: 30, config: UploadQueue.Configuration(maxBatchPoints: 300))

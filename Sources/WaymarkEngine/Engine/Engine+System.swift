@@ -20,7 +20,8 @@ public struct EngineSystem: Sendable {
     /// Network reachability, lifecycle (launched, background, foreground), background-task expiry,
     /// location wakes (a significant change, a region crossing, a delivery of fixes with the fixes
     /// left out) and a refused background activity session (an app may tell the rider that
-    /// recording stops in the background until the app is opened), as ``DeviceEvent/systemPart``
+    /// recording stops in the background until the app is opened), app-refresh wakes and their expiry
+    /// (the ``Heartbeat``), as ``DeviceEvent/systemPart``
     /// keeps them; without replay.
     public var events: ReplaySequence<DeviceEvent> { engine.systemEvents.values }
 }
@@ -33,7 +34,8 @@ extension DeviceEvent {
     public var systemPart: DeviceEvent? {
         switch self {
         case .networkReachability, .didEnterBackground, .willEnterForeground, .launched, .backgroundTaskExpired,
-             .significantChange, .regionEntered, .regionExited, .backgroundActivitySessionRefused:
+             .significantChange, .regionEntered, .regionExited, .backgroundActivitySessionRefused,
+             .appRefresh, .appRefreshExpired:
             self
         case .locations:
             .locations([])

@@ -59,6 +59,7 @@ public actor Engine {
     nonisolated let problemStates = ReplayBroadcaster<[ConfigurationProblem]>(initial: [])
     nonisolated let launchAttributions = ReplayBroadcaster<LaunchAttribution>()
     nonisolated let systemEvents = ReplayBroadcaster<DeviceEvent>(replaysCurrent: false)
+    nonisolated let heartbeatUpdates = ReplayBroadcaster<Heartbeat.Update>(replaysCurrent: false)
     var fenceRevision: Int
     /// The app's Info.plist declarations, once read from the device.
     var declarations: InfoPlistDeclarations?
@@ -118,6 +119,9 @@ public actor Engine {
 
     /// The app's lifecycle and network events as the engine handled them (``EngineSystem``).
     public nonisolated var system: EngineSystem { EngineSystem(engine: self) }
+
+    /// The heartbeat's wakes and beats (``Heartbeat``).
+    public nonisolated var heartbeats: EngineHeartbeats { EngineHeartbeats(engine: self) }
 
     /// Consumes the device's events until the stream ends, then stops: pending requests throw
     /// ``EngineError/Code/stopped`` and every state sequence ends.
@@ -188,6 +192,7 @@ public actor Engine {
         await problemStates.finish()
         await launchAttributions.finish()
         await systemEvents.finish()
+        await heartbeatUpdates.finish()
     }
 
     /// The time to stamp an app call with: the device's clock, never before the latest event.
@@ -274,6 +279,7 @@ public actor Engine {
                 locationAnswers[id] = result
             }
         case .location(.fix(let id, let fix)): locationStreams[id]?.yield(fix)
+        case .heartbeat(let update): await heartbeatUpdates.publish(update)
         }
     }
 }

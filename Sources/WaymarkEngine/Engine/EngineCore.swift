@@ -49,6 +49,10 @@ public struct EngineCore: Sendable {
         /// updates stop, s (``ModernBackendAdapter/sessionGrace``): a when-in-use app cannot begin a
         /// new one from the background, so a ride that goes on within this time keeps recording.
         public var backgroundSessionGrace: TimeInterval
+        /// The heartbeat through iOS's app-refresh task (``Heartbeat``; off without a task identifier).
+        public var heartbeat: Heartbeat.Configuration {
+            didSet { noteHeartbeatUse() }
+        }
 
         /// Makes a configuration.
         public init(permissions: PermissionSequencer.Configuration = .init(),
@@ -56,7 +60,9 @@ public struct EngineCore: Sendable {
                     geofencing: GeofenceMonitor.Configuration = .init(),
                     ride: RideTracker.Configuration = .init(),
                     capabilities: AppCapabilities = .init(), backend: LocationBackend = .locationManager,
-                    backgroundSessionGrace: TimeInterval = ModernBackendAdapter.defaultSessionGrace) {
+                    backgroundSessionGrace: TimeInterval = ModernBackendAdapter.defaultSessionGrace,
+                    heartbeat: Heartbeat.Configuration = .init()) {
+            self.heartbeat = heartbeat
             self.backend = backend
             self.backgroundSessionGrace = backgroundSessionGrace
             self.permissions = permissions
@@ -74,6 +80,15 @@ public struct EngineCore: Sendable {
                 if ride.usesMotion { uses.motion = true }
             }
             self.capabilities = uses
+            noteHeartbeatUse()
+        }
+
+        /// A heartbeat uses an app-refresh task: its identifier must be permitted in the Info.plist,
+        /// with the `fetch` background mode (``InfoPlistCheck``).
+        private mutating func noteHeartbeatUse() {
+            if let id = heartbeat.taskIdentifier, !capabilities.appRefreshTaskIdentifiers.contains(id) {
+                capabilities.appRefreshTaskIdentifiers.append(id)
+            }
         }
 
         /// The geofence configuration the core runs: ``geofencing`` with one slot reserved for
@@ -99,6 +114,8 @@ public struct EngineCore: Sendable {
     public private(set) var map = MapLaunchHelper()
     /// On-demand location: requests for one fix and streams outside a ride.
     public private(set) var location = LocationRequests()
+    /// The heartbeat through iOS's app-refresh task.
+    public private(set) var heartbeat: Heartbeat
     /// The demand resolver.
     public private(set) var resolver = DemandResolver()
     /// The iOS 17 translation (used with ``Configuration/backend`` `.modern`).
@@ -121,6 +138,7 @@ public struct EngineCore: Sendable {
         launchLocator = LaunchLocator(configuration: configuration.launchLocation)
         geofences = GeofenceMonitor(configuration: configuration.effectiveGeofencing, restoring: stored)
         rideTracker = RideTracker(configuration: configuration.ride, restoring: snapshot)
+        heartbeat = Heartbeat(configuration: configuration.heartbeat, windows: configuration.ride.automatic.enabled ? configuration.ride.automatic.windows : nil)
         modern = ModernBackendAdapter(sessionGrace: configuration.backgroundSessionGrace,
                                       heard: stored?.conditionStates ?? [:])
     }
@@ -150,7 +168,7 @@ public struct EngineCore: Sendable {
     public var nextDeadline: Date? {
         let session = configuration.backend == .modern ? modern.sessionReleaseDeadline : nil
         return [permissions.nextDeadline, launchLocator.nextDeadline, geofences.nextDeadline, rideTracker.nextDeadline,
-                location.nextDeadline, session]
+                location.nextDeadline, heartbeat.nextDeadline, session]
             .compactMap { $0 }.min()
     }
 
@@ -223,6 +241,7 @@ public struct EngineCore: Sendable {
         rideTracker.motionUnavailable = motionGate == .refused
         out.absorb(rideTracker.handle(event, at: now), as: EngineUpdate.ride)
         out.absorb(location.handle(event, at: now), as: EngineUpdate.location)
+        out.absorb(heartbeat.handle(event, at: now), as: EngineUpdate.heartbeat)
         finishStep(into: &out, at: now)
         return out
     }
@@ -291,6 +310,7 @@ public struct EngineCore: Sendable {
         out.absorb(geofences.deadlineReached(at: now), as: EngineUpdate.geofence)
         out.absorb(rideTracker.deadlineReached(at: now), as: EngineUpdate.ride)
         out.absorb(location.deadlineReached(at: now), as: EngineUpdate.location)
+        out.absorb(heartbeat.deadlineReached(at: now), as: EngineUpdate.heartbeat)
         finishStep(into: &out, at: now)
         return out
     }
@@ -304,7 +324,7 @@ public struct EngineCore: Sendable {
         if let change = map.update(launch: launchLocator.state, authorization: permissions.authorization) {
             out.updates.append(.map(change))
         }
-        out.commands += resolver.resolve([launchLocator.demand] + geofences.demands + rideTracker.demands + [location.demand])
+        out.commands += resolver.resolve([launchLocator.demand] + geofences.demands + rideTracker.demands + [location.demand, heartbeat.demand])
         if configuration.backend == .modern { out.commands = modern.commands(out.commands, at: now) }
     }
 }

@@ -35,6 +35,8 @@ public enum EngineUpdate: Hashable, Sendable {
     case launch(LaunchAttribution)
     /// From on-demand location: a request answered, a fix for a stream.
     case location(LocationRequests.Update)
+    /// From the heartbeat: a wake began, a beat ended, a refusal.
+    case heartbeat(Heartbeat.Update)
 }
 
 /// A rider's tap on the ride controls, for ``EngineCore/rideCommand(_:at:)``.

@@ -86,13 +86,17 @@ public struct AutomaticTracking: Hashable, Sendable {
     /// The prefix of automatic rides' identifiers, followed by the start time in UTC (default `"auto-"`,
     /// giving `auto-2026-11-28T14:29:33Z`).
     public var rideIDPrefix: String
+    /// The hours in which rides may start by themselves (default nil: at any time). Outside them no
+    /// hint makes GNSS check, and an automatic ride ends when its window closes (``TrackingWindows``).
+    public var windows: TrackingWindows?
 
     /// Makes a configuration; `AutomaticTracking()` keeps automatic tracking off.
     public init(enabled: Bool = false, stationaryRadiusMeters: Double = 150, stopTimeoutSeconds: TimeInterval = 300,
                 movingActivities: Set<MotionActivity.Kind> = [.walking, .running, .cycling, .automotive],
                 minimumMotionConfidence: MotionActivity.Confidence = .low,
                 withoutMotion: MotionFallback = .locationEvents, usesSignificantChanges: Bool = false,
-                usesVisits: Bool = true, startsAtRestingPlace: Bool = true, rideIDPrefix: String = "auto-") {
+                usesVisits: Bool = true, startsAtRestingPlace: Bool = true, rideIDPrefix: String = "auto-",
+                windows: TrackingWindows? = nil) {
         self.enabled = enabled
         self.stationaryRadiusMeters = stationaryRadiusMeters
         self.stopTimeoutSeconds = stopTimeoutSeconds
@@ -103,6 +107,12 @@ public struct AutomaticTracking: Hashable, Sendable {
         self.usesVisits = usesVisits
         self.startsAtRestingPlace = startsAtRestingPlace
         self.rideIDPrefix = rideIDPrefix
+        self.windows = windows
+    }
+
+    /// Whether rides may start by themselves at `date` (inside a window, or no windows set).
+    public func allowsStart(at date: Date) -> Bool {
+        windows?.contains(date) ?? true
     }
 
     /// The identifier of an automatic ride that starts at `date`.

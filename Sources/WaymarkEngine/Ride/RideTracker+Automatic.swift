@@ -46,6 +46,14 @@ extension RideTracker {
         return stopped.addingTimeInterval(automatic.stopTimeoutSeconds)
     }
 
+    /// The close of the tracking window an automatic ride started in, at which it ends (nil without
+    /// windows, for the rider's own rides, and while no ride is under way).
+    var windowEndDeadline: Date? {
+        guard automatic.enabled, let windows = automatic.windows, state.isActive,
+              let snap = snapshot, snap.startedAutomatically else { return nil }
+        return windows.contains(snap.startedAt) ? windows.nextChange(after: snap.startedAt) : snap.startedAt
+    }
+
     /// The still state's demands: significant changes, GNSS while checking, coarse updates as the
     /// fallback without motion.
     func stillDemands(_ phase: StillPhase) -> [LocationDemand] {
@@ -245,9 +253,10 @@ extension RideTracker {
         if restingPlace == nil { startCheck(at: now, locating: true) }
     }
 
-    /// A hint of movement: GNSS checks (ignored until armed, and while a check runs).
+    /// A hint of movement: GNSS checks (ignored until armed, while a check runs, and outside the
+    /// tracking windows).
     mutating func hint(at now: Date) {
-        guard automaticArmed else { return }
+        guard automaticArmed, automatic.allowsStart(at: now) else { return }
         if locatingFixes != nil, case .checking = still {
             locatingFixes = nil                             // a hint during a locating check: check in full
             still = .checking(until: now.addingTimeInterval(configuration.verifySeconds))
@@ -303,7 +312,7 @@ extension RideTracker {
         }
         let away = LocalApproximation.segmentDistance(place.coordinate, filtered.coordinate)
         let accuracy = filtered.horizontalAccuracy ?? configuration.maximumAccuracyMeters
-        if automaticArmed, departs(filtered, away: away, accuracy: accuracy) {
+        if automaticArmed, automatic.allowsStart(at: now), departs(filtered, away: away, accuracy: accuracy) {
             depart(from: place, first: filtered, at: now, commands: &commands, updates: &updates)
         } else if away <= configuration.resumeDistanceMeters + accuracy {
             restingPlace?.since = max(place.since, filtered.timestamp)

@@ -6,6 +6,7 @@ extension RideTracker {
     public mutating func deadlineReached(at now: Date) -> Output {
         if still != nil { return stillDeadlineReached(at: now) }
         if let end = stopTimeoutDeadline, now >= end { return endAutomatically(at: now) }
+        if let end = windowEndDeadline, now >= end { return endAutomatically(at: now) }
         guard let due = phaseDeadline, now >= due else { return output() }
         var commands: [DeviceCommand] = []
         switch phase {

@@ -143,7 +143,7 @@ public struct RideTracker: Sendable {
             if case .checking(let until) = still { return until }
             return nil
         }
-        return [phaseDeadline, stopTimeoutDeadline].compactMap { $0 }.min()
+        return [phaseDeadline, stopTimeoutDeadline, windowEndDeadline].compactMap { $0 }.min()
     }
 
     /// The end of the current phase (a spell, the hold, the watch).

@@ -47,6 +47,14 @@ public enum DeviceCommand: Hashable, Sendable, Codable {
     case beginBackgroundTask(id: Int)
     /// End a background task.
     case endBackgroundTask(id: Int)
+    /// Ask iOS to run the app-refresh task `identifier` no earlier than `earliestBegin`
+    /// (`BGTaskScheduler.submit(_:)` with a `BGAppRefreshTaskRequest`). iOS keeps one pending request
+    /// per identifier, so a new one replaces the old; it runs the task when it sees fit, possibly much
+    /// later or never (see ``Heartbeat``). A refusal arrives as ``DeviceEvent/appRefreshRefused(identifier:reason:)``.
+    case scheduleAppRefresh(identifier: String, earliestBegin: Date)
+    /// Tell iOS the running app-refresh task `identifier` is done (`BGTask.setTaskCompleted(success:)`);
+    /// the app may then be suspended.
+    case completeAppRefresh(identifier: String, success: Bool)
 
     // The iOS 17 APIs (``LocationBackend/modern``) ------------------------------------------------
     /// Start iterating `CLLocationUpdate.liveUpdates(_:)`; updates arrive as ``DeviceEvent/liveUpdate(_:)``.

@@ -64,6 +64,29 @@ public enum DeviceEvent: Hashable, Sendable, Codable {
     /// 10180; review 2, M5). `LiveDevice` reports what iOS would refuse; the session is asked for
     /// again when the app is next in use.
     case backgroundActivitySessionRefused
+    /// iOS runs the app-refresh task `identifier` (the launch handler registered with
+    /// `BGTaskScheduler.register(forTaskWithIdentifier:using:launchHandler:)` was called), in a
+    /// process it woke or launched in the background. The app has about 30 s and must answer with
+    /// ``DeviceCommand/completeAppRefresh(identifier:success:)``.
+    case appRefresh(identifier: String)
+    /// The running app-refresh task's time is up (its `expirationHandler`): complete it at once, or iOS
+    /// terminates the app.
+    case appRefreshExpired(identifier: String)
+    /// iOS refused to schedule the app-refresh task (`BGTaskScheduler.submit(_:)` threw).
+    case appRefreshRefused(identifier: String, reason: AppRefreshRefusal)
+}
+
+/// Why iOS refused an app-refresh request (`BGTaskScheduler.Error.Code`).
+public enum AppRefreshRefusal: String, Hashable, Sendable, Codable, CaseIterable {
+    /// Background work is unavailable to the app (`.unavailable`): Background App Refresh is off
+    /// for it, or the app runs where background tasks do not (the Simulator, an extension).
+    case unavailable
+    /// The identifier is not in the Info.plist's `BGTaskSchedulerPermittedIdentifiers`, or the app
+    /// lacks the `fetch` background mode (`.notPermitted`).
+    case notPermitted
+    /// Too many requests of this kind are pending (`.tooManyPendingTaskRequests`; one app-refresh
+    /// request per identifier).
+    case tooManyPending
 }
 
 /// Location authorization as iOS reports it: status plus accuracy authorization.

@@ -85,6 +85,11 @@ extension EngineApp {
             String(format: "location request %d answered: ±%.0f m", id, fix.horizontalAccuracy ?? -1)
         case .location(.completed(let id, .failure(let error))): "location request \(id) failed: \(error)"
         case .location(.fix): nil
+        case .heartbeat(.woke): "heartbeat: woken by the app-refresh task"
+        case .heartbeat(.beat(let beat)):
+            "heartbeat: " + (beat.fix.map { String(format: "fix ±%.0f m", $0.horizontalAccuracy ?? -1) } ?? "no fix")
+                + (beat.expired ? ", time ran out" : "")
+        case .heartbeat(.refused(let reason)): "heartbeat refused by iOS: \(reason.rawValue)"
         }
     }
 

@@ -103,4 +103,7 @@ enum SimulationAction: Sendable {
     case regionEvent(identifier: String, enter: Bool, serial: Int)
     case remoteRegistration(Int)
     case motionScript(Int)
+    case appRefreshDue(serial: Int)
+    case appRefreshExpiry(serial: Int)
+    case appRefreshEnforce(serial: Int)
 }

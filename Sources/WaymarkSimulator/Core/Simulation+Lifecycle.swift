@@ -130,6 +130,7 @@ extension Simulation {
     mutating func terminate(forceQuit: Bool, reason: String) {
         let wasRunning = process.state != .notRunning
         process.terminate(forceQuit: forceQuit)
+        appRefresh.finish()   // a running app-refresh task ends with its process
         loseHeldFixes()
         guard wasRunning else { return }
         locationService.endProcess()

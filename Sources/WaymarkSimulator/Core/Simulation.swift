@@ -54,6 +54,8 @@ public struct Simulation: Sendable {
     var queue = EventQueue<SimulationAction>()
     var outbox: [DeviceEvent] = []
     var rng: SeededRandom
+    /// iOS's app-refresh scheduler (`BGTaskScheduler`): pending requests and the running task.
+    var appRefresh = AppRefreshScheduler()
     /// What positioning delivers where (sources, accuracies, outages); read-only.
     let positioning: Positioning
     /// The permission centre: settings, the prompt on screen, temporary and provisional grants.
@@ -209,6 +211,9 @@ public struct Simulation: Sendable {
         case .regionEvent(let identifier, let enter, let serial): fireRegionEvent(identifier, enter: enter, serial: serial)
         case .remoteRegistration(let generation): completeRemoteRegistration(generation: generation)
         case .motionScript(let i): applyScriptedMotion(scenario.motion!.script![i])
+        case .appRefreshDue(let serial): runAppRefresh(serial: serial)
+        case .appRefreshExpiry(let serial): expireAppRefresh(serial: serial)
+        case .appRefreshEnforce(let serial): enforceAppRefreshExpiry(serial: serial)
         }
     }
 
@@ -302,6 +307,8 @@ public struct Simulation: Sendable {
         case .endServiceSession:
             _ = process.setServiceSession(false)
             note("service session ended")
+        case .scheduleAppRefresh(let identifier, let earliest): submitAppRefresh(identifier, earliestBegin: earliest)
+        case .completeAppRefresh(let identifier, let success): completeAppRefresh(identifier, success: success)
         }
     }
 }

@@ -6,6 +6,8 @@ import WaymarkGeo
 public struct SimulationStats: Hashable, Sendable, Codable {
     /// System prompts shown.
     public var promptsShown = 0
+    /// App-refresh tasks iOS ran (the heartbeat's wakes), requests it refused, tasks that ran out of time.
+    public var appRefreshRuns = 0, appRefreshRefusals = 0, appRefreshExpired = 0
     /// Permission requests made while another prompt was on screen (lost).
     public var promptCollisions = 0
     /// Permission requests that showed nothing because a usage description is missing.

@@ -87,6 +87,9 @@ enum TimelineText {
         case .liveUpdate(let u): u.fix.map { "live update: " + fixes([$0]) + age([$0], at: date) } ?? "live update: no location"
         case .monitorEvent(let id, let state): "monitor condition \"\(id)\": \(state.rawValue)"
         case .backgroundActivitySessionRefused: "background activity session refused"
+        case .appRefresh(let id): "app-refresh task \"\(id)\" runs"
+        case .appRefreshExpired(let id): "app-refresh task \"\(id)\" ran out of time"
+        case .appRefreshRefused(let id, let reason): "app-refresh request \"\(id)\" refused: \(words(reason.rawValue))"
         }
     }
 
@@ -143,6 +146,8 @@ enum TimelineText {
         case .requestMonitorState(let id): "request the state of condition \"\(id)\""
         case .beginServiceSession(let goal): "begin a service session (\(words(goal.rawValue)))"
         case .endServiceSession: "end the service session"
+        case .scheduleAppRefresh(let id, let earliest): "schedule app-refresh task \"\(id)\" (earliest \(earliest.formatted(.iso8601)))"
+        case .completeAppRefresh(let id, let success): "complete app-refresh task \"\(id)\"" + (success ? "" : " (unsuccessful)")
         }
         return "app: " + text
     }

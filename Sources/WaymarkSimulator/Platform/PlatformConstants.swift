@@ -189,6 +189,27 @@ public struct PlatformConstants: Hashable, Sendable, Codable {
     /// Background time for a launch or wake-up by a silent (content-available) push; standard
     /// updates still cannot be started in it.
     public var remoteNotificationSeconds = 30.0
+    /// Background time an app-refresh task (`BGAppRefreshTask`) gets before its expiration handler:
+    /// about 30 s (Apple, WWDC19 707 *Advances in App Background Execution*).
+    public var appRefreshSeconds = 30.0
+    /// How long after its earliest begin iOS runs an app-refresh task, s, by how often the user
+    /// opens the app (``DeviceSetup/AppUsage``): drawn uniformly between the minimum and the maximum.
+    /// Apple promises only that a task never starts before `earliestBeginDate` (Apple,
+    /// `BGTaskRequest.earliestBeginDate`) and names app usage among what decides when it runs
+    /// (WWDC20 10063); the spans are field reports of developers measuring their apps (runs "a few
+    /// times a day", hours apart; Apple Developer Forums on `BGAppRefreshTask` frequency), so
+    /// settings: daily 0–1 h, weekly 2–8 h, rarely 12–48 h.
+    public var appRefreshDelayDailyMinSeconds = 0.0
+    /// See ``appRefreshDelayDailyMinSeconds``.
+    public var appRefreshDelayDailyMaxSeconds = 3_600.0
+    /// See ``appRefreshDelayDailyMinSeconds``.
+    public var appRefreshDelayWeeklyMinSeconds = 7_200.0
+    /// See ``appRefreshDelayDailyMinSeconds``.
+    public var appRefreshDelayWeeklyMaxSeconds = 28_800.0
+    /// See ``appRefreshDelayDailyMinSeconds``.
+    public var appRefreshDelayRarelyMinSeconds = 43_200.0
+    /// See ``appRefreshDelayDailyMinSeconds``.
+    public var appRefreshDelayRarelyMaxSeconds = 172_800.0
 
     // §6 regions (issue #14: PLATFORM.md §5, second edition; see `Simulation+Regions`) ---------------
     /// Regions one app may monitor.

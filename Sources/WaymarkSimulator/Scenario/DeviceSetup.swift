@@ -46,6 +46,23 @@ public struct DeviceSetup: Hashable, Sendable, Codable {
     /// `CLMonitor` events or live updates creates no implicit service session, so raises no prompt
     /// (Apple, `CLServiceSession`; WWDC24 10212). False when absent.
     public var requiresExplicitServiceSession: Bool?
+    /// The identifiers the Info.plist lists under `BGTaskSchedulerPermittedIdentifiers`; every
+    /// identifier is permitted when absent. A request for another is refused as `notPermitted`.
+    public var appRefreshIdentifiers: [String]?
+    /// How often the user opens the app (default `daily`): iOS runs an app's refresh tasks from what
+    /// it learnt of its use (Apple, WWDC20 10063 *Background execution demystified*), so the
+    /// heartbeat's wakes are frequent for a daily app and rare for one opened now and then.
+    public var appUsage: AppUsage?
+
+    /// How often the user opens the app (``appUsage``).
+    public enum AppUsage: String, Hashable, Sendable, Codable, CaseIterable {
+        /// Several times a day.
+        case daily
+        /// About once a week.
+        case weekly
+        /// Rarely: iOS runs its refresh tasks seldom, if at all.
+        case rarely
+    }
 
     /// Makes a device setup.
     public init(install: Install? = nil, location: LocationAuthorizationStatus? = nil, preciseLocation: Bool? = nil,

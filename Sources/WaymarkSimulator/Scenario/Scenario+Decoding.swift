@@ -122,6 +122,7 @@ extension SimulatorError {
             ("IOSProfile", IOSProfile.allCases.map(\.rawValue)), ("Mode", ["derived", "scripted"]),
             ("UsageDescription", DeviceSetup.UsageDescription.allCases.map(\.rawValue)),
             ("BackgroundMode", DeviceSetup.BackgroundMode.allCases.map(\.rawValue)),
+            ("AppUsage", DeviceSetup.AppUsage.allCases.map(\.rawValue)),
             ("PromptKind", PromptKind.allCases.map(\.rawValue)),
         ]
         for (name, values) in enums where text.contains(name) && text.contains("invalid") {

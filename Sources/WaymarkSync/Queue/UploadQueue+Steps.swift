@@ -76,6 +76,10 @@ extension UploadQueue {
         case .locations, .significantChange, .regionEntered, .regionExited:
             // The app is running in the background for location: iOS gives it time again.
             if !foreground { freshWindow(at: now) }
+        case .appRefresh:
+            // iOS runs the app for its app-refresh task (the engine's heartbeat): time to send what waits.
+            if !foreground { freshWindow(at: now) }
+            flushRequested = true
         case .backgroundTaskExpired(let id):
             guard id == backgroundTask else { return [] }
             var actions: [UploadAction] = []
