@@ -2,6 +2,7 @@
 import BackgroundTasks
 import Foundation
 import WaymarkEngine
+import os
 
 /// The heartbeat's app-refresh task (`BGTaskScheduler`, `BGAppRefreshTask`) on a device.
 ///
