@@ -12,7 +12,7 @@ let swiftSettings: [SwiftSetting] = [
 
 // The two halves. An app adds the package with its default traits turned off and gets the device
 // half only, which needs two packages: GRDB.swift (WaymarkSync's on-device store) and swift-log
-// (WaymarkSync's logging). Every other dependency below serves the server half, and every use of
+// (WaymarkSync's logging, and the field log's system-log copy off Apple platforms). Every other dependency below serves the server half, and every use of
 // one is conditional on the `Server` trait, so SwiftPM neither resolves nor clones it for such an
 // app (Examples/WaymarkExample depends on this package that way, and CI checks its pins):
 //
@@ -70,10 +70,11 @@ let package = Package(
             name: "WaymarkGeo",
             swiftSettings: swiftSettings
         ),
-        // The device seam and the pure engine components.
+        // The device seam and the pure engine components, and the field log (its system-log copy is
+        // os.Logger on Apple platforms, swift-log elsewhere: only there does it link swift-log).
         .target(
             name: "WaymarkEngine",
-            dependencies: ["WaymarkGeo"],
+            dependencies: ["WaymarkGeo", .loggingOffApple],
             swiftSettings: swiftSettings
         ),
         // A deterministic simulator of iOS location behaviour (PLATFORM.md).
@@ -260,6 +261,9 @@ extension Target.Dependency {
 
     static let nioCore = server("NIOCore", "swift-nio")
     static let logging = Target.Dependency.product(name: "Logging", package: "swift-log")
+    /// swift-log where `os.Logger` does not exist (WaymarkEngine's field log uses `os.Logger` on Apple platforms).
+    static let loggingOffApple = Target.Dependency.product(name: "Logging", package: "swift-log",
+                                                           condition: .when(platforms: [.linux, .windows, .android, .wasi, .openbsd]))
     static let nioHTTP1 = server("NIOHTTP1", "swift-nio")
     static let hummingbird = server("Hummingbird", "hummingbird")
     static let httpTypes = server("HTTPTypes", "swift-http-types")

@@ -70,6 +70,14 @@ public struct SimulatedPhone {
     public var fenceFetches: (requests: Int, failed: Int) { get async { await fenceClock.counts } }
     /// ``advance(to:)`` calls that ended with the app suspended, and with it not running.
     public private(set) var suspendedSteps = 0, deadSteps = 0
+    /// The app's field log, if it keeps one: what the engine decided (the `EngineApp`'s
+    /// `fieldLog`, written after each step), the Background App Refresh reading at each launch and
+    /// return to the foreground, and every upload outcome, all on virtual time.
+    public let fieldLog: FieldLog?
+    /// Engine entries already written to ``fieldLog``.
+    private var loggedEntries = 0
+    /// The Background App Refresh readings already written.
+    private var backgroundNotes = FieldLogNotes(core: EngineCore())
 
     private let path: String
     private let transport: SimulatedNetworkTransport
@@ -103,11 +111,13 @@ public struct SimulatedPhone {
     ///   - seed: seeds each process's backoff jitter.
     ///   - fences: where the app fetches its fences from, if it does (nil: the app's script installs them).
     ///   - retention: the store's limits, applied after each step's recordings as `RideRecorder` applies them.
+    ///   - log: the app's field log (a `FieldLog` beside the store, usually), or nil for none.
     /// - Throws: a `SyncError` when the store cannot be opened.
     public init(simulation: Simulation, storePath: String, transport: any UploadTransport, credentials: DeviceCredentials,
                 deviceID: String? = nil, uploads: UploadQueue.Configuration = UploadQueue.Configuration(),
                 ridePolicy: String = "cycling", seed: UInt64 = 1, fences: FenceSource? = nil,
-                retention: RetentionLimits = RetentionLimits()) throws {
+                retention: RetentionLimits = RetentionLimits(), log: FieldLog? = nil) throws {
+        fieldLog = log
         precondition(simulation.engineApp != nil, "SimulatedPhone runs an EngineApp; the simulation runs another app")
         self.simulation = simulation
         path = storePath
@@ -146,6 +156,13 @@ public struct SimulatedPhone {
             if case .launched(let reason) = timed.event {
                 try startProcess(at: timed.time, foreground: reason == .user)
                 launches += 1
+            }
+            switch timed.event {
+            case .launched, .willEnterForeground:
+                // As the Engine actor reads `Device.backgroundAppRefreshAvailable()`.
+                fieldLog?.record(backgroundNotes.backgroundLocation(available: simulation.backgroundRefreshAvailable, at: timed.time))
+            default:
+                break
             }
             if let event = UploadQueue.relevantPart(of: timed.event), let queueTime = uploader?.now {
                 // The radio as it is when the event arrives (a reachability event comes with the change).
@@ -219,6 +236,10 @@ public struct SimulatedPhone {
     /// Stores what the app recorded since the last call.
     private mutating func storeRecordings() throws {
         guard let app = simulation.engineApp else { return }
+        if let fieldLog, app.fieldLog.count > loggedEntries {
+            fieldLog.record(Array(app.fieldLog[loggedEntries...]))
+            loggedEntries = app.fieldLog.count
+        }
         if app.recordedFixes.count > recorded.count {
             let new = Array(app.recordedFixes[recorded.count...])
             try store.append(new, to: rideID)
@@ -244,7 +265,7 @@ public struct SimulatedPhone {
         store = try RideStore(path: path)
         uploader = try VirtualTimeUploader(store: store, transport: transport, credentials: credentials, configuration: uploads,
                                            deviceID: deviceID, seed: processSeeds.next(), now: time, foreground: foreground,
-                                           online: !isOffline(at: time.timeIntervalSince(simulation.epoch)))
+                                           online: !isOffline(at: time.timeIntervalSince(simulation.epoch)), log: fieldLog)
         guard let source = fenceSource else { return }
         let sync = FenceSync(store: store, transport: PhoneFenceTransport(network: transport, server: source.transport, clock: fenceClock),
                              credentials: credentials, configuration: source.configuration)

@@ -52,6 +52,8 @@ public struct VirtualTimeUploader {
     /// Asked after each real send; returning true drops the answer, as if the process died before
     /// it could act on it (fault injection for tests). ``feed(_:at:)`` then returns false.
     public var killAfterSend: (() -> Bool)?
+    /// The field log the upload outcomes go to, if any.
+    public let log: FieldLog?
 
     /// Makes the uploader of a process that starts at `now` over `store`.
     ///
@@ -65,10 +67,12 @@ public struct VirtualTimeUploader {
     ///   - now: the virtual start time.
     ///   - foreground: whether the process starts in the foreground.
     ///   - online: whether the network is reachable at the start (``offline`` starts as its opposite).
+    ///   - log: the field log that hears every upload outcome (virtual time), if any.
     /// - Throws: a `SyncError` when the store cannot be read.
     public init(store: RideStore, transport: any UploadTransport, credentials: DeviceCredentials,
                 configuration: UploadQueue.Configuration, deviceID: String? = nil, seed: UInt64 = 1,
-                now: Date, foreground: Bool = true, online: Bool = true) throws {
+                now: Date, foreground: Bool = true, online: Bool = true, log: FieldLog? = nil) throws {
+        self.log = log
         executor = UploadExecutor(store: store, transport: transport, format: NativeBatchFormat(deviceID: deviceID),
                                   credentials: credentials)
         queue = UploadQueue(configuration: configuration, backlog: try store.backlog(), backoff: try store.uploadBackoff(),
@@ -82,8 +86,8 @@ public struct VirtualTimeUploader {
     @discardableResult
     public mutating func feed(_ event: UploadQueueEvent?, at time: Date? = nil) async throws -> Bool {
         if let time { now = time }
-        let actions = event.map { queue.handle($0, at: now) } ?? queue.deadlineReached(at: now)
-        return try await executor.run(actions, at: { now }, handle: { queue.handle($0, at: now) }, effect: { effect in
+        let actions = event.map { queue.handle($0, at: now, log: log) } ?? queue.deadlineReached(at: now)
+        return try await executor.run(actions, at: { now }, handle: { queue.handle($0, at: now, log: log) }, effect: { effect in
             switch effect {
             case .send(let key):
                 let points = queue.backlog.pending.first { $0.key == key }?.points ?? 0

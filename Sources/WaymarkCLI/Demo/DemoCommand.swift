@@ -79,6 +79,7 @@ struct DemoCommand: AsyncParsableCommand {
             } else {
                 write("\nSummary")
                 write(result.summary.table)
+                write("\n" + result.fieldLog.rendered)
             }
             return (result, server)
         } catch {

@@ -37,10 +37,13 @@ struct DemoRun {
         let baseline = Task.detached { [self] in try alwaysBestEnergy(ride, fences: served) }
         let sim = try Simulation(scenario: ride.scenario, seed: seed, app: EngineApp(configuration: DemoAppReader.configuration(), script: DemoAppReader.script()),
                                  trajectory: ride.trajectory)
-        var phone = try SimulatedPhone(simulation: sim, storePath: server.folder.appendingPathComponent("device.sqlite").path,
+        let storePath = server.folder.appendingPathComponent("device.sqlite").path
+        // The app's field log beside its store (the terminal shows the timeline, so no system-log copy).
+        let fieldLog = FieldLog(.init(besideStoreAt: storePath, systemLog: false))
+        var phone = try SimulatedPhone(simulation: sim, storePath: storePath,
                                        transport: http, credentials: DeviceCredentials(token: server.deviceToken), deviceID: server.deviceID,
                                        uploads: uploads, ridePolicy: "waymark-default", seed: seed,
-                                       fences: FenceSource(transport: http))
+                                       fences: FenceSource(transport: http), log: fieldLog)
         var reader = DemoAppReader(ride: ride)
         let epoch = sim.epoch
         var timeline: [DemoTimelineEntry] = []
@@ -107,7 +110,7 @@ struct DemoRun {
                                       reportedOnServer: try await server.reportedFenceEvents(), serverFenceEvents: serverEvents.events,
                                       alwaysBestEnergy: baselineEnergy, simulationSeconds: simulationSeconds,
                                       fenceUpdates: phone.fenceUpdates, fenceRequests: await phone.fenceFetches)
-        return DemoResult(timeline: timeline, summary: summary)
+        return DemoResult(timeline: timeline, summary: summary, fieldLog: try await DemoFieldLog(fieldLog, exportTo: server.folder))
     }
 
     /// Energy of the same app, ride, seed, events and fences with policy A (always best accuracy).

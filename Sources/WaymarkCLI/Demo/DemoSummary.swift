@@ -9,6 +9,8 @@ import WaymarkSync
 struct DemoResult: Hashable, Sendable, Codable {
     var timeline: [DemoTimelineEntry]
     var summary: DemoSummary
+    /// Where the phone's field log is, and its export.
+    var fieldLog: DemoFieldLog
 }
 
 /// One fence event, as compared between the device and the server.

@@ -24,7 +24,7 @@ extension Engine {
         guard timerDeadline == deadline, !stopped else { return }
         timerDeadline = nil
         timer = nil
-        await apply(core.deadlineReached(at: deadline))
+        await apply(core.deadlineReached(at: deadline), at: deadline)
     }
 
     /// Acts on every deadline due at or before `date` now, in order, without waiting for the
@@ -48,7 +48,7 @@ extension Engine {
             timer?.cancel()
             timer = nil
             timerDeadline = nil
-            await apply(core.deadlineReached(at: deadline))
+            await apply(core.deadlineReached(at: deadline), at: deadline)
         }
     }
 

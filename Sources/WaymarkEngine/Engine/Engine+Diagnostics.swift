@@ -104,7 +104,7 @@ extension Engine {
         guard let declared = await device.infoPlist() else { return }
         declarations = declared
         core.adoptDeclaredUsageDescriptions(declared.declaredUsageDescriptions)
-        await publishProblems()
+        await publishProblems(at: nil)
     }
 
     /// The app uses `more`: publishes the problems again if that needs something undeclared.
@@ -112,22 +112,32 @@ extension Engine {
         let merged = uses.union(more)
         guard merged != uses else { return }
         uses = merged
-        await publishProblems()
+        await publishProblems(at: nil)
     }
 
     /// Reads whether iOS may run the app in the background for location events (at start, each
-    /// launch and each return to the foreground) and publishes the problems if that changed.
-    func readBackgroundAppRefresh() async {
+    /// launch and each return to the foreground) and publishes the problems if that changed; the
+    /// field log hears of every change. `time` is the event's (nil at start: the device's time).
+    func readBackgroundAppRefresh(at time: Date?) async {
         let available = await device.backgroundAppRefreshAvailable()
+        let now: Date
+        if let time { now = time } else { now = await device.now() }
+        notes.level = fieldLog.level
+        fieldLog.record(notes.backgroundLocation(available: available, at: now))
         guard available != backgroundAppRefresh else { return }
         backgroundAppRefresh = available
-        await publishProblems()
+        await publishProblems(at: now)
     }
 
-    private func publishProblems() async {
+    /// Publishes the problems when they changed, and writes them to the field log at `time` (the
+    /// device's time when nil).
+    private func publishProblems(at time: Date?) async {
         var problems = declarations.map { InfoPlistCheck.problems(in: $0, for: uses) } ?? []
         if backgroundAppRefresh == false { problems.append(.backgroundAppRefreshOff) }
         guard problems != publishedProblems else { return }
+        let now: Date
+        if let time { now = time } else { now = await appCallTime() }
+        fieldLog.record(notes.problems(problems, at: now))
         publishedProblems = problems
         await problemStates.publish(problems)
     }

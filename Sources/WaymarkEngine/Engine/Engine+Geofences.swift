@@ -7,7 +7,8 @@ extension Engine {
         async throws(GeoError) {
         let now = await appCallTime()
         let out = try core.changeFences { (monitor: inout GeofenceMonitor) throws(GeoError) in try change(&monitor, now) }
-        await apply(out)
+        fieldLog.record(notes.appCall("fences changed: \(core.geofences.fences.count) fences now", category: .geofence, at: now))
+        await apply(out, at: now)
         let monitor = core.geofences
         await fenceStates.publish(monitor.fences.keys.reduce(into: [:]) { $0[$1] = monitor.presence(of: $1) ?? .unknown })
     }
@@ -54,6 +55,6 @@ public struct EngineGeofences: Sendable {
     public var monitoredRegions: ReplaySequence<[MonitoredRegion]> { engine.regionStates.values }
 
     /// The state to store on the device whenever it changes, with replay; pass the last one to
-    /// ``Engine/init(device:clock:configuration:memory:geofences:ride:)`` at the next launch.
+    /// ``Engine/init(device:clock:configuration:memory:geofences:ride:log:)`` at the next launch.
     public var stored: ReplaySequence<GeofenceMonitor.PersistentState> { engine.fenceStore.values }
 }

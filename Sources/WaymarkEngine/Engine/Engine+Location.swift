@@ -10,8 +10,10 @@ extension Engine {
         guard !stopped else { return .failure(LocationRequestError(.stopped, "the engine was stopped")) }
         let id = nextLocationID
         nextLocationID += 1
-        await apply(core.requestLocation(id: id, accuracy: accuracy, maximumAge: maximumAge, timeout: timeout,
-                                         at: await appCallTime()))
+        let now = await appCallTime()
+        fieldLog.record(notes.appCall("location request \(id): \(accuracy), at most \(Int(maximumAge)) s old, \(Int(timeout)) s timeout",
+                                      category: .location, level: .debug, at: now))
+        await apply(core.requestLocation(id: id, accuracy: accuracy, maximumAge: maximumAge, timeout: timeout, at: now), at: now)
         if let answer = locationAnswers.removeValue(forKey: id) { return answer }
         guard !stopped else { return .failure(LocationRequestError(.stopped, "the engine stopped before a fix came")) }
         return await withTaskCancellationHandler {
@@ -29,7 +31,8 @@ extension Engine {
 
     func cancelLocation(id: Int) async {
         guard !stopped else { return }
-        await apply(core.cancelLocationRequest(id: id, at: await appCallTime()))
+        let now = await appCallTime()
+        await apply(core.cancelLocationRequest(id: id, at: now), at: now)
     }
 
     func openLocationStream(_ continuation: AsyncStream<Fix>.Continuation, accuracy: DesiredAccuracy,
@@ -39,13 +42,15 @@ extension Engine {
         nextLocationID += 1
         locationStreams[id] = continuation
         continuation.onTermination = { _ in Task { await self.closeLocationStream(id: id) } }
+        let now = await appCallTime()
         await apply(core.locationStream(id: id, open: true, accuracy: accuracy, distanceFilterMeters: distanceFilterMeters,
-                                        at: await appCallTime()))
+                                        at: now), at: now)
     }
 
     func closeLocationStream(id: Int) async {
         guard locationStreams.removeValue(forKey: id) != nil, !stopped else { return }
-        await apply(core.locationStream(id: id, open: false, at: await appCallTime()))
+        let now = await appCallTime()
+        await apply(core.locationStream(id: id, open: false, at: now), at: now)
     }
 }
 

@@ -8,7 +8,15 @@ extension Engine {
             // A ride records with the screen off, and may query motion for its accuracy policy.
             await noteUse(AppCapabilities(backgroundLocation: true, motion: core.configuration.ride.usesMotion))
         }
-        await apply(core.rideCommand(command, at: await appCallTime()))
+        let now = await appCallTime()
+        let tap = switch command {
+        case .start(let rideID): "start ride '\(rideID)'"
+        case .pause: "pause the ride"
+        case .resume: "resume the ride"
+        case .stop: "stop the ride"
+        }
+        fieldLog.record(notes.appCall(tap, category: .ride, at: now))
+        await apply(core.rideCommand(command, at: now), at: now)
     }
 }
 

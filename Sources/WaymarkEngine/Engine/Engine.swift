@@ -68,6 +68,9 @@ public actor Engine {
     var publishedProblems: [ConfigurationProblem] = []
     /// Whether iOS may run the app in the background for location events, as last read.
     var backgroundAppRefresh: Bool?
+    /// The field log (``log``) and what the engine last wrote to it.
+    nonisolated let fieldLog: FieldLog
+    var notes: FieldLogNotes
 
     /// Makes an engine over `device`.
     ///
@@ -79,13 +82,19 @@ public actor Engine {
     /// - parameter memory: the ``PermissionMemory`` the app stored on an earlier launch.
     /// - parameter geofences: the geofences' state the app stored (see ``EngineGeofences/stored``).
     /// - parameter ride: the ride's last snapshot the app stored (see ``EngineRide/recorded``).
+    /// - parameter log: the field log the engine writes to (``log``); by default one without a folder,
+    ///   which keeps the newest entries in memory (and copies them to the system log on Apple platforms).
+    ///   Pass one with a folder beside the app's store to keep them across launches.
     public init(device: any Device, clock: any Clock<Duration> = ContinuousClock(),
                 configuration: EngineCore.Configuration = .init(), memory: PermissionMemory = .init(),
-                geofences: GeofenceMonitor.PersistentState? = nil, ride: RideSnapshot? = nil) {
+                geofences: GeofenceMonitor.PersistentState? = nil, ride: RideSnapshot? = nil,
+                log: FieldLog = FieldLog()) {
         self.device = device
         self.clock = clock
         let core = EngineCore(configuration: configuration, memory: memory, geofences: geofences, ride: ride)
         self.core = core
+        fieldLog = log
+        notes = FieldLogNotes(level: log.level, core: core)
         self.uses = configuration.capabilities
         self.memoryStates = ReplayBroadcaster(initial: memory)
         self.fenceStates = ReplayBroadcaster(initial: core.geofences.fences.keys.reduce(into: [:]) {
@@ -132,7 +141,7 @@ public actor Engine {
         precondition(!started, "Engine.run() was called twice; call it once per engine")
         started = true
         await readDeclarations()
-        await readBackgroundAppRefresh()
+        await readBackgroundAppRefresh(at: nil)
         for await timed in device.events {
             guard !stopped else { break }
             await fireDueDeadlines(through: timed.time)
@@ -144,14 +153,16 @@ public actor Engine {
                 if core.configuration.ride.automatic.enabled {
                     core.osWakeRegion = await device.monitoredRegion(identifier: RideTracker.wakeFenceIdentifier)
                 }
-                await readBackgroundAppRefresh()
+                await readBackgroundAppRefresh(at: timed.time)
             case .willEnterForeground:
-                await readBackgroundAppRefresh()
+                await readBackgroundAppRefresh(at: timed.time)
             default:
                 break
             }
+            notes.level = fieldLog.level
+            fieldLog.record(notes.event(timed.event, at: timed.time))
             let out = core.handle(timed.event, at: timed.time)
-            await apply(out)
+            await apply(out, at: timed.time)
             if let system = timed.event.systemPart { await systemEvents.publish(system) }
             eventsHandled += 1
             resumeHandledWaiters()
@@ -208,7 +219,9 @@ public actor Engine {
         nextBatch += 1
         let deviceNow = await device.now()
         let now = max(deviceNow, latestEventTime ?? deviceNow)
-        await apply(core.requestPermissions(requests, batch: batch, at: now))
+        fieldLog.record(notes.appCall("asked for permissions: \(requests.map(FieldLogNotes.describe).joined(separator: ", "))",
+                                      category: .permission, at: now))
+        await apply(core.requestPermissions(requests, batch: batch, at: now), at: now)
         if let done = completed.removeValue(forKey: batch) { return done }
         guard !stopped else { throw EngineError(.stopped, "the engine stopped before the permission requests finished") }
         return try await withCheckedThrowingContinuation { waiters[batch] = $0 }
@@ -223,8 +236,10 @@ public actor Engine {
     /// Performed as they came, the older stop would land last and switch the ride's GNSS off.
     /// Chaining each step's effects behind the previous step's keeps the device in the order the
     /// core decided, and the caller returns only once its own step has been performed.
-    func apply(_ out: EngineOutput) async {
+    func apply(_ out: EngineOutput, at time: Date) async {
         rescheduleTimer()
+        notes.level = fieldLog.level
+        fieldLog.record(notes.step(out, core: core, at: time))
         var stored: GeofenceMonitor.PersistentState?
         if core.geofences.revision != fenceRevision {
             fenceRevision = core.geofences.revision

@@ -20,6 +20,9 @@ public struct EngineError: CodedError {
         /// The engine stopped (``Engine/stop()`` was called, or its device's event stream ended) before
         /// the operation finished.
         public static let stopped = Code(rawValue: "stopped")
+        /// The field log could not be exported (``FieldLog/export(since:to:)``): the message names the
+        /// file and the system's reason. Recording never throws.
+        public static let fieldLog = Code(rawValue: "fieldLog")
     }
 
     /// The kind of problem.

@@ -38,6 +38,15 @@ public struct EngineApp: SimulatedApp {
     public private(set) var actions: [Timed<Action>] = []
     /// Actions the engine refused (an invalid fence), with the error's message.
     public private(set) var failures: [Timed<String>] = []
+    /// What the `Engine` actor would write to its field log (WaymarkEngine's `FieldLogNotes`), at
+    /// ``fieldLogLevel`` and above, in order: a simulated phone writes them to its `FieldLog`.
+    public private(set) var fieldLog: [FieldLogEntry] = []
+    /// The least level kept in ``fieldLog`` (info by default: what support needs).
+    public var fieldLogLevel: FieldLogLevel {
+        get { notes.level }
+        set { notes.level = newValue }
+    }
+    private var notes: FieldLogNotes
 
     private var nextScripted = 0
     private var nextBatch = 1
@@ -50,10 +59,12 @@ public struct EngineApp: SimulatedApp {
         self.configuration = configuration
         self.script = script
         self.core = EngineCore(configuration: configuration)
+        notes = FieldLogNotes(core: core)
     }
 
     /// Handles one event; a launch rebuilds the core from ``disk`` and runs the launch script.
     public mutating func handle(_ event: DeviceEvent, at time: Date) -> [DeviceCommand] {
+        fieldLog += notes.event(event, at: time)
         guard case .launched(let reason) = event else { return record(core.handle(event, at: time), at: time) }
         launches.append(Timed(time: time, value: reason))
         core = EngineCore(configuration: configuration, memory: disk.memory, geofences: disk.geofences, ride: disk.ride)
@@ -104,6 +115,7 @@ public struct EngineApp: SimulatedApp {
 
     private mutating func perform(_ action: Action, at time: Date, scripted: Bool) -> [DeviceCommand] {
         actions.append(Timed(time: time, value: action))
+        fieldLog += notes.appCall(Self.describe(action), category: Self.category(of: action), at: time)
         let out: EngineOutput
         do throws(GeoError) {
             switch action {
@@ -127,6 +139,7 @@ public struct EngineApp: SimulatedApp {
 
     /// Records a step's updates, keeps the disk up to date, and returns its commands.
     private mutating func record(_ out: EngineOutput, at time: Date) -> [DeviceCommand] {
+        fieldLog += notes.step(out, core: core, at: time)
         for update in out.updates {
             timeline.append(Timed(time: time, value: update))
             switch update {
@@ -144,5 +157,29 @@ public struct EngineApp: SimulatedApp {
         }
         for command in out.commands { commands.append(Timed(time: time, value: command)) }
         return out.commands
+    }
+}
+
+extension EngineApp {
+    /// An action in the words of the field log.
+    static func describe(_ action: Action) -> String {
+        switch action {
+        case .ride(.start(let rideID)): "start ride '\(rideID)'"
+        case .ride(.pause): "pause the ride"
+        case .ride(.resume): "resume the ride"
+        case .ride(.stop): "stop the ride"
+        case .requestPermissions(let requests): "asked for permissions: \(requests.map { "\($0)" }.joined(separator: ", "))"
+        case .replaceFences(let fences): "fences replaced: \(fences.count) fences"
+        case .addFences(let fences): "fences added: \(fences.count)"
+        case .removeFences(let ids): "fences removed: \(ids.count)"
+        }
+    }
+
+    static func category(of action: Action) -> FieldLogCategory {
+        switch action {
+        case .ride: .ride
+        case .requestPermissions: .permission
+        case .replaceFences, .addFences, .removeFences: .geofence
+        }
     }
 }

@@ -28,7 +28,7 @@ extension Simulation {
     /// Whether Background App Refresh is usable for the app: on in Settings
     /// (``DeviceSetup/backgroundAppRefresh``) and not switched off by Low Power Mode
     /// (``DeviceSetup/lowPowerMode``) [S31]. Region monitoring is unavailable without it.
-    var backgroundRefreshAvailable: Bool {
+    public var backgroundRefreshAvailable: Bool {
         (scenario.device?.backgroundAppRefresh ?? true) && !(scenario.device?.lowPowerMode ?? false)
     }
 

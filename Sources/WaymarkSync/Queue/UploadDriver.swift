@@ -34,6 +34,8 @@ public actor UploadDriver {
     let commands: @Sendable (DeviceCommand) async -> Void
     let clock: any UploadClock
     let logger = Logger(label: "waymark.upload")
+    /// The field log the outcomes go to, if any.
+    let log: FieldLog?
     /// The queue's state.
     public private(set) var queue: UploadQueue
     var timer: Task<Void, Never>?
@@ -57,11 +59,14 @@ public actor UploadDriver {
     ///   every step, and the sleep until its next deadline (``SystemUploadClock`` by default).
     /// - parameter commands: carries out the queue's device commands (begin and end a background
     ///   task), usually by passing them to the app's `Device`; awaited before the next action runs.
+    /// - parameter log: the field log (WaymarkEngine's `FieldLog`, usually `engine.log`) that hears
+    ///   every upload outcome and store failure; nil for none.
     /// - throws: ``SyncError`` `.storage` when the backlog cannot be read.
     public init(executor: UploadExecutor, configuration: UploadQueue.Configuration = .init(), seed: UInt64 = .random(in: 0...UInt64.max),
                 foreground: Bool = true, online: Bool = true, clock: any UploadClock = SystemUploadClock(),
-                commands: @escaping @Sendable (DeviceCommand) async -> Void = { _ in }) throws {
+                log: FieldLog? = nil, commands: @escaping @Sendable (DeviceCommand) async -> Void = { _ in }) throws {
         self.executor = executor
+        self.log = log
         self.commands = commands
         self.clock = clock
         queue = UploadQueue(configuration: configuration, backlog: try executor.store.backlog(),
@@ -97,8 +102,8 @@ public actor UploadDriver {
     }
 
     func feed(_ event: UploadQueueEvent?) async {
-        let actions = event.map { queue.handle($0, at: clock.now) } ?? queue.deadlineReached(at: clock.now)
-        _ = try? await executor.run(actions, at: { clock.now }, handle: { queue.handle($0, at: clock.now) },
+        let actions = event.map { queue.handle($0, at: clock.now, log: log) } ?? queue.deadlineReached(at: clock.now)
+        _ = try? await executor.run(actions, at: { clock.now }, handle: { queue.handle($0, at: clock.now, log: log) },
                                     effect: { effect in
             switch effect {
             case .send(let key):
@@ -111,7 +116,10 @@ public actor UploadDriver {
                 await commands(command)
             }
             return .done
-        }, storeFailed: { action, error in logger.error("upload action \(action) failed: \(error)") })
+        }, storeFailed: { action, error in
+            logger.error("upload action \(action) failed: \(error)")
+            log?.record(.error, .upload, "the device store failed during \(action): \(error)", at: clock.now)
+        })
         await handOffIfSuspending()
         continuation.yield(Status(backlog: queue.backlog, phase: queue.phase, failures: queue.failures))
         scheduleTimer()
@@ -133,6 +141,8 @@ public actor UploadDriver {
                                                          maxBytes: queue.configuration.handOffBatchBytes, at: clock.now)
             if !keys.isEmpty {
                 logger.info("handed \(keys.count) batches to the system before suspension")
+                log?.record(.info, .upload, "handed \(keys.count) batches to the system's background transfers before suspension",
+                            at: clock.now)
                 for case .device(let command) in queue.handle(.backlogChanged(try executor.store.backlog()), at: clock.now) {
                     await commands(command)
                 }
