@@ -93,8 +93,6 @@ public struct FieldLogEntry: Hashable, Sendable {
         self.message = message
     }
 
-    static let timeStyle = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
-
     /// The entry as one line of the log file, without the line break.
     public var line: String {
         let level = self.level.rawValue.uppercased()
@@ -103,7 +101,7 @@ public struct FieldLogEntry: Hashable, Sendable {
         let padCategory = String(repeating: " ", count: max(0, 10 - category.count))
         let flat = message.replacingOccurrences(of: "\r\n", with: "\\n")
             .replacingOccurrences(of: "\n", with: "\\n").replacingOccurrences(of: "\r", with: "\\n")
-        return "\(Self.timeStyle.format(time)) \(level)\(padLevel) \(category)\(padCategory) \(flat)"
+        return "\(FieldLogTime.format(time)) \(level)\(padLevel) \(category)\(padCategory) \(flat)"
     }
 
     /// Reads a line written by ``line``; nil for anything else (a comment, a line cut short by a
@@ -117,9 +115,74 @@ public struct FieldLogEntry: Hashable, Sendable {
             return rest[..<end]
         }
         guard let stamp = token(), let levelName = token(), let categoryName = token(),
-              let time = try? Self.timeStyle.parse(String(stamp)),
+              let time = FieldLogTime.parse(stamp),
               let level = FieldLogLevel(rawValue: levelName.lowercased()) else { return nil }
         self.init(time: time, level: level, category: FieldLogCategory(String(categoryName)),
                   message: String(rest.dropFirst().drop { $0 == " " }))
+    }
+}
+
+/// The field log's times: UTC, ISO 8601 with milliseconds (`2026-11-28T08:00:05.120Z`), rounded to
+/// the nearest millisecond, so that a time read back writes the same text again.
+enum FieldLogTime {
+    static func format(_ date: Date) -> String {
+        let ms = Int64((date.timeIntervalSince1970 * 1000).rounded())
+        let (seconds, milli) = ms.quotientAndRemainder(dividingBy: 1000)
+        let shiftedSeconds = milli < 0 ? seconds - 1 : seconds
+        let millis = milli < 0 ? milli + 1000 : milli
+        var (days, secondOfDay) = shiftedSeconds.quotientAndRemainder(dividingBy: 86_400)
+        if secondOfDay < 0 { days -= 1; secondOfDay += 86_400 }
+        let (year, month, day) = civil(fromDays: days)
+        return pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) + "T" + pad(secondOfDay / 3600, 2) + ":"
+            + pad(secondOfDay % 3600 / 60, 2) + ":" + pad(secondOfDay % 60, 2) + "." + pad(millis, 3) + "Z"
+    }
+
+    static func parse(_ text: some StringProtocol) -> Date? {
+        let chars = Array(text.utf8)
+        guard chars.count == 24, chars[4] == UInt8(ascii: "-"), chars[7] == UInt8(ascii: "-"), chars[10] == UInt8(ascii: "T"),
+              chars[13] == UInt8(ascii: ":"), chars[16] == UInt8(ascii: ":"), chars[19] == UInt8(ascii: "."),
+              chars[23] == UInt8(ascii: "Z") else { return nil }
+        func number(_ range: Range<Int>) -> Int64? {
+            var value: Int64 = 0
+            for c in chars[range] {
+                guard c >= UInt8(ascii: "0"), c <= UInt8(ascii: "9") else { return nil }
+                value = value * 10 + Int64(c - UInt8(ascii: "0"))
+            }
+            return value
+        }
+        guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10), let hour = number(11..<13),
+              let minute = number(14..<16), let second = number(17..<19), let milli = number(20..<23),
+              (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61 else { return nil }
+        let days = self.days(fromCivil: year, month, day)
+        let ms = ((days * 86_400 + hour * 3600 + minute * 60 + second) * 1000) + milli
+        return Date(timeIntervalSince1970: Double(ms) / 1000)
+    }
+
+    private static func pad(_ value: Int64, _ width: Int) -> String {
+        let text = String(value)
+        return String(repeating: "0", count: max(0, width - text.count)) + text
+    }
+
+    /// Howard Hinnant's `civil_from_days`: days since 1970-01-01 to a proleptic Gregorian date.
+    private static func civil(fromDays z: Int64) -> (Int64, Int64, Int64) {
+        let z = z + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let day = doy - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        return (yoe + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+
+    /// Howard Hinnant's `days_from_civil`.
+    private static func days(fromCivil year: Int64, _ month: Int64, _ day: Int64) -> Int64 {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let doy = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146_097 + doe - 719_468
     }
 }

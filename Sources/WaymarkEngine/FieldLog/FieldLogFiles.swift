@@ -203,15 +203,15 @@ extension FieldLogFiles {
         let reading = read(since: since)
         let folder = folder ?? FileManager.default.temporaryDirectory
         let now = Date()
-        let stamp = FieldLogEntry.timeStyle.format(now).replacingOccurrences(of: ":", with: "-")
+        let stamp = FieldLogTime.format(now).replacingOccurrences(of: ":", with: "-")
         let url = folder.appendingPathComponent("waymark-field-log-\(stamp).log")
-        let from = since.map { "since \(FieldLogEntry.timeStyle.format($0))" } ?? "everything kept"
+        let from = since.map { "since \(FieldLogTime.format($0))" } ?? "everything kept"
         var text = "# Waymark field log: \(reading.entries.count) entries, \(from)\n"
         text += "# from \(reading.files) files in \(directory?.path ?? "(no folder: memory only)")"
         text += " and \(memory.count) entries kept in memory;"
         text += " \(reading.unreadableLines) unreadable lines skipped; \(failures) failed writes"
         text += lastFailure.map { " (last: \($0))" } ?? ""
-        text += "\n# exported \(FieldLogEntry.timeStyle.format(now))\n"
+        text += "\n# exported \(FieldLogTime.format(now))\n"
         for entry in reading.entries { text += entry.line + "\n" }
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

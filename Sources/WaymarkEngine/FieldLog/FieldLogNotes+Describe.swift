@@ -99,6 +99,6 @@ extension FieldLogNotes {
         }
         return "fence '\(event.fenceID)' \(event.kind.rawValue) #\(event.sequence): decided from \(cause), "
             + "timing \(event.timing.rawValue), happened about \(late) s before delivery (\(bounds) before), "
-            + "at \(FieldLogEntry.timeStyle.format(event.time))"
+            + "at \(FieldLogTime.format(event.time))"
     }
 }

@@ -21,9 +21,10 @@ extension FieldLogNotes {
     }
 
     private mutating func note(_ update: EngineUpdate, core: EngineCore, into notes: inout Notes) {
+        let now = notes.time
         switch update {
         case .launch(let launch):
-            notes.add(.info, .launch, Self.describe(launch, at: notes.time))
+            notes.add(.info, .launch, Self.describe(launch, at: now))
         case .permission(.authorizationChanged(let auth)):
             if let previous = authorization, previous == auth {
                 notes.add(.debug, .permission, "location authorization unchanged: \(Self.describe(auth))")
@@ -40,7 +41,7 @@ extension FieldLogNotes {
             break
         case .launchLocation(let state):
             switch state {
-            case .located(let fix): notes.add(.info, .location, "launch fix: \(Self.describe(fix, at: notes.time))")
+            case .located(let fix): notes.add(.info, .location, "launch fix: \(Self.describe(fix, at: now))")
             case .unavailable(let why): notes.add(.notice, .location, "no launch fix: \(why.rawValue)")
             case .idle, .waitingForPermission, .locating: notes.add(.debug, .location, "launch locator: \(state)")
             }
@@ -58,14 +59,14 @@ extension FieldLogNotes {
             noteRide(state, core: core, into: &notes)
         case .ride(.gap(let gap)):
             notes.add(.notice, .ride, "gap in the ride: \(gap.reason.rawValue), \(Int(gap.duration.rounded())) s not recorded "
-                      + "(\(FieldLogEntry.timeStyle.format(gap.start)) – \(FieldLogEntry.timeStyle.format(gap.end)))")
+                      + "(\(FieldLogTime.format(gap.start)) – \(FieldLogTime.format(gap.end)))")
         case .ride(.recorded(let fix)):
-            if notes.wants(.debug) { notes.add(.debug, .ride, "fix recorded: \(Self.describe(fix, at: notes.time))") }
+            if notes.wants(.debug) { notes.add(.debug, .ride, "fix recorded: \(Self.describe(fix, at: now))") }
         case .ride(.statistics), .ride(.checkpoint):
             break
         case .location(.completed(let id, let result)):
             switch result {
-            case .success(let fix): notes.add(.info, .location, "location request \(id) answered: \(Self.describe(fix, at: notes.time))")
+            case .success(let fix): notes.add(.info, .location, "location request \(id) answered: \(Self.describe(fix, at: now))")
             case .failure(let error): notes.add(.notice, .location, "location request \(id) failed: \(error.message)")
             }
         case .location(.fix):
