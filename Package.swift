@@ -239,7 +239,7 @@ let package = Package(
         .testTarget(
             name: "WaymarkCLITests",
             dependencies: [
-                "WaymarkGeo", "WaymarkSimulator", "WaymarkServer", "WaymarkCLI",
+                "WaymarkGeo", "WaymarkEngine", "WaymarkSimulator", "WaymarkServer", "WaymarkCLI",
                 .argumentParser,
                 .asyncHTTPClient,
                 .logging,

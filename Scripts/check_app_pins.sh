@@ -5,7 +5,8 @@
 # default traits off, as an app does) in a fresh scratch folder and fails when its pins hold any
 # package beyond the device half's short list:
 #   grdb.swift  the on-device store of WaymarkSync (SQLite through GRDB)
-#   swift-log   WaymarkSync's logging (the package's logging API everywhere, OSLog-backed on Apple)
+#   swift-log   WaymarkSync's logging (the package's logging API everywhere, OSLog-backed on Apple) and the
+#               field log's system-log copy off Apple platforms (WaymarkEngine; os.Logger on Apple)
 # Usage: bash Scripts/check_app_pins.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."

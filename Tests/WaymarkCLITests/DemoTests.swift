@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WaymarkServer
+import WaymarkEngine
 import WaymarkSimulator
 @testable import WaymarkCLI
 import ArgumentParser
@@ -62,6 +63,21 @@ struct DemoTests {
         #expect(result.timeline.contains { $0.kind == .app && $0.text.contains("killed") })
         #expect(result.timeline.contains { $0.kind == .app && $0.text.contains("relaunched") })
         #expect(result.timeline.contains { $0.kind == .gap && $0.text.contains("app was terminated") })
+        // The phone wrote one field log beside its store: the launches with their cause, the automatic
+        // start, every fence event the device decided and every upload the queue acted on (issue #32 item 3).
+        let log = result.fieldLog
+        #expect(log.folder == server.folder.appendingPathComponent("WaymarkLog").path)
+        #expect(!log.files.isEmpty && log.entries > 0 && log.bytes > 0)
+        let exported = try String(contentsOfFile: log.export, encoding: .utf8).split(separator: "\n")
+        let entries = exported.compactMap { FieldLogEntry(line: $0) }
+        #expect(entries.count == log.entries, "the export holds every entry kept")
+        #expect(entries.contains { $0.category == .launch && $0.message == "launched by the user (cause: opened by the user)" })
+        #expect(entries.contains { $0.category == .launch && $0.message.hasPrefix("launched in the background") })
+        #expect(entries.contains { $0.category == .ride && $0.message.contains("started automatically") })
+        #expect(entries.filter { $0.category == .geofence && $0.message.hasPrefix("fence '") }.count == summary.deviceFenceEvents.count)
+        #expect(entries.filter { $0.category == .upload && $0.message.hasPrefix("upload accepted") }.count == summary.uploadBatches)
+        #expect(entries.contains { $0.category == .upload && $0.message.hasPrefix("upload failed (connection failed: offline)") }
+                == (summary.uploadAttempts > summary.uploadBatches))
         // The default policy spends well under always-best accuracy; the ride is the 15 km loop.
         #expect(summary.energyRatio > 0 && summary.energyRatio < 0.9)
         #expect(summary.distanceMeters > 12_000 && summary.distanceMeters < 20_000)
