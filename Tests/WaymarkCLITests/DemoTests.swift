@@ -66,6 +66,7 @@ struct DemoTests {
         // The phone wrote one field log beside its store: the launches with their cause, the automatic
         // start, every fence event the device decided and every upload the queue acted on (issue #32 item 3).
         let log = result.fieldLog
+        defer { try? FileManager.default.removeItem(atPath: log.export) }
         #expect(log.folder == server.folder.appendingPathComponent("WaymarkLog").path)
         #expect(!log.files.isEmpty && log.entries > 0 && log.bytes > 0)
         let exported = try String(contentsOfFile: log.export, encoding: .utf8).split(separator: "\n")

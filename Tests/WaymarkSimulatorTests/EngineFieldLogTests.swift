@@ -76,7 +76,7 @@ struct EngineFieldLogTests {
         let before = try #require(Self.first(entries, .permission, "location authorization: notDetermined"))
         let granted = try #require(Self.first(entries, .permission, "location authorization changed: authorizedWhenInUse, precise"))
         #expect(before.time <= granted.time && at(granted).map { $0 > 0 && $0 < 30 } == true, "the user answered the prompt")
-        #expect(Self.first(entries, .permission, "permission location when in use: granted (prompt shown)") != nil)
+        #expect(Self.first(entries, .permission, "permission location when in use: granted (asked iOS)") != nil)
         #expect(Self.first(entries, .system, "Background App Refresh on and Low Power Mode off") != nil)
 
         let started = try #require(Self.first(entries, .ride, "ride 'log-test' started by the rider"))

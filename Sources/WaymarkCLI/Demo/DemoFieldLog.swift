@@ -14,11 +14,12 @@ struct DemoFieldLog: Hashable, Sendable, Codable {
     var entries: Int
     /// Entries per category (`launch`, `ride`, `upload`…).
     var categories: [String: Int]
-    /// The export (``FieldLog/export(since:to:)``) of everything kept.
+    /// The export (``FieldLog/export(since:to:)``) of everything kept, in the temporary folder: it
+    /// outlives the demo's data folder, which the demo deletes when it exits.
     var export: String
 
-    /// Reads `log`'s state and exports it into `folder`.
-    init(_ log: FieldLog, exportTo folder: URL) async throws {
+    /// Reads `log`'s state and exports it into `folder` (the temporary folder when nil).
+    init(_ log: FieldLog, exportTo folder: URL? = nil) async throws {
         let status = await log.status
         let kept = await log.entries()
         self.folder = log.configuration.directory?.path ?? "(memory)"
@@ -34,8 +35,9 @@ struct DemoFieldLog: Hashable, Sendable, Codable {
         let counts = categories.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
         return """
             Field log (the phone's, beside its store; see "Reading the field log" in WaymarkEngine's documentation)
-              folder   \(folder) (\(files.count) file\(files.count == 1 ? "" : "s"), \(bytes / 1024) KiB, \(entries) entries: \(counts))
-              export   \(export)
+              folder   \(folder) (\(files.count) file\(files.count == 1 ? "" : "s"), \(bytes / 1024) KiB, \(entries) entries: \(counts);
+                       deleted with the demo's data when it exits)
+              export   \(export) (one file for a support email; kept)
             """
     }
 }

@@ -110,7 +110,7 @@ struct DemoRun {
                                       reportedOnServer: try await server.reportedFenceEvents(), serverFenceEvents: serverEvents.events,
                                       alwaysBestEnergy: baselineEnergy, simulationSeconds: simulationSeconds,
                                       fenceUpdates: phone.fenceUpdates, fenceRequests: await phone.fenceFetches)
-        return DemoResult(timeline: timeline, summary: summary, fieldLog: try await DemoFieldLog(fieldLog, exportTo: server.folder))
+        return DemoResult(timeline: timeline, summary: summary, fieldLog: try await DemoFieldLog(fieldLog))
     }
 
     /// Energy of the same app, ride, seed, events and fences with policy A (always best accuracy).

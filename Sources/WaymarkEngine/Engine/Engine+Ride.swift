@@ -9,13 +9,7 @@ extension Engine {
             await noteUse(AppCapabilities(backgroundLocation: true, motion: core.configuration.ride.usesMotion))
         }
         let now = await appCallTime()
-        let tap = switch command {
-        case .start(let rideID): "start ride '\(rideID)'"
-        case .pause: "pause the ride"
-        case .resume: "resume the ride"
-        case .stop: "stop the ride"
-        }
-        fieldLog.record(notes.appCall(tap, category: .ride, at: now))
+        fieldLog.record(notes.appRide(command, at: now))
         await apply(core.rideCommand(command, at: now), at: now)
     }
 }

@@ -219,8 +219,7 @@ public actor Engine {
         nextBatch += 1
         let deviceNow = await device.now()
         let now = max(deviceNow, latestEventTime ?? deviceNow)
-        fieldLog.record(notes.appCall("asked for permissions: \(requests.map(FieldLogNotes.describe).joined(separator: ", "))",
-                                      category: .permission, at: now))
+        fieldLog.record(notes.appAsked(for: requests, at: now))
         await apply(core.requestPermissions(requests, batch: batch, at: now), at: now)
         if let done = completed.removeValue(forKey: batch) { return done }
         guard !stopped else { throw EngineError(.stopped, "the engine stopped before the permission requests finished") }

@@ -12,18 +12,18 @@ extension FieldLogNotes {
         return parts.joined(separator: ", ")
     }
 
-    static func describe(_ launch: LaunchAttribution, at time: Date) -> String {
+    /// A launch as first written, or (`settling`) the entry that settles its cause.
+    static func describe(_ launch: LaunchAttribution, settling: Bool) -> String {
         let reason = switch launch.reason {
         case .user: "launched by the user"
         case .location: "launched in the background by iOS for a location event"
         case .remoteNotification: "launched in the background by a remote notification"
-        case .background: "launched in the background (no launch key: a location event under UIScene, a background task or session, or a push)"
+        case .background: "launched in the background with no launch key (a location event under UIScene, a background task or session, or a push)"
         }
         guard let cause = launch.cause else { return "\(reason); cause not known yet" }
         let settled = launch.settledAt.map { $0.timeIntervalSince(launch.launchedAt) } ?? 0
-        let when = settled >= 0.5 ? ", settled \(Int(settled.rounded())) s after the launch" : ""
-        let verb = time == launch.launchedAt ? reason : "launch cause settled"
-        return "\(verb) (cause: \(describe(cause))\(when))"
+        let when = settled >= 0.5 ? ", \(Int(settled.rounded())) s after the launch" : ""
+        return settling ? "launch cause settled: \(describe(cause))\(when)" : "\(reason) (cause: \(describe(cause)))"
     }
 
     static func describe(_ cause: LaunchCause) -> String {
@@ -89,7 +89,7 @@ extension FieldLogNotes {
         case .fix(let fix): "a fix (±\(fix.horizontalAccuracy.map { String(Int($0.rounded())) } ?? "?") m)"
         case .region(let id, let entered): "iOS region '\(id)' \(entered ? "entered" : "exited")"
         case .regionState(let id, let state): "iOS region '\(id)' state \(state.rawValue)"
-        case .elapsed: "the delay ran out inside"
+        case .elapsed: "its dwell or re-entry delay running out inside"
         }
         let late = Int(event.delay.rounded())
         var bounds = "up to \(Int(event.deliveredAt.timeIntervalSince(event.latest).rounded())) s"
@@ -97,7 +97,8 @@ extension FieldLogNotes {
             bounds = "between \(Int(event.deliveredAt.timeIntervalSince(earliest).rounded())) and "
                 + "\(Int(event.deliveredAt.timeIntervalSince(event.latest).rounded())) s"
         }
-        return "fence '\(event.fenceID)' \(event.kind.rawValue) #\(event.sequence): decided from \(cause), "
+        let decided = if case .elapsed = event.cause { "decided by \(cause)" } else { "decided from \(cause)" }
+        return "fence '\(event.fenceID)' \(event.kind.rawValue) #\(event.sequence): \(decided), "
             + "timing \(event.timing.rawValue), happened about \(late) s before delivery (\(bounds) before), "
             + "at \(FieldLogTime.format(event.time))"
     }

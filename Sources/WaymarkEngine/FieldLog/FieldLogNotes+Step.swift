@@ -24,7 +24,8 @@ extension FieldLogNotes {
         let now = notes.time
         switch update {
         case .launch(let launch):
-            notes.add(.info, .launch, Self.describe(launch, at: now))
+            notes.add(.info, .launch, Self.describe(launch, settling: loggedLaunch == launch.launchedAt))
+            loggedLaunch = launch.launchedAt
         case .permission(.authorizationChanged(let auth)):
             if let previous = authorization, previous == auth {
                 notes.add(.debug, .permission, "location authorization unchanged: \(Self.describe(auth))")
@@ -36,7 +37,7 @@ extension FieldLogNotes {
             authorization = auth
         case .permission(.outcome(_, let outcome)):
             notes.add(.info, .permission, "permission \(Self.describe(outcome.request)): \(Self.describe(outcome.result))"
-                      + (outcome.prompted ? " (prompt shown)" : " (no prompt)"))
+                      + (outcome.prompted ? " (asked iOS)" : " (known without asking)"))
         case .permission(.batchCompleted), .permission(.memoryChanged):
             break
         case .launchLocation(let state):

@@ -25,7 +25,8 @@ public struct FieldLogNotes: Sendable {
     var automatic: AutomaticTracking.State
     var authorization: LocationAuthorization?
     var backgroundLocation: Bool??
-    var stillSince: Date?
+    /// The launch time of the process whose launch was last written.
+    var loggedLaunch: Date?
 
     /// Starts from `core`'s ride and automatic-tracking state (a process restored from its stores).
     public init(level: FieldLogLevel = .info, core: EngineCore) {
@@ -123,6 +124,22 @@ public struct FieldLogNotes: Sendable {
         if problems.isEmpty { notes.add(.info, .system, "no configuration problems") }
         for problem in problems { notes.add(.warning, .system, "configuration problem: \(problem.message)") }
         return notes.entries
+    }
+
+    /// An entry for the app's request for permissions.
+    public func appAsked(for requests: [PermissionRequest], at time: Date) -> [FieldLogEntry] {
+        appCall("asked for permissions: \(requests.map(Self.describe).joined(separator: ", "))", category: .permission, at: time)
+    }
+
+    /// An entry for the rider's tap on the ride controls.
+    public func appRide(_ command: RideCommand, at time: Date) -> [FieldLogEntry] {
+        let tap = switch command {
+        case .start(let rideID): "start ride '\(rideID)'"
+        case .pause: "pause the ride"
+        case .resume: "resume the ride"
+        case .stop: "stop the ride"
+        }
+        return appCall(tap, category: .ride, at: time)
     }
 
     /// An entry for something the app asked of the engine (a ride tap, permissions, fences), at

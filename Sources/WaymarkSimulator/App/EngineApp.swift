@@ -115,7 +115,11 @@ public struct EngineApp: SimulatedApp {
 
     private mutating func perform(_ action: Action, at time: Date, scripted: Bool) -> [DeviceCommand] {
         actions.append(Timed(time: time, value: action))
-        fieldLog += notes.appCall(Self.describe(action), category: Self.category(of: action), at: time)
+        switch action {
+        case .ride(let command): fieldLog += notes.appRide(command, at: time)
+        case .requestPermissions(let requests): fieldLog += notes.appAsked(for: requests, at: time)
+        default: fieldLog += notes.appCall(Self.describe(action), category: .geofence, at: time)
+        }
         let out: EngineOutput
         do throws(GeoError) {
             switch action {
@@ -161,25 +165,13 @@ public struct EngineApp: SimulatedApp {
 }
 
 extension EngineApp {
-    /// An action in the words of the field log.
+    /// A fence change in the words of the field log.
     static func describe(_ action: Action) -> String {
         switch action {
-        case .ride(.start(let rideID)): "start ride '\(rideID)'"
-        case .ride(.pause): "pause the ride"
-        case .ride(.resume): "resume the ride"
-        case .ride(.stop): "stop the ride"
-        case .requestPermissions(let requests): "asked for permissions: \(requests.map { "\($0)" }.joined(separator: ", "))"
         case .replaceFences(let fences): "fences replaced: \(fences.count) fences"
         case .addFences(let fences): "fences added: \(fences.count)"
         case .removeFences(let ids): "fences removed: \(ids.count)"
-        }
-    }
-
-    static func category(of action: Action) -> FieldLogCategory {
-        switch action {
-        case .ride: .ride
-        case .requestPermissions: .permission
-        case .replaceFences, .addFences, .removeFences: .geofence
+        case .ride, .requestPermissions: "\(action)"
         }
     }
 }
