@@ -207,7 +207,7 @@ extension FieldLogFiles {
         let url = folder.appendingPathComponent("waymark-field-log-\(stamp).log")
         let from = since.map { "since \(FieldLogTime.format($0))" } ?? "everything kept"
         var text = "# Waymark field log: \(reading.entries.count) entries, \(from)\n"
-        text += "# from \(reading.files) files in \(directory?.path ?? "(no folder: memory only)")"
+        text += "# from \(reading.files) file\(reading.files == 1 ? "" : "s") in \(directory?.path ?? "(no folder: memory only)")"
         text += " and \(memory.count) entries kept in memory;"
         text += " \(reading.unreadableLines) unreadable lines skipped; \(failures) failed writes"
         text += lastFailure.map { " (last: \($0))" } ?? ""

@@ -92,14 +92,11 @@ extension FieldLogNotes {
         case .elapsed: "its dwell or re-entry delay running out inside"
         }
         let late = Int(event.delay.rounded())
-        var bounds = "up to \(Int(event.deliveredAt.timeIntervalSince(event.latest).rounded())) s"
-        if let earliest = event.earliest {
-            bounds = "between \(Int(event.deliveredAt.timeIntervalSince(earliest).rounded())) and "
-                + "\(Int(event.deliveredAt.timeIntervalSince(event.latest).rounded())) s"
-        }
+        let upTo = Int(event.deliveredAt.timeIntervalSince(event.latest).rounded())
+        let bounds = event.earliest.map { "between \(Int(event.deliveredAt.timeIntervalSince($0).rounded())) and \(upTo) s before" }
+            ?? "at least \(upTo) s before"
         let decided = if case .elapsed = event.cause { "decided by \(cause)" } else { "decided from \(cause)" }
-        return "fence '\(event.fenceID)' \(event.kind.rawValue) #\(event.sequence): \(decided), "
-            + "timing \(event.timing.rawValue), happened about \(late) s before delivery (\(bounds) before), "
-            + "at \(FieldLogTime.format(event.time))"
+        return "fence '\(event.fenceID)' \(event.kind.rawValue) #\(event.sequence): \(decided), timing \(event.timing.rawValue); "
+            + "happened at \(FieldLogTime.format(event.time)), \(late) s before the decision (\(bounds))"
     }
 }
