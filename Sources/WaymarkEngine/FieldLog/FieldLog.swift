@@ -20,7 +20,7 @@ import WaymarkGeo
 /// let file = try await engine.log.export(since: .now.addingTimeInterval(-3 * 86_400))
 /// ```
 ///
-/// Recording never blocks and never throws: ``record(_:)`` hands the entry to a task of the log's
+/// Recording never blocks and never throws: `record(_:)` hands the entry to a task of the log's
 /// own, which writes the files in order. When a write fails (a full disk, a folder that cannot be
 /// created) the entry goes to the system log with the failure, stays in memory for the export,
 /// and the log tries the disk again a minute (of entry time) later; the engine's work goes on.
