@@ -93,6 +93,7 @@ struct DemoTests {
         let server = try await DemoServer.start(port: 0)
         defer { server.stop() }
         let result = try await DemoRun(seed: 1, startTime: Self.start).run(server: server)
+        defer { try? FileManager.default.removeItem(atPath: result.fieldLog.export) }
         let timeline = result.timeline
         let lost = try #require(timeline.firstIndex { $0.kind == .gnss && $0.text.contains("tunnel") })
         let gap = try #require(timeline[lost...].firstIndex { $0.kind == .gap })
@@ -117,8 +118,9 @@ struct DemoTests {
     func jsonOutput() async throws {
         let command = try DemoCommand.parse(["--no-serve", "--json", "--port", "0", "--seed", "2"])
         var written: [String] = []
-        let (_, server) = try await command.perform(write: { written.append($0) })
+        let (demo, server) = try await command.perform(write: { written.append($0) })
         server.stop()
+        try? FileManager.default.removeItem(atPath: demo.fieldLog.export)
         #expect(written.count == 1)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(written[0].utf8)) as? [String: Any])
         let summary = try #require(object["summary"] as? [String: Any])
@@ -173,6 +175,7 @@ struct DemoTests {
         let server = try await DemoServer.start(port: 0)
         defer { server.stop() }
         let result = try await DemoRun(seed: 2, startTime: Self.start).run(server: server)
+        defer { try? FileManager.default.removeItem(atPath: result.fieldLog.export) }
         let table = result.summary.table
         for label in ["ride started", "distance", "duration", "energy vs always-best", "points recorded", "points uploaded",
                       "points stored on server", "fence events on device", "fence events on server",
