@@ -72,6 +72,15 @@ extension FieldLogNotes {
             }
         case .location(.fix):
             break
+        case .heartbeat(.woke):
+            break   // logged with the app-refresh event
+        case .heartbeat(.beat(let beat)):
+            let fix = beat.fix.map { Self.describe($0, at: now) } ?? "no fix"
+            let next = beat.next.map { "next wake asked for \(FieldLogTime.format($0))" } ?? "no next wake asked for"
+            notes.add(beat.expired ? .notice : .info, .system,
+                      "heartbeat: \(fix)\(beat.expired ? ", time ran out" : ""); \(next)")
+        case .heartbeat(.refused):
+            break   // logged with the refusal event
         }
     }
 

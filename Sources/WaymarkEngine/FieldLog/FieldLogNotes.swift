@@ -90,6 +90,12 @@ public struct FieldLogNotes: Sendable {
             notes.add(.debug, .location, "motion: \(activity.kind.rawValue) (\(activity.confidence.rawValue) confidence)")
         case .liveUpdate(let update):
             if notes.wants(.debug) { notes.add(.debug, .location, "live update: \(update)") }
+        case .appRefresh(let id):
+            notes.add(.info, .system, "iOS runs the app-refresh task '\(id)' (heartbeat wake)")
+        case .appRefreshExpired(let id):
+            notes.add(.notice, .system, "the app-refresh task '\(id)' ran out of time")
+        case .appRefreshRefused(let id, let reason):
+            notes.add(.warning, .system, "iOS refused to schedule the app-refresh task '\(id)': \(reason.rawValue)")
         case .authorizationChanged, .motionAuthorization, .notificationAuthorization, .remoteRegistration:
             break   // reported with the sequencer's outcome or authorization update
         }
