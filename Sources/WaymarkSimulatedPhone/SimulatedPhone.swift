@@ -83,6 +83,8 @@ public struct SimulatedPhone {
     private let transport: SimulatedNetworkTransport
     private let credentials: DeviceCredentials
     private let deviceID: String?
+    /// What the upload queue sends batches as (the native format unless the phone was made with another).
+    public let uploadFormat: UploadFormat
     private let uploads: UploadQueue.Configuration
     private var processSeeds: SplitMix64
     private var seenEvents = 0
@@ -105,7 +107,9 @@ public struct SimulatedPhone {
     ///   - storePath: the app's SQLite store file (created if missing).
     ///   - transport: sends the batches the scenario's network lets through (HTTP to a server, or a test double).
     ///   - credentials: the upload token.
-    ///   - deviceID: the device id the batches carry, if any.
+    ///   - deviceID: the device id the batches carry, if any (native format).
+    ///   - uploadFormat: what batches are sent as (the transport must reach that format's route); nil
+    ///     sends the native format with `deviceID`.
     ///   - uploads: batch size, age and backoff.
     ///   - ridePolicy: the policy name stored with the ride.
     ///   - seed: seeds each process's backoff jitter.
@@ -114,7 +118,8 @@ public struct SimulatedPhone {
     ///   - log: the app's field log (a `FieldLog` beside the store, usually), or nil for none.
     /// - Throws: a `SyncError` when the store cannot be opened.
     public init(simulation: Simulation, storePath: String, transport: any UploadTransport, credentials: DeviceCredentials,
-                deviceID: String? = nil, uploads: UploadQueue.Configuration = UploadQueue.Configuration(),
+                deviceID: String? = nil, uploadFormat: UploadFormat? = nil,
+                uploads: UploadQueue.Configuration = UploadQueue.Configuration(),
                 ridePolicy: String = "cycling", seed: UInt64 = 1, fences: FenceSource? = nil,
                 retention: RetentionLimits = RetentionLimits(), log: FieldLog? = nil) throws {
         fieldLog = log
@@ -124,6 +129,7 @@ public struct SimulatedPhone {
         self.transport = SimulatedNetworkTransport(network: simulation.network, epoch: simulation.epoch, server: transport)
         self.credentials = credentials
         self.deviceID = deviceID
+        self.uploadFormat = uploadFormat ?? .native(deviceID: deviceID)
         self.uploads = uploads
         processSeeds = SplitMix64(seed: seed ^ 0x5A5A)
         fenceSource = fences
@@ -264,7 +270,8 @@ public struct SimulatedPhone {
         endProcess()
         store = try RideStore(path: path)
         uploader = try VirtualTimeUploader(store: store, transport: transport, credentials: credentials, configuration: uploads,
-                                           deviceID: deviceID, seed: processSeeds.next(), now: time, foreground: foreground,
+                                           deviceID: deviceID, uploadFormat: uploadFormat, seed: processSeeds.next(), now: time,
+                                           foreground: foreground,
                                            online: !isOffline(at: time.timeIntervalSince(simulation.epoch)), log: fieldLog)
         guard let source = fenceSource else { return }
         let sync = FenceSync(store: store, transport: PhoneFenceTransport(network: transport, server: source.transport, clock: fenceClock),

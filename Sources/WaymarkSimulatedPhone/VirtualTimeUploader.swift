@@ -62,7 +62,8 @@ public struct VirtualTimeUploader {
     ///   - transport: sends the batches.
     ///   - credentials: the upload token and its refresh hook.
     ///   - configuration: batch size, age and backoff.
-    ///   - deviceID: the device id the batches carry, if any.
+    ///   - deviceID: the device id the batches carry, if any (native format).
+    ///   - uploadFormat: what batches are sent as; nil sends the native format with `deviceID`.
     ///   - seed: seeds the backoff's jitter.
     ///   - now: the virtual start time.
     ///   - foreground: whether the process starts in the foreground.
@@ -70,10 +71,10 @@ public struct VirtualTimeUploader {
     ///   - log: the field log that hears every upload outcome (virtual time), if any.
     /// - Throws: a `SyncError` when the store cannot be read.
     public init(store: RideStore, transport: any UploadTransport, credentials: DeviceCredentials,
-                configuration: UploadQueue.Configuration, deviceID: String? = nil, seed: UInt64 = 1,
-                now: Date, foreground: Bool = true, online: Bool = true, log: FieldLog? = nil) throws {
+                configuration: UploadQueue.Configuration, deviceID: String? = nil, uploadFormat: UploadFormat? = nil,
+                seed: UInt64 = 1, now: Date, foreground: Bool = true, online: Bool = true, log: FieldLog? = nil) throws {
         self.log = log
-        executor = UploadExecutor(store: store, transport: transport, format: NativeBatchFormat(deviceID: deviceID),
+        executor = UploadExecutor(store: store, transport: transport, uploadFormat: uploadFormat ?? .native(deviceID: deviceID),
                                   credentials: credentials)
         queue = UploadQueue(configuration: configuration, backlog: try store.backlog(), backoff: try store.uploadBackoff(),
                             foreground: foreground, online: online, seed: seed, at: now)

@@ -3,9 +3,9 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// Where batches go, and the HTTP request that carries one: `POST {server}{path}` with
-/// `Authorization: Bearer <token>`, `Content-Type: application/json` and
-/// `Idempotency-Key: <batch key>`.
+/// Where batches go, and the HTTP request that carries one: `POST {server}{path}`; for the native
+/// format with `Authorization: Bearer <token>`, `Content-Type: application/json` and
+/// `Idempotency-Key: <batch key>` (another ``UploadFormat`` shapes the query and headers itself).
 ///
 /// The `URLSession` transports share it, so a foreground and a background upload of the same
 /// batch are the same request, and the server can recognise a retry by its key.
@@ -37,17 +37,19 @@ public struct IngestEndpoint: Hashable, Sendable {
         self.url = url
     }
 
-    /// The request for one upload, without its body (set `httpBody`, or upload from a file).
+    /// The request for one upload, without its body (set `httpBody`, or upload from a file): `POST`
+    /// to ``url`` with the request's query items appended, and its ``UploadRequest/headerFields``.
     ///
-    /// - parameter request: the upload whose token and idempotency key go in the headers; its body
-    ///   is not used here.
+    /// - parameter request: the upload whose token, idempotency key, query items and headers go in
+    ///   the request (as its ``UploadFormat`` shaped them); its body is not used here.
     /// - parameter timeout: the request's idle timeout, in seconds.
     public func urlRequest(for request: UploadRequest, timeout: TimeInterval) -> URLRequest {
-        var http = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
+        let target = URL(string: request.url(appendingQueryTo: url.absoluteString)) ?? url
+        var http = URLRequest(url: target, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
         http.httpMethod = "POST"
-        http.setValue("Bearer \(request.token)", forHTTPHeaderField: "Authorization")
-        http.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        http.setValue(request.key, forHTTPHeaderField: "Idempotency-Key")
+        for field in request.headerFields {
+            http.setValue(field.value, forHTTPHeaderField: field.name)
+        }
         return http
     }
 }

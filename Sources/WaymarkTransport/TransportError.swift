@@ -26,6 +26,10 @@ public struct TransportError: CodedError {
         public static let outcomeStore = Code(rawValue: "outcomeStore")
         /// A body does not follow the native batch format (``NativeBatchFormat/decode(_:)``).
         public static let format = Code(rawValue: "format")
+        /// An upload format's options are unusable: an invalid ``UploadTemplate``, an empty OwnTracks
+        /// user (``UploadFormat/owntracks(user:device:trackerID:)``). The message names the option and
+        /// what is wrong with it.
+        public static let uploadFormat = Code(rawValue: "uploadFormat")
     }
 
     /// The kind of problem.

@@ -88,6 +88,38 @@ struct DemoTests {
         #expect(shares.last == 1)
     }
 
+    @Test("--upload-format: the server stores every recorded point in each format; gap markers and the phone's events stay on the phone",
+          arguments: [DemoUploadFormat.owntracks, .traccar, .overland])
+    func uploadFormats(format: DemoUploadFormat) async throws {
+        let server = try await DemoServer.start(port: 0)
+        defer { server.stop() }
+        let result = try await DemoRun(seed: 1, startTime: Self.start, uploadFormat: format).run(server: server)
+        let summary = result.summary
+        #expect(summary.uploadFormat == format)
+        #expect(summary.pointsRecorded > 300)
+        #expect(try await server.storedPointCount() == summary.pointsRecorded)
+        #expect(summary.pointsStoredOnServer == summary.pointsRecorded)
+        #expect(summary.pointsLeftOnDevice == 0)
+        #expect(summary.uploadFailures == 0)
+        // What the format cannot carry is kept on the phone and counted, never lost without a word.
+        #expect(summary.gaps > 0 && summary.gapsKeptOnPhone == summary.gaps && summary.gapsStoredOnServer == 0)
+        #expect(!summary.deviceFenceEvents.isEmpty && summary.fenceEventsKeptOnPhone == summary.deviceFenceEvents.count)
+        #expect(summary.deviceFenceEventsStoredOnServer == 0)
+        #expect(!summary.table.contains("MISMATCH"), "\(summary.table)")
+        // The server decides fence events from the points in any format.
+        #expect(summary.serverFenceEvents.map { "\($0.kind) \($0.fence)" } == summary.deviceFenceEvents.map { "\($0.kind) \($0.fence)" })
+        if format != .overland {
+            #expect(summary.uploadBatches == summary.pointsRecorded, "one point per request")
+        }
+    }
+
+    @Test("--upload-format refuses an unknown format, naming the ones it knows")
+    func unknownUploadFormat() throws {
+        #expect(throws: (any Error).self) { try DemoCommand.parse(["--upload-format", "gpx"]) }
+        let command = try DemoCommand.parse(["--upload-format", "traccar"])
+        #expect(command.uploadFormat == "traccar")
+    }
+
     @Test("timeline: the tunnel is a signal-lost gap, not a pause; the stops are named; fixes are summarized")
     func timeline() async throws {
         let server = try await DemoServer.start(port: 0)

@@ -15,8 +15,15 @@ struct DemoCommand: AsyncParsableCommand {
         uploaded over real HTTP. Prints the timeline, then a summary; then keeps serving (the
         dashboard URL is printed) until Ctrl-C, unless --no-serve.
 
+        --upload-format picks what the phone uploads as: native (Waymark's batches to /api/ingest,
+        the default), owntracks (one OwnTracks location per POST /pub), traccar (the OsmAnd protocol,
+        one point per POST /?id=…) or overland (GeoJSON batches to /api/ingest). Gap markers and the
+        phone's geofence events travel only in the native format; with another they stay on the phone
+        and the summary says so.
+
         Examples:
           waymark demo
+          waymark demo --upload-format owntracks --no-serve
           waymark demo --no-serve
           waymark demo --no-serve --json > demo.json
         """
@@ -34,8 +41,15 @@ struct DemoCommand: AsyncParsableCommand {
     @Flag(help: "Print the timeline and summary as JSON (implies no progress output).")
     var json = false
 
+    @Option(name: .customLong("upload-format"), help: "What the phone uploads as: native, owntracks, traccar or overland.")
+    var uploadFormat: String = "native"
+
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be in 0…65535") }
+        guard DemoUploadFormat(rawValue: uploadFormat) != nil else {
+            throw ValidationError("--upload-format must be one of \(DemoUploadFormat.allCases.map(\.rawValue).joined(separator: ", ")), "
+                                  + "not '\(uploadFormat)'")
+        }
     }
 
     func run() async throws {
@@ -60,10 +74,12 @@ struct DemoCommand: AsyncParsableCommand {
         do {
             if !json {
                 write("waymark demo: server on \(server.baseURL.absoluteString), device \(server.deviceID), data in \(server.folder.path)")
-                write("simulating: \(DemoRide.trackName), first launch, traffic lights, tunnel, long stop, app kill, offline window\n")
+                write("simulating: \(DemoRide.trackName), first launch, traffic lights, tunnel, long stop, app kill, offline window")
+                write("uploading as: \(uploadFormat)\n")
             }
             var bar = progress
-            let result = try await DemoRun(seed: seed, startTime: Self.startTime()).run(server: server, progress: { share in
+            let format = DemoUploadFormat(rawValue: uploadFormat) ?? .native
+            let result = try await DemoRun(seed: seed, startTime: Self.startTime(), uploadFormat: format).run(server: server, progress: { share in
                 bar.update(share)
             }, line: { entry in
                 guard !json else { return }

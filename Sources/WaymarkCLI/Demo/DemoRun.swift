@@ -19,6 +19,8 @@ struct DemoRun {
 
     var seed: UInt64 = 1
     var startTime: Date
+    /// What the phone uploads as (`--upload-format`).
+    var uploadFormat: DemoUploadFormat = .native
     var uploads = UploadQueue.Configuration(maxBatchPoints: 500, maxBatchAge: 600, backoffBase: 5, backoffCap: 300)
 
     /// Runs the demo; `progress` receives the share of virtual time done (0…1), `line` each timeline line as it happens.
@@ -40,8 +42,14 @@ struct DemoRun {
         let storePath = server.folder.appendingPathComponent("device.sqlite").path
         // The app's field log beside its store (the terminal shows the timeline, so no system-log copy).
         let fieldLog = FieldLog(.init(besideStoreAt: storePath, systemLog: false))
+        // The phone uploads to the route of its format on the same server (`/api/ingest`, `/pub` or `/`).
+        let format = try uploadFormat.format(deviceID: server.deviceID)
+        let uploadPath = format.defaultPath ?? "/api/ingest"
+        let uploadTransport = try uploadPath == "/api/ingest" ? http : HTTPUploadTransport(server: server.baseURL, path: uploadPath,
+                                                                                           timeout: .seconds(10))
         var phone = try SimulatedPhone(simulation: sim, storePath: storePath,
-                                       transport: http, credentials: DeviceCredentials(token: server.deviceToken), deviceID: server.deviceID,
+                                       transport: uploadTransport, credentials: DeviceCredentials(token: server.deviceToken),
+                                       deviceID: server.deviceID, uploadFormat: format,
                                        uploads: uploads, ridePolicy: "waymark-default", seed: seed,
                                        fences: FenceSource(transport: http), log: fieldLog)
         var reader = DemoAppReader(ride: ride)
@@ -105,7 +113,8 @@ struct DemoRun {
                                + "\(storedGaps == 1 ? "marker" : "markers") for \(server.deviceID)"))
         let simulationSeconds = (clock.now - began).seconds
         let baselineEnergy = try await baseline.value
-        let summary = try DemoSummary(sim: phone.simulation, store: phone.store, attempts: phone.sends.map(DemoAttempt.init),
+        let summary = try DemoSummary(sim: phone.simulation, store: phone.store, uploadFormat: uploadFormat,
+                                      attempts: phone.sends.map(DemoAttempt.init),
                                       storedOnServer: stored, gapsOnServer: storedGaps,
                                       reportedOnServer: try await server.reportedFenceEvents(), serverFenceEvents: serverEvents.events,
                                       alwaysBestEnergy: baselineEnergy, simulationSeconds: simulationSeconds,
@@ -177,4 +186,20 @@ struct DemoRun {
 extension Duration {
     /// The duration in seconds.
     var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}
+
+/// The formats `waymark demo --upload-format` offers: the phone's built-in `UploadFormat`s, each sent to
+/// its own route of the demo server.
+enum DemoUploadFormat: String, CaseIterable, Hashable, Sendable, Codable {
+    case native, owntracks, traccar, overland
+
+    /// The phone's format for the demo's device.
+    func format(deviceID: String) throws -> UploadFormat {
+        switch self {
+        case .native: return .native(deviceID: deviceID)
+        case .owntracks: return try .owntracks(user: "demo", device: "phone", trackerID: "DR")
+        case .traccar: return .traccar()
+        case .overland: return .overland(deviceID: deviceID)
+        }
+    }
 }

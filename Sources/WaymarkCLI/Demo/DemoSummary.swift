@@ -33,6 +33,8 @@ struct DemoFenceEvent: Hashable, Sendable, Codable {
 
 /// The figures the demo prints at the end.
 struct DemoSummary: Hashable, Sendable, Codable {
+    /// What the phone uploaded as (`--upload-format`).
+    var uploadFormat: DemoUploadFormat
     /// Metres along the recorded fixes (straight lines across gaps).
     var distanceMeters: Double
     /// Seconds from the first to the last recorded fix.
@@ -63,6 +65,9 @@ struct DemoSummary: Hashable, Sendable, Codable {
     var gaps: Int
     /// Gap markers the server holds for the device (uploaded with the points).
     var gapsStoredOnServer: Int
+    /// Gap markers and geofence events kept on the phone, not sent, because the upload format cannot
+    /// carry them (every format but the native one).
+    var gapsKeptOnPhone: Int, fenceEventsKeptOnPhone: Int
     /// Fence events decided on the phone, in order.
     var deviceFenceEvents: [DemoFenceEvent]
     /// How many of ``deviceFenceEvents`` the server holds as events the device reported (uploaded with
@@ -85,7 +90,7 @@ struct DemoSummary: Hashable, Sendable, Codable {
     var fenceRequests: Int, fenceRequestsFailed: Int
 
 
-    init(sim: Simulation, store: RideStore, attempts: [DemoAttempt], storedOnServer: Int, gapsOnServer: Int,
+    init(sim: Simulation, store: RideStore, uploadFormat: DemoUploadFormat = .native, attempts: [DemoAttempt], storedOnServer: Int, gapsOnServer: Int,
          reportedOnServer: [DemoFenceEvent], serverFenceEvents: [DemoFenceEvent], alwaysBestEnergy: Double,
          simulationSeconds: Double, fenceUpdates: [FenceUpdate], fenceRequests: (requests: Int, failed: Int)) throws {
         let app = sim.engineApp
@@ -105,6 +110,10 @@ struct DemoSummary: Hashable, Sendable, Codable {
         uploadBatches = uploadAttempts - uploadFailures
         gaps = app?.gaps.count ?? 0
         gapsStoredOnServer = gapsOnServer
+        self.uploadFormat = uploadFormat
+        let unsent = try store.unsentRecords()
+        gapsKeptOnPhone = unsent.gaps.count
+        fenceEventsKeptOnPhone = unsent.fenceEvents.count
         deviceFenceEvents = (app?.fenceEvents ?? []).map {
             DemoFenceEvent(fence: $0.fenceID, kind: $0.kind.rawValue, time: $0.time, decidedBy: Self.describe($0.cause),
                            earliest: $0.timing == .live ? nil : $0.earliest, latest: $0.timing == .live ? nil : $0.latest,
@@ -134,17 +143,20 @@ struct DemoSummary: Hashable, Sendable, Codable {
             ("distance", String(format: "%.2f km", distanceMeters / 1000)),
             ("duration", DemoTimelineEntry.clock(durationSeconds) + " (moving " + DemoTimelineEntry.clock(movingSeconds) + ")"),
             ("energy vs always-best", String(format: "%.0f%% of policy A (%.0f vs %.0f units)", energyRatio * 100, energy, alwaysBestEnergy)),
+            ("upload format", uploadFormat.rawValue),
             ("points recorded", "\(pointsRecorded)"),
             ("points uploaded", "\(pointsUploaded) in \(uploadBatches) batches (\(uploadFailures) failed \(uploadFailures == 1 ? "attempt" : "attempts") retried)"),
             ("points stored on server", "\(pointsStoredOnServer)" + (pointsStoredOnServer == pointsRecorded ? " (all of them)" : " (MISMATCH)")),
             ("points left on phone", "\(pointsLeftOnDevice)"),
             ("gap markers", "\(gaps), \(gapsStoredOnServer) stored on server"
-                + (gapsStoredOnServer == gaps ? "" : " (MISMATCH)")),
+                + (gapsKeptOnPhone > 0 ? ", \(gapsKeptOnPhone) kept on the phone (the \(uploadFormat.rawValue) format cannot carry them)" : "")
+                + (gapsStoredOnServer + gapsKeptOnPhone == gaps ? "" : " (MISMATCH)")),
             ("fences from the server", "\(fencesFromServer) fetched by the phone (\(fenceRequests) \(fenceRequests == 1 ? "request" : "requests"), "
                 + "\(fenceRequestsFailed) failed; unchanged sets answered 304)"),
             ("fence events on device", Self.list(deviceFenceEvents)),
             ("device events on server", "\(deviceFenceEventsStoredOnServer) of \(deviceFenceEvents.count) stored as reported by the phone"
-                + (deviceFenceEventsStoredOnServer == deviceFenceEvents.count ? "" : " (MISMATCH)")),
+                + (fenceEventsKeptOnPhone > 0 ? ", \(fenceEventsKeptOnPhone) kept on the phone (the \(uploadFormat.rawValue) format cannot carry them)" : "")
+                + (deviceFenceEventsStoredOnServer + fenceEventsKeptOnPhone == deviceFenceEvents.count ? "" : " (MISMATCH)")),
         ]
         rows.append(("fence events on server", Self.list(serverFenceEvents)))
         rows.append(("phone and server agree", fenceAgreement.text))

@@ -8,7 +8,8 @@ enum SendFormat: String, CaseIterable, Sendable {
     case native
     /// OwnTracks HTTP mode: one JSON location per `POST /pub`, Basic auth (password = token).
     case owntracks
-    /// OsmAnd protocol as Traccar Client sends it: a `POST /?id=TOKEN&lat=…` query string.
+    /// OsmAnd protocol as Traccar Client sends it: a `POST /?id=TOKEN&lat=…` query string
+    /// (`UploadFormat.traccar()`: time in milliseconds, speed in knots).
     case osmand
     /// Traccar Client JSON body: `POST /` with `{"location":{…},"device_id":TOKEN}`.
     case traccar
@@ -16,36 +17,19 @@ enum SendFormat: String, CaseIterable, Sendable {
     /// Points per request: the native client batches, the others send one point each.
     func pointsPerRequest(batch: Int) -> Int { self == .native ? batch : 1 }
 
-    /// The HTTP request for `fixes` (one, or a batch for native).
+    /// The HTTP request for `fixes` (one, or a batch for native). The native, OwnTracks and OsmAnd
+    /// requests are the phone's own (`UploadFormat`, WaymarkTransport), so `waymark send` speaks them
+    /// exactly as an app built on Waymark does.
     func request(for fixes: [Fix], token: String, server: String, key: String) -> SendRequest {
         switch self {
         case .native:
-            return SendRequest(url: server + "/api/ingest", body: NativeBatchFormat().body(for: fixes),
-                               headers: [("Authorization", "Bearer \(token)"), ("Content-Type", "application/json"),
-                                         ("Idempotency-Key", key)])
+            return Self.request(UploadFormat.native(), fixes: fixes, token: token, url: server + "/api/ingest", key: key)
         case .owntracks:
-            let fix = fixes[0]
-            var object: [String: Any] = ["_type": "location", "tid": "wm", "lat": fix.coordinate.latitude,
-                                         "lon": fix.coordinate.longitude, "tst": Int(fix.timestamp.timeIntervalSince1970)]
-            if let a = fix.horizontalAccuracy { object["acc"] = Int(a.rounded()) }
-            if let a = fix.altitude { object["alt"] = Int(a.rounded()) }
-            if let v = fix.speed { object["vel"] = Int((v * 3.6).rounded()) }   // km/h, as OwnTracks sends it
-            if let c = fix.course { object["cog"] = Int(c.rounded()) }
-            let basic = Data("waymark:\(token)".utf8).base64EncodedString()
-            return SendRequest(url: server + "/pub", body: Self.json(object),
-                               headers: [("Authorization", "Basic \(basic)"), ("Content-Type", "application/json"),
-                                         ("X-Limit-U", "waymark"), ("X-Limit-D", "send")])
+            // Valid names, checked once: cannot throw.
+            let format = (try? UploadFormat.owntracks(user: "waymark", device: "send", trackerID: "wm")) ?? .native()
+            return Self.request(format, fixes: fixes, token: token, url: server + "/pub", key: key)
         case .osmand:
-            let fix = fixes[0]
-            var items = [("id", token), ("lat", Self.number(fix.coordinate.latitude)), ("lon", Self.number(fix.coordinate.longitude)),
-                         ("timestamp", String(Int(fix.timestamp.timeIntervalSince1970)))]
-            if let v = fix.speed { items.append(("speed", Self.number(v / 0.514444))) }   // knots
-            if let c = fix.course { items.append(("bearing", Self.number(c))) }
-            if let a = fix.altitude { items.append(("altitude", Self.number(a))) }
-            if let a = fix.horizontalAccuracy { items.append(("accuracy", Self.number(a))) }
-            var components = URLComponents()
-            components.queryItems = items.map { URLQueryItem(name: $0.0, value: $0.1) }
-            return SendRequest(url: server + "/?" + (components.percentEncodedQuery ?? ""), body: [], headers: [])
+            return Self.request(.traccar(), fixes: fixes, token: token, url: server + "/", key: key)
         case .traccar:
             let fix = fixes[0]
             var coords: [String: Any] = ["latitude": fix.coordinate.latitude, "longitude": fix.coordinate.longitude]
@@ -58,6 +42,13 @@ enum SendFormat: String, CaseIterable, Sendable {
             return SendRequest(url: server + "/", body: Self.json(["location": location, "device_id": token]),
                                headers: [("Content-Type", "application/json")])
         }
+    }
+
+    /// The phone's request in `format` for `fixes`, posted to `url`.
+    static func request(_ format: UploadFormat, fixes: [Fix], token: String, url: String, key: String) -> SendRequest {
+        let request = format.request(fixes: fixes, key: key, token: token)
+        return SendRequest(url: request.url(appendingQueryTo: url), body: request.body,
+                           headers: request.headerFields.map { ($0.name, $0.value) })
     }
 
     static func json(_ object: [String: Any]) -> [UInt8] {

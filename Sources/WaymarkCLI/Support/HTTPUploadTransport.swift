@@ -5,10 +5,9 @@ import NIOHTTP1
 import WaymarkSync
 import WaymarkTransport
 
-/// The HTTP transport over AsyncHTTPClient: `POST {server}{path}` with the native batch body.
-///
-/// Headers: `Authorization: Bearer <token>`, `Content-Type: application/json`,
-/// `Idempotency-Key: <batch key>`. Each attempt has its own timeout, measured on the transport's clock
+/// The HTTP transport over AsyncHTTPClient: `POST {server}{path}` with the request's body, query
+/// items and headers (`UploadRequest.headerFields`; for the native format `Authorization: Bearer <token>`,
+/// `Content-Type: application/json`, `Idempotency-Key: <batch key>`). Each attempt has its own timeout, measured on the transport's clock
 /// (the continuous clock unless you give another, such as a test's virtual clock); nothing is retried here.
 ///
 /// ```swift
@@ -56,11 +55,9 @@ public struct HTTPUploadTransport: UploadTransport {
 
     /// Sends the request once; see `UploadTransport.send(_:)`.
     public func send(_ request: UploadRequest) async -> UploadResponse {
-        var http = HTTPClientRequest(url: url)
+        var http = HTTPClientRequest(url: request.url(appendingQueryTo: url))
         http.method = .POST
-        http.headers.add(name: "Authorization", value: "Bearer \(request.token)")
-        http.headers.add(name: "Content-Type", value: "application/json")
-        http.headers.add(name: "Idempotency-Key", value: request.key)
+        for field in request.headerFields { http.headers.replaceOrAdd(name: field.name, value: field.value) }
         http.body = .bytes(ByteBuffer(bytes: request.body))
         let prepared = http
         return await UploadResponse.attempt(within: timeout, on: clock) { await execute(prepared) }

@@ -29,6 +29,10 @@ public protocol UploadStore: Sendable {
     func split(batch key: String) throws -> [UploadBacklog.Batch]?
     /// The server cannot ever accept the batch: it is set aside with `reason`, not resent.
     func quarantine(batch key: String, reason: String) throws
+    /// The upload format cannot carry gap markers and geofence events: those of batch `key` (or, with
+    /// nil, those waiting for a batch) leave the backlog and stay on the device, marked as not sent.
+    @discardableResult
+    func keepUnsent(inBatch key: String?) throws -> (gaps: Int, fenceEvents: Int)
 }
 
 extension RideStore: UploadStore {

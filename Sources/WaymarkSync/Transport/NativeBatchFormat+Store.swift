@@ -21,3 +21,12 @@ extension NativeBatchFormat.Gap {
         self.init(rideID: marker.ride, start: marker.start, end: marker.end, reason: marker.reason)
     }
 }
+
+extension UploadFormat {
+    /// The request for a stored batch: its fixes (and, in the native format, its gap markers and
+    /// geofence events), under the batch's key.
+    public func request(for batch: UploadBatch, token: String) -> UploadRequest {
+        request(fixes: batch.fixes, gaps: batch.gaps.map(NativeBatchFormat.Gap.init),
+                fenceEvents: batch.fenceEvents.map(NativeBatchFormat.FenceEvent.init), key: batch.key, token: token)
+    }
+}
