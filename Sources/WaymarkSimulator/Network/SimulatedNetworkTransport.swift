@@ -54,14 +54,16 @@ public struct SimulatedNetworkTransport: UploadTransport {
 
     /// Sends `request` as the network behaves at `time`; see ``SimulatedNetwork/verdict(bytes:at:)``.
     public func send(_ request: UploadRequest, at time: Date) async -> UploadResponse {
-        let verdict = network.verdict(bytes: request.body.count, at: time.timeIntervalSince(epoch))
-        await log.append(Transmission(at: time, bytes: request.body.count, verdict: verdict))
+        // A format that sends its point in the query (the OsmAnd protocol) sends those bytes too.
+        let bytes = request.body.count + (request.query.isEmpty ? 0 : request.url(appendingQueryTo: "").utf8.count)
+        let verdict = network.verdict(bytes: bytes, at: time.timeIntervalSince(epoch))
+        await log.append(Transmission(at: time, bytes: bytes, verdict: verdict))
         switch verdict {
         case .offline:
             return .connectionFailed("offline (simulated network)")
         case .refused(let status):
             let message = status == 413
-                ? "simulated server: a body of \(request.body.count) bytes is over maxBodyBytes"
+                ? "simulated server: a request of \(bytes) bytes is over maxBodyBytes"
                 : "simulated server: HTTP \(status) from a scenario rule"
             return .status(status, body: Self.errorBody(status: status, message: message))
         case .unanswered:
