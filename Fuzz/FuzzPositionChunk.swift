@@ -29,6 +29,7 @@ public func fuzzPositionChunk(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     }
     precondition(again.map(bits) == points.map(bits) && again.map(\.position.activity) == points.map(\.position.activity)
                  && again.map(\.position.isCharging) == points.map(\.position.isCharging)
-                 && again.map(\.position.fix.source) == points.map(\.position.fix.source), "the round trip changed a value")
+                 && again.map(\.position.fix.source) == points.map(\.position.fix.source)
+                 && again.map(\.position.fix.packedFlags) == points.map(\.position.fix.packedFlags), "the round trip changed a value")
     return 0
 }

@@ -125,16 +125,20 @@ final class LocationDelegate: NSObject, CLLocationManagerDelegate, Sendable {
 
 extension Fix {
     /// Converts a CoreLocation fix; nil when the position is invalid (negative horizontal accuracy).
+    ///
+    /// The fix's origin comes from `CLLocation.sourceInformation` (iOS 15+, so always available on this
+    /// package's iOS 17 floor), an optional: Apple, "Information about the source that provides the
+    /// location" (https://developer.apple.com/documentation/corelocation/cllocation/sourceinformation).
+    /// `isSimulatedBySoftware` is true "if the system generated the location using on-device software
+    /// simulation" (a GPX loaded in the Xcode debugger, a mock-location tool), and `isProducedByAccessory`
+    /// is true "if the system retrieved the location from an external accessory attached to the device,
+    /// such as a Made for iPhone GPS dongle or CarPlay" (Apple, CLLocationSourceInformation:
+    /// https://developer.apple.com/documentation/corelocation/cllocationsourceinformation). A nil
+    /// `sourceInformation` stays nil here (unknown), never "not simulated".
     init?(location: CLLocation) {
         guard location.horizontalAccuracy >= 0,
               let coordinate = try? Coordinate(latitude: location.coordinate.latitude,
                                                longitude: location.coordinate.longitude) else { return nil }
-        let source: Fix.Source
-        if #available(iOS 15.0, *), location.sourceInformation?.isSimulatedBySoftware == true {
-            source = .unknown
-        } else {
-            source = .fused
-        }
         self.init(coordinate: coordinate,
                   altitude: location.verticalAccuracy >= 0 ? location.altitude : nil,
                   horizontalAccuracy: location.horizontalAccuracy,
@@ -142,7 +146,11 @@ extension Fix {
                   speed: location.speed >= 0 ? location.speed : nil,
                   course: location.course >= 0 ? location.course : nil,
                   timestamp: location.timestamp,
-                  source: source)
+                  source: .fused,
+                  sourceInformation: location.sourceInformation.map {
+                      Fix.SourceInformation(isSimulatedBySoftware: $0.isSimulatedBySoftware,
+                                            isProducedByAccessory: $0.isProducedByAccessory)
+                  })
     }
 }
 #endif

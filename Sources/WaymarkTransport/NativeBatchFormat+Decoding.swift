@@ -68,10 +68,25 @@ extension NativeBatchFormat {
             throw TransportError(.format, "feature \(index): \(error.message)")
         }
         let time = try date(properties["timestamp"], field: "timestamp", index: index)
+        let simulated = try flag(properties["simulated_by_software"], field: "simulated_by_software", index: index)
+        let accessory = try flag(properties["produced_by_accessory"], field: "produced_by_accessory", index: index)
+        // The origin is known when either flag is there (this format writes both); one alone reads the other as false.
+        let information = simulated == nil && accessory == nil ? nil
+            : Fix.SourceInformation(isSimulatedBySoftware: simulated ?? false, isProducedByAccessory: accessory ?? false)
         return Fix(coordinate: coordinate, altitude: number(properties["altitude"]) ?? position.dropFirst(2).first.flatMap(number),
                    horizontalAccuracy: number(properties["horizontal_accuracy"]),
                    verticalAccuracy: number(properties["vertical_accuracy"]), speed: number(properties["speed"]),
-                   course: number(properties["course"]), timestamp: time)
+                   course: number(properties["course"]), timestamp: time, sourceInformation: information,
+                   impliesImpossibleSpeed: try flag(properties["impossible_speed"], field: "impossible_speed", index: index) ?? false)
+    }
+
+    /// A JSON boolean, nil when absent; a number or text in its place is an error (not read as a flag).
+    private static func flag(_ value: Any?, field: String, index: Int) throws(TransportError) -> Bool? {
+        guard let value, !(value is NSNull) else { return nil }
+        guard let number = value as? NSNumber, String(cString: number.objCType) == "c" else {
+            throw TransportError(.format, "feature \(index): \(field) is not true or false")
+        }
+        return number.boolValue
     }
 
     private static func gap(_ properties: [String: Any], index: Int) throws(TransportError) -> Gap {

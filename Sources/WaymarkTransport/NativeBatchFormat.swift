@@ -8,6 +8,12 @@ import WaymarkGeo
 /// `vertical_accuracy`, `speed` (m/s), `course` (degrees), `altitude` (metres) and `device_id`.
 /// Unknown values are left out. The output is deterministic: the same fixes give the same bytes.
 ///
+/// A fix's honesty marks follow its values: `simulated_by_software` and `produced_by_accessory`
+/// (JSON booleans, both present when the OS said where the fix came from, both absent when it did
+/// not: absent means unknown, not false; see ``WaymarkGeo/Fix/SourceInformation``), and
+/// `"impossible_speed":true` for a fix that implies an impossible speed (absent otherwise; see
+/// ``WaymarkGeo/Fix/impliesImpossibleSpeed``). Overland servers ignore properties they do not know.
+///
 /// Gap markers (a span of a ride with no fixes, and why) have no place in Overland's format, so
 /// they follow the fixes as features without geometry (RFC 7946 allows `"geometry":null`)
 /// whose properties say what they are:
@@ -130,6 +136,10 @@ public struct NativeBatchFormat: Hashable, Sendable {
         if let v = Self.known(fix.speed, nonNegative: true) { s += ",\"speed\":" + JSONText.number(v) }
         if let v = Self.known(fix.course, nonNegative: true) { s += ",\"course\":" + JSONText.number(v) }
         if let v = Self.known(fix.altitude) { s += ",\"altitude\":" + JSONText.number(v) }
+        if let info = fix.sourceInformation {
+            s += ",\"simulated_by_software\":\(info.isSimulatedBySoftware),\"produced_by_accessory\":\(info.isProducedByAccessory)"
+        }
+        if fix.impliesImpossibleSpeed { s += ",\"impossible_speed\":true" }
         if let deviceID { s += ",\"device_id\":" + JSONText.quoted(deviceID) }
         s += "}}"
         out += Array(s.utf8)

@@ -156,16 +156,67 @@ struct RideTrackerTests {
         #expect(h.gaps.map(\.reason) == [.notRunningUntilOpened])
     }
 
-    @Test("filters: a stale cached fix, a Wi-Fi fix and an impossible jump are not recorded")
-    func filtersApplied() {
+    @Test("filters: a stale cached fix and a Wi-Fi fix are not recorded; an impossible jump is recorded flagged")
+    func filtersApplied() throws {
         var h = TrackerHarness()
         h.absorb(h.tracker.start(rideID: "r1", at: Ride.at(100)))
         h.send(.locations([Ride.fix(-200, east: 0, speed: 0, accuracy: 8)]), at: 100)          // cached, 5 min old
         h.send(.locations([Ride.fix(101, east: 5, speed: 5, accuracy: 80)]), at: 101)          // Wi-Fi accuracy
         h.ride(from: 102, to: 110, speed: 5)
         h.send(.locations([Ride.fix(111, east: 5000, speed: 5)]), at: 111)                     // 5 km in a second
-        #expect(h.recorded.count == 9)
-        #expect(h.recorded.allSatisfy { $0.timestamp >= Ride.at(102) && $0.timestamp <= Ride.at(110) })
+        #expect(h.recorded.count == 10)
+        #expect(h.recorded.allSatisfy { $0.timestamp >= Ride.at(102) && $0.timestamp <= Ride.at(111) })
+        let jump = try #require(h.recorded.last)
+        #expect(jump.impliesImpossibleSpeed)
+        #expect(jump.coordinate == Ride.fix(111, east: 5000, speed: 5).coordinate)   // kept as measured, not smoothed
+        #expect(h.recorded.dropLast().allSatisfy { !$0.impliesImpossibleSpeed })
+    }
+
+    @Test("a planted jump is kept flagged but adds no distance and does not drag the track or the next fix")
+    func plantedJump() throws {
+        var clean = TrackerHarness(), jumped = TrackerHarness()
+        clean.absorb(clean.tracker.start(rideID: "r1", at: Ride.at(0)))
+        jumped.absorb(jumped.tracker.start(rideID: "r1", at: Ride.at(0)))
+        for t in 1...60 {
+            let fix = Ride.fix(Double(t), east: 5 * Double(t - 1), speed: 5)
+            clean.send(.locations([fix]), at: Double(t))
+            // At 30 s the receiver reports a position 3 km north, then carries on as if nothing happened.
+            let planted = t == 30 ? Fix(coordinate: Geodesy.destination(from: fix.coordinate, bearing: 0, distance: 3_000),
+                                        horizontalAccuracy: 5, speed: 5, course: 90, timestamp: fix.timestamp, source: .gnss) : fix
+            jumped.send(.locations([planted]), at: Double(t))
+        }
+        let flagged = jumped.recorded.filter(\.impliesImpossibleSpeed)
+        #expect(flagged.map(\.timestamp) == [Ride.at(30)])
+        // The clean ride records the 30 s fix; the other records its flagged stand-in instead, so the counts match.
+        #expect(jumped.recorded.count == clean.recorded.count)
+        // Distance and moving time: the jump's 6 km there and back are not in the ride; the ride loses only the
+        // one 30 s fix (its two 5 m steps become one 10 m step), so the totals match to within a few metres.
+        #expect(abs(jumped.tracker.statistics.distanceMeters - clean.tracker.statistics.distanceMeters) < 5,
+                "\(jumped.tracker.statistics.distanceMeters) vs \(clean.tracker.statistics.distanceMeters)")
+        #expect(jumped.tracker.statistics.movingSeconds == clean.tracker.statistics.movingSeconds)
+        // Every unflagged fix after the jump is where the clean ride put it: the Kalman state never saw the jump.
+        let after = jumped.recorded.filter { !$0.impliesImpossibleSpeed && $0.timestamp > Ride.at(30) }
+        let cleanAfter = clean.recorded.filter { $0.timestamp > Ride.at(30) }
+        #expect(after.count == cleanAfter.count)
+        for (a, b) in zip(after, cleanAfter) {
+            #expect(Geodesy.haversineDistance(a.coordinate, b.coordinate) < 15, "at \(a.timestamp)")
+        }
+        // Statistics and checkpoints follow only unflagged fixes: one per unflagged recorded fix.
+        let published = jumped.updates.filter { if case .statistics = $0 { true } else { false } }
+        #expect(published.count == jumped.recorded.count - 1)
+        #expect(jumped.lastSnapshot?.lastRecorded?.impliesImpossibleSpeed == false)
+    }
+
+    @Test("a run of impossible fixes is trusted again after the filter's limit: the ride follows a real relocation")
+    func relocationAfterRun() throws {
+        var h = TrackerHarness()
+        h.absorb(h.tracker.start(rideID: "r1", at: Ride.at(0)))
+        h.ride(from: 1, to: 20, speed: 5)
+        // From 21 s every fix is 20 km away: the first five are flagged, then the filter takes the new place.
+        h.ride(from: 21, to: 40, speed: 5, offset: 20_000)
+        let flagged = h.recorded.filter(\.impliesImpossibleSpeed).map(\.timestamp)
+        #expect(flagged == (21...25).map { Ride.at(Double($0)) })
+        #expect(h.recorded.last.map { !$0.impliesImpossibleSpeed } == true)
     }
 
     @Test("live statistics: distance, moving time and speed after each recorded fix")

@@ -100,7 +100,7 @@ struct QueryExportTests {
             let lines = csv.split(separator: "\n")
             #expect(lines.count == 51)
             #expect(lines[0].hasPrefix("timestamp,latitude,longitude"))
-            #expect(lines[1] == #"2025-06-15T10:00:00.000Z,46.0,14.5,0.0,,2.0,,0.5,,"on, ""foot""""#)
+            #expect(lines[1] == #"2025-06-15T10:00:00.000Z,46.0,14.5,0.0,,2.0,,0.5,,"on, ""foot""",,,false"#)
             let unknown = try await server.send(.get, base + "?format=kml", token: server.deviceToken)
             #expect(unknown.status == .badRequest)
         }

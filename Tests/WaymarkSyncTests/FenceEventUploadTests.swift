@@ -108,11 +108,11 @@ struct FenceEventUploadTests {
             let v4 = try RideStore(writer: DatabasePool(path: path, configuration: RideStore.configuration()),
                                    path: path, upTo: RideStore.Migration.v4)
             let ride = try v4.startRide(at: TestFixes.start)
-            try v4.append(fixes, to: ride.id)
+            try TestFixes.appendAsBeforeV7(fixes, to: ride.id, in: v4)
             #expect(try !v4.read { db in try db.tableExists("fence_events") })
         }
         let upgraded = try RideStore(path: path)
-        #expect(try upgraded.appliedMigrations().last == RideStore.Migration.v6)
+        #expect(try upgraded.appliedMigrations().last == RideStore.Migration.v7)
         #expect(try upgraded.backlog().unbatchedPoints == 3)
         #expect(try upgraded.recordFenceEvent(Self.event("school", .enter, sequence: 1, at: 1)))
     }

@@ -20,10 +20,10 @@ struct RideStoreMigrationTests {
             let hasBatches = try v1.read { db in try db.tableExists("upload_batches") }
             #expect(!hasBatches)
             rideID = try v1.startRide(at: TestFixes.start).id
-            try v1.append(fixes, to: rideID)
+            try TestFixes.appendAsBeforeV7(fixes, to: rideID, in: v1)
         }
         let upgraded = try RideStore(path: path)
-        #expect(try upgraded.appliedMigrations() == [RideStore.Migration.v1, RideStore.Migration.v2, RideStore.Migration.v3, RideStore.Migration.v4, RideStore.Migration.v5, RideStore.Migration.v6])
+        #expect(try upgraded.appliedMigrations() == [RideStore.Migration.v1, RideStore.Migration.v2, RideStore.Migration.v3, RideStore.Migration.v4, RideStore.Migration.v5, RideStore.Migration.v6, RideStore.Migration.v7])
         #expect(try upgraded.fixes(of: rideID) == fixes)
         let backlog = try upgraded.backlog()
         #expect(backlog.unbatchedPoints == 40)
@@ -41,7 +41,7 @@ struct RideStoreMigrationTests {
         try store.append(TestFixes.ride(count: 5), to: ride.id)
         try store.formBatch(maxPoints: 3, maxBytes: 1 << 20, at: TestFixes.start, key: "k1")
         let again = try RideStore(path: path)
-        #expect(try again.appliedMigrations().count == 6)
+        #expect(try again.appliedMigrations().count == 7)
         #expect(try again.backlog() == store.backlog())
     }
 
@@ -77,7 +77,7 @@ struct RideStoreMigrationTests {
             }
         }
         let upgraded = try RideStore(path: path)
-        #expect(try upgraded.appliedMigrations().last == RideStore.Migration.v6)
+        #expect(try upgraded.appliedMigrations().last == RideStore.Migration.v7)
         #expect(try upgraded.gaps(of: rideID) == [gap] && upgraded.gapsAwaitingUpload() == [gap])
         #expect(try upgraded.backlog().unbatchedGaps == 1)
         #expect(try upgraded.uploadBackoff() == UploadBackoff())
@@ -95,14 +95,42 @@ struct RideStoreMigrationTests {
             let v3 = try RideStore(writer: try DatabasePool(path: path, configuration: RideStore.configuration()),
                                    path: path, upTo: RideStore.Migration.v3)
             try v3.startRide(id: "old", at: TestFixes.start)
-            try v3.append(fixes, to: "old")
+            try TestFixes.appendAsBeforeV7(fixes, to: "old", in: v3)
         }
         let upgraded = try RideStore(path: path)
-        #expect(try upgraded.appliedMigrations().last == RideStore.Migration.v6)
+        #expect(try upgraded.appliedMigrations().last == RideStore.Migration.v7)
         #expect(try upgraded.fixes(of: "old") == fixes)
         #expect(try upgraded.lastCheckpoint() == nil)
         let snapshot = RideSnapshot(rideID: "old", state: .moving, startedAt: TestFixes.start, lastRecorded: fixes[3])
         try upgraded.saveCheckpoint(snapshot)
         #expect(try RideStore(path: path).lastCheckpoint() == snapshot)
+    }
+
+    @Test("a v6 store gains fix flags in place: old fixes read back with an unknown origin and no flag, new ones keep theirs")
+    func v6ToV7() throws {
+        let path = TestFixes.temporaryStorePath()
+        defer { TestFixes.removeStore(at: path) }
+        let old = TestFixes.ride(count: 3)
+        do {
+            let v6 = try RideStore(writer: try DatabasePool(path: path, configuration: RideStore.configuration()),
+                                   path: path, upTo: RideStore.Migration.v6)
+            #expect(try !v6.read { db in try db.columns(in: "fixes").contains { $0.name == "flags" } })
+            try v6.startRide(id: "old", at: TestFixes.start)
+            try TestFixes.appendAsBeforeV7(old, to: "old", in: v6)
+        }
+        let upgraded = try RideStore(path: path)
+        #expect(try upgraded.appliedMigrations().last == RideStore.Migration.v7)
+        let read = try upgraded.fixes(of: "old")
+        #expect(read == old)
+        #expect(read.allSatisfy { $0.sourceInformation == nil && !$0.impliesImpossibleSpeed })
+        var marked = TestFixes.ride(count: 4, from: TestFixes.start.addingTimeInterval(10))
+        marked[0].sourceInformation = Fix.SourceInformation(isSimulatedBySoftware: true, isProducedByAccessory: false)
+        marked[1].sourceInformation = Fix.SourceInformation(isSimulatedBySoftware: false, isProducedByAccessory: true)
+        marked[2].sourceInformation = Fix.SourceInformation(isSimulatedBySoftware: false, isProducedByAccessory: false)
+        marked[3].impliesImpossibleSpeed = true
+        #expect(try upgraded.append(marked, to: "old") == 4)
+        #expect(try RideStore(path: path).fixes(of: "old") == old + marked)
+        let batch = try #require(try upgraded.formBatch(maxPoints: 100, maxBytes: 1 << 20, at: TestFixes.start))
+        #expect(batch.fixes == old + marked, "the upload batch carries the flags")
     }
 }

@@ -12,7 +12,7 @@ struct RideStoreTests {
         defer { TestFixes.removeStore(at: path) }
         let store = try RideStore(path: path)
         #expect(try store.journalMode() == "wal")
-        #expect(try store.appliedMigrations() == [RideStore.Migration.v1, RideStore.Migration.v2, RideStore.Migration.v3, RideStore.Migration.v4, RideStore.Migration.v5, RideStore.Migration.v6])
+        #expect(try store.appliedMigrations() == [RideStore.Migration.v1, RideStore.Migration.v2, RideStore.Migration.v3, RideStore.Migration.v4, RideStore.Migration.v5, RideStore.Migration.v6, RideStore.Migration.v7])
     }
 
     @Test("appended fixes are on disk: a second store opened on the file sees them")

@@ -32,6 +32,10 @@ extension RideTracker {
             pipeline = Self.makePipeline(configuration)     // turned while GNSS rested: follow the fix, not the old velocity
         }
         guard var filtered = pipeline.process(fix) else { return }
+        if filtered.impliesImpossibleSpeed {
+            recordFlagged(filtered, updates: &updates)
+            return
+        }
         // The receiver's Doppler speed and course are better than ones derived from positions.
         if let measured = fix.speed, measured >= 0 { filtered.speed = measured }
         if let measured = fix.course, measured >= 0 { filtered.course = measured }
@@ -98,5 +102,15 @@ extension RideTracker {
         snap.lastRecorded = fix
         snapshot = snap
         updates += [.recorded(fix), .statistics(snap.statistics), .checkpoint(snap)]
+    }
+
+    /// Keeps a fix that implies an impossible speed (``SpeedOutlierFilter`` in its flag mode) as a
+    /// recorded point carrying ``Fix/impliesImpossibleSpeed``: stored and uploaded like any other, but
+    /// not part of the ride. It adds no distance or moving time, does not become the last recorded fix
+    /// (the reference for the next one), never starts or ends a stop, and closes no gap marker; the
+    /// Kalman filter passed it through without folding it into its state.
+    mutating func recordFlagged(_ fix: Fix, updates: inout [RideUpdate]) {
+        guard snapshot != nil else { return }
+        updates.append(.recorded(fix))
     }
 }

@@ -122,7 +122,7 @@ public struct RideTracker: Sendable {
     static func makePipeline(_ c: Configuration) -> Pipeline {
         TimestampOrderFilter()
             .then(AccuracyGate(maximumHorizontalAccuracy: c.maximumAccuracyMeters, acceptsUnknownAccuracy: false))
-            .then(SpeedOutlierFilter(maximumSpeed: c.maximumSpeed))
+            .then(SpeedOutlierFilter(maximumSpeed: c.maximumSpeed, mode: .flag))   // kept flagged, never dropped
             .then(KalmanFilter(processNoise: c.kalmanProcessNoise, defaultHorizontalAccuracy: c.maximumAccuracyMeters))
     }
 

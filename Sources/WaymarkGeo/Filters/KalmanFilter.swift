@@ -17,6 +17,8 @@ import Foundation
 /// For a recorded track, ``KalmanSmoother`` adds the backward (RTS) pass and is
 /// more accurate. Feed it fixes already gated by ``SpeedOutlierFilter``: a Kalman
 /// filter weighs an outlier by its claimed accuracy and would be pulled towards it.
+/// A fix flagged ``Fix/impliesImpossibleSpeed`` (the gate's ``SpeedOutlierFilter/Mode/flag``
+/// mode) passes through unchanged and leaves the filter's state as it was.
 ///
 /// ```swift
 /// var kalman = KalmanFilter(processNoise: 2)
@@ -49,7 +51,10 @@ public struct KalmanFilter: FixFilter {
     }
 
     /// Folds `fix` into the estimate and returns it with the filtered values; never nil.
+    ///
+    /// A fix flagged ``Fix/impliesImpossibleSpeed`` is returned as it is, and the estimate is not changed.
     public mutating func process(_ fix: Fix) -> Fix? {
+        if fix.impliesImpossibleSpeed { return fix }
         let r = KalmanState.measurementVariance(fix, default: defaultHorizontalAccuracy)
         guard var current = state, let last = lastTime else {
             let first = KalmanState(first: fix, measurementVariance: r,

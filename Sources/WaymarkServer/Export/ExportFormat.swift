@@ -7,12 +7,21 @@ import WaymarkGeo
 /// is written page by page and never holds a whole ride in memory.
 public enum ExportFormat: String, Sendable, CaseIterable {
     /// GPX 1.1: one track, a new segment after every pause longer than the ride gap and at every
-    /// gap marker the phone uploaded.
+    /// gap marker the phone uploaded. A point with honesty marks carries them as GPX extensions in
+    /// Waymark's namespace (``gpxNamespace``): `<extensions><waymark:simulated>true</waymark:simulated>
+    /// <waymark:accessory>false</waymark:accessory><waymark:impossibleSpeed>true</waymark:impossibleSpeed>
+    /// </extensions>`, the first two only when the origin is known, the last only when set.
     case gpx
-    /// A GeoJSON FeatureCollection of Point features with the position's properties.
+
+    /// The XML namespace of the GPX export's extension elements (prefix `waymark`).
+    public static let gpxNamespace = "urn:x-waymark:gpx-fix:1"
+    /// A GeoJSON FeatureCollection of Point features with the position's properties (those of the
+    /// API's position, honesty marks included).
     case geojson
     /// Comma-separated values with a header row; times in ISO-8601 UTC, SI units. Client text
-    /// that a spreadsheet would read as a formula is neutralised (see `csvTextCell(_:)`).
+    /// that a spreadsheet would read as a formula is neutralised (see `csvTextCell(_:)`). The last
+    /// three columns are the honesty marks: `simulated_by_software` and `produced_by_accessory`
+    /// (`true`/`false`, empty when the origin is unknown) and `impossible_speed` (`true`/`false`).
     case csv
 
     /// The HTTP content type.
@@ -29,11 +38,12 @@ public enum ExportFormat: String, Sendable, CaseIterable {
         case .gpx:
             """
             <?xml version="1.0" encoding="UTF-8"?>
-            <gpx version="1.1" creator="waymark" xmlns="http://www.topografix.com/GPX/1/1">
+            <gpx version="1.1" creator="waymark" xmlns="http://www.topografix.com/GPX/1/1" xmlns:waymark="\(Self.gpxNamespace)">
             <trk><name>\(xmlEscaped(deviceName))</name>
             """
         case .geojson: #"{"type":"FeatureCollection","features":["#
-        case .csv: "timestamp,latitude,longitude,altitude_m,accuracy_m,speed_mps,course_deg,battery,charging,activity\n"
+        case .csv: "timestamp,latitude,longitude,altitude_m,accuracy_m,speed_mps,course_deg,battery,charging,activity,"
+            + "simulated_by_software,produced_by_accessory,impossible_speed\n"
         }
     }
 
@@ -54,7 +64,17 @@ public enum ExportFormat: String, Sendable, CaseIterable {
             }
             text += "<trkpt lat=\"\(f.coordinate.latitude)\" lon=\"\(f.coordinate.longitude)\">"
             if let ele = f.altitude { text += "<ele>\(ele)</ele>" }
-            text += "<time>\(time)</time></trkpt>\n"
+            text += "<time>\(time)</time>"
+            if f.sourceInformation != nil || f.impliesImpossibleSpeed {
+                text += "<extensions>"
+                if let info = f.sourceInformation {
+                    text += "<waymark:simulated>\(info.isSimulatedBySoftware)</waymark:simulated>"
+                        + "<waymark:accessory>\(info.isProducedByAccessory)</waymark:accessory>"
+                }
+                if f.impliesImpossibleSpeed { text += "<waymark:impossibleSpeed>true</waymark:impossibleSpeed>" }
+                text += "</extensions>"
+            }
+            text += "</trkpt>\n"
             return text
         case .geojson:
             let data = (try? JSONReply.data(PositionFeature(position: p))) ?? Data()
@@ -64,6 +84,8 @@ public enum ExportFormat: String, Sendable, CaseIterable {
                 time, "\(f.coordinate.latitude)", "\(f.coordinate.longitude)", text(f.altitude),
                 text(f.horizontalAccuracy), text(f.speed), text(f.course), text(p.batteryLevel),
                 p.isCharging.map { $0 ? "true" : "false" } ?? "", Self.csvTextCell(p.activity ?? ""),
+                f.sourceInformation.map { "\($0.isSimulatedBySoftware)" } ?? "",
+                f.sourceInformation.map { "\($0.isProducedByAccessory)" } ?? "", "\(f.impliesImpossibleSpeed)",
             ]
             return fields.joined(separator: ",") + "\n"
         }

@@ -2,7 +2,8 @@ import Foundation
 import WaymarkGeo
 
 /// A position in API replies (`{"device_id","timestamp","lat","lon","altitude","accuracy",…}`: every key
-/// present, unknown values null), for `JSONEncoder`, which is far faster than `JSONSerialization` with sorted keys.
+/// present, unknown values null; `simulated_by_software` and `produced_by_accessory` are null when the fix's
+/// origin is unknown, `impossible_speed` is always true or false), for `JSONEncoder`, which is far faster than `JSONSerialization` with sorted keys.
 struct PositionReply: Encodable {
     let position: Position
     /// False for a GeoJSON feature's properties (the coordinates are its geometry).
@@ -18,6 +19,8 @@ struct PositionReply: Encodable {
     enum Key: String, CodingKey {
         case deviceID = "device_id", timestamp, lat, lon, altitude, accuracy, verticalAccuracy = "vertical_accuracy"
         case speed, course, battery, charging, activity, source
+        case simulatedBySoftware = "simulated_by_software", producedByAccessory = "produced_by_accessory"
+        case impossibleSpeed = "impossible_speed"
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -38,6 +41,9 @@ struct PositionReply: Encodable {
         try c.encode(p.isCharging, forKey: .charging)
         try c.encode(p.activity, forKey: .activity)
         try c.encode(f.source.rawValue, forKey: .source)
+        try c.encode(f.sourceInformation?.isSimulatedBySoftware, forKey: .simulatedBySoftware)
+        try c.encode(f.sourceInformation?.isProducedByAccessory, forKey: .producedByAccessory)
+        try c.encode(f.impliesImpossibleSpeed, forKey: .impossibleSpeed)
     }
 }
 

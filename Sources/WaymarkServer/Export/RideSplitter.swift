@@ -9,7 +9,8 @@ public struct RideSummary: Hashable, Sendable {
     public var end: Date
     /// Number of positions.
     public var points: Int
-    /// Length along the positions in metres (haversine).
+    /// Length along the positions in metres (haversine); a point flagged ``WaymarkGeo/Fix/impliesImpossibleSpeed``
+    /// adds nothing (the length runs from the point before it to the point after it).
     public var distanceMeters: Double
 }
 
@@ -26,6 +27,16 @@ struct RideSplitter: Sendable {
     init(gapSeconds: TimeInterval) { self.gapSeconds = gapSeconds }
 
     mutating func add(_ p: Position) {
+        // A point the device flagged as implying an impossible speed counts as a point of the ride it falls in,
+        // but adds no distance and is not the point the next one is measured from.
+        if p.fix.impliesImpossibleSpeed {
+            if let last, var ride = current, p.fix.timestamp.timeIntervalSince(last.fix.timestamp) <= gapSeconds {
+                ride.points += 1
+                ride.end = max(ride.end, p.fix.timestamp)
+                current = ride
+            }
+            return
+        }
         if let last, var ride = current, p.fix.timestamp.timeIntervalSince(last.fix.timestamp) <= gapSeconds {
             ride.end = p.fix.timestamp
             ride.points += 1

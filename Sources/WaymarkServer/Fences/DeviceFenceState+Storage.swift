@@ -32,7 +32,8 @@ extension DeviceFenceState {
 
     /// Seeds the segment start from the device's last stored position when nothing was evaluated yet.
     mutating func seed(from last: Position?) {
-        guard lastTimestamp == nil, let last else { return }
+        // A point flagged as implying an impossible speed is no reference (``FenceEngine``): no seed from it.
+        guard lastTimestamp == nil, let last, !last.fix.impliesImpossibleSpeed else { return }
         lastTimestamp = last.fix.timestamp
         lastCoordinate = last.fix.coordinate
     }

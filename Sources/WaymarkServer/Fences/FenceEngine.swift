@@ -57,6 +57,13 @@ public struct DeviceFenceState: Hashable, Sendable {
 /// ignored (a late point cannot rewrite past events). A grid index keeps evaluation cost
 /// proportional to the fences near the segment, not to the total number of fences, and a
 /// precomputed box per fence settles most of those without trigonometry.
+///
+/// Two kinds of implausible point are kept out of the decisions. A step faster than
+/// ``maximumPlausibleSpeed`` is a gap: only where the device is afterwards counts, nothing is
+/// interpolated along it. A point the device itself flagged (``WaymarkGeo/Fix/impliesImpossibleSpeed``,
+/// sent as `"impossible_speed":true`) is stored but skipped altogether: it causes no event and the next
+/// point is compared with the last unflagged one.
+///
 /// A pure, immutable `Sendable` value: share one per fence set.
 ///
 /// ```swift
@@ -127,6 +134,9 @@ public struct FenceEngine: Sendable {
             // Only the coordinate and time are read per point; the device id (a string) only for events.
             let here = ordered[k].fix.coordinate, now = ordered[k].fix.timestamp
             if let last = state.lastTimestamp, now <= last { continue }
+            // A point the device flagged as implying an impossible speed is stored, but it is no evidence of
+            // where the device went: it causes no event and is not the reference for the next point.
+            if ordered[k].fix.impliesImpossibleSpeed { continue }
             // A jump no vehicle can make (bad data, a spoofed track) is a gap: only where the device is
             // now counts, and nothing is interpolated along it.
             let previous = state.lastCoordinate.flatMap { c in state.lastTimestamp.map { (c, $0) } }

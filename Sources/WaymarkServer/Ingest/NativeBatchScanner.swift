@@ -100,6 +100,9 @@ struct NativeBatchScanner {
         }
         // `motion: []` is "no motion data"; `activity` is then Overland's setting, not an observation.
         c.activity = properties.hasMotion ? properties.motion : properties.activity
+        c.simulatedBySoftware = properties.simulatedBySoftware
+        c.producedByAccessory = properties.producedByAccessory
+        c.impliesImpossibleSpeed = properties.impossibleSpeed ?? false
         return c
     }
 
@@ -133,6 +136,7 @@ struct NativeBatchScanner {
         var altitude, speed, course, horizontalAccuracy, verticalAccuracy, batteryLevel: Double?
         var batteryState, motion, activity: String?
         var hasMotion = false
+        var simulatedBySoftware, producedByAccessory, impossibleSpeed: Bool?
     }
 
     private mutating func properties() -> Properties? {
@@ -157,6 +161,9 @@ struct NativeBatchScanner {
             case .batteryLevel: guard nullableNumber(&p.batteryLevel) else { return nil }
             case .batteryState: guard nullableString(&p.batteryState) else { return nil }
             case .activity: guard nullableString(&p.activity) else { return nil }
+            case .simulatedBySoftware: guard nullableBool(&p.simulatedBySoftware) else { return nil }
+            case .producedByAccessory: guard nullableBool(&p.producedByAccessory) else { return nil }
+            case .impossibleSpeed: guard nullableBool(&p.impossibleSpeed) else { return nil }
             case .waymarkKind: return nil   // a gap marker (or another kind): the general decoder reads those
             case .action, .type: return nil  // an Overland app event, visit or trip summary: a device event
             case .motion:
@@ -179,7 +186,8 @@ struct NativeBatchScanner {
 
     private enum Key: Int {
         case locations, geometry, properties, coordinates, timestamp, altitude, speed, course
-        case horizontalAccuracy, verticalAccuracy, batteryLevel, batteryState, motion, activity, waymarkKind, action, type, other
+        case horizontalAccuracy, verticalAccuracy, batteryLevel, batteryState, motion, activity, waymarkKind, action, type
+        case simulatedBySoftware, producedByAccessory, impossibleSpeed, other
     }
 
     private static let keys: [(bytes: [UInt8], key: Key)] = {
@@ -189,6 +197,8 @@ struct NativeBatchScanner {
             ("horizontal_accuracy", .horizontalAccuracy), ("vertical_accuracy", .verticalAccuracy),
             ("battery_level", .batteryLevel), ("battery_state", .batteryState), ("motion", .motion), ("activity", .activity),
             (NativeBatchFormat.kindProperty, .waymarkKind), ("action", .action), ("type", .type),
+            ("simulated_by_software", .simulatedBySoftware), ("produced_by_accessory", .producedByAccessory),
+            ("impossible_speed", .impossibleSpeed),
         ]
         return names.map { (Array($0.0.utf8), $0.1) }
     }()
@@ -286,6 +296,14 @@ struct NativeBatchScanner {
         guard let v = number() else { return false }
         value = v
         return true
+    }
+
+    /// `true`, `false` or `null` (nil); anything else is left to the general decoder (which ignores it).
+    private mutating func nullableBool(_ value: inout Bool?) -> Bool {
+        if literal("null") { value = nil; return true }
+        if literal("true") { value = true; return true }
+        if literal("false") { value = false; return true }
+        return false
     }
 
     private mutating func nullableString(_ value: inout String?) -> Bool {

@@ -7,7 +7,10 @@ import WaymarkTransport
 /// Each feature is a `Point` with `[longitude, latitude]` coordinates and properties
 /// `timestamp` (ISO-8601), `altitude`, `speed` (m/s), `course`, `horizontal_accuracy`,
 /// `vertical_accuracy`, `battery_level` (0–1), `battery_state` and `motion` (a list; the first
-/// entry becomes the activity). Negative speed, course or accuracy mean "unknown". A feature
+/// entry becomes the activity). Negative speed, course or accuracy mean "unknown". A Waymark device adds
+/// its fix's honesty marks as JSON booleans: `simulated_by_software` and `produced_by_accessory` (the
+/// origin iOS reported; absent when unknown) and `impossible_speed` (the device's filter flagged the fix);
+/// other values for them are ignored. A feature
 /// whose properties say `"waymark_kind":"gap"` is a gap marker from a Waymark device (no
 /// geometry; `start`, `end`, `reason`, `ride_id`): it is stored as a ``PositionGap``, not a point. One
 /// that says `"waymark_kind":"fence_event"` is the device's own geofence event
@@ -113,6 +116,14 @@ enum OverlandDecoder {
             c.activity = JSONBody.string(p["activity"])
         }
         c.source = .fused
+        // Honesty marks of a Waymark device (NativeBatchFormat): JSON booleans only; anything else is ignored.
+        func flag(_ name: String) -> Bool? {
+            guard let n = p[name] as? NSNumber, JSONBody.isBoolean(n) else { return nil }
+            return n.boolValue
+        }
+        c.simulatedBySoftware = flag("simulated_by_software")
+        c.producedByAccessory = flag("produced_by_accessory")
+        c.impliesImpossibleSpeed = flag("impossible_speed") ?? false
         return c
     }
 }

@@ -25,6 +25,19 @@ struct PositionCandidate: Sendable {
     var isCharging: Bool?
     var activity: String?
     var source: Fix.Source = .unknown
+    /// The native format's `simulated_by_software` and `produced_by_accessory` (JSON booleans); nil when
+    /// absent. The fix's origin is known when either is there (``Fix/SourceInformation``).
+    var simulatedBySoftware: Bool?
+    var producedByAccessory: Bool?
+    /// The native format's `"impossible_speed":true`: the device flagged the fix (``Fix/impliesImpossibleSpeed``).
+    var impliesImpossibleSpeed = false
+
+    /// The origin the client reported: known when either flag was sent, the one not sent read as false.
+    var sourceInformation: Fix.SourceInformation? {
+        guard simulatedBySoftware != nil || producedByAccessory != nil else { return nil }
+        return Fix.SourceInformation(isSimulatedBySoftware: simulatedBySoftware ?? false,
+                                     isProducedByAccessory: producedByAccessory ?? false)
+    }
     /// The client's names for latitude, longitude and time, for problem reports.
     var names = FieldNames(latitude: "latitude", longitude: "longitude", timestamp: "timestamp")
     /// Problems the decoder already found (a timestamp it could not parse…).

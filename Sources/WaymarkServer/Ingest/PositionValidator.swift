@@ -121,7 +121,8 @@ struct PositionValidator: Sendable {
             verticalAccuracy: positive(candidate.verticalAccuracy),
             speed: nonNegative(candidate.speed),
             course: nonNegative(candidate.course).map { $0.truncatingRemainder(dividingBy: 360) },
-            timestamp: timestamp, source: candidate.source)
+            timestamp: timestamp, source: candidate.source, sourceInformation: candidate.sourceInformation,
+            impliesImpossibleSpeed: candidate.impliesImpossibleSpeed)
         let battery = finite(candidate.batteryLevel).flatMap { (0...1).contains($0) ? $0 : nil }
         let activity = Self.clientText(candidate.activity).flatMap { $0.lowercased() == "unknown" ? nil : $0 }
         return Position(deviceID: deviceID, fix: fix, batteryLevel: battery,

@@ -40,6 +40,12 @@ extension OpenAPIDocument {
                 "altitude": nullable("number"), "accuracy": nullable("number"), "vertical_accuracy": nullable("number"),
                 "speed": nullable("number"), "course": nullable("number"), "battery": nullable("number"),
                 "charging": nullable("boolean"), "activity": nullable("string"), "source": string,
+                "simulated_by_software": nullable("boolean", ["description": "iOS's CLLocationSourceInformation."
+                    + "isSimulatedBySoftware (a mock-location app); null when the device did not report the fix's origin."]),
+                "produced_by_accessory": nullable("boolean", ["description": "iOS's CLLocationSourceInformation."
+                    + "isProducedByAccessory (an external GNSS receiver); null when the device did not report the fix's origin."]),
+                "impossible_speed": ["type": "boolean", "description": "The device flagged the fix as implying an impossible "
+                    + "speed from the fix before it: kept, but no part of distances, and it causes no fence event."],
             ]),
             "Device": object([
                 "id": string, "name": string, "created": dateTime, "revoked": nullable("string", ["format": "date-time"]),
@@ -77,7 +83,9 @@ extension OpenAPIDocument {
                 "attempts": integer, "next_attempt": dateTime, "last_error": nullable("string"), "payload": string,
             ]),
             "NativeBatch": object([
-                "locations": array(["type": "object", "description": "A GeoJSON Feature: a Point fix, a gap marker, or an Overland record."]),
+                "locations": array(["type": "object", "description": "A GeoJSON Feature: a Point fix, a gap marker, or an Overland record. "
+                    + "A Waymark fix's properties may add the booleans simulated_by_software, produced_by_accessory (its origin as "
+                    + "iOS reported it; absent when unknown) and impossible_speed (flagged by the device's filter)."]),
             ], required: ["locations"], description: "Overland's GeoJSON batch, Waymark's native upload format."),
         ]
     }

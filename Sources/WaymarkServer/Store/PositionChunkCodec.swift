@@ -33,8 +33,19 @@ struct PositionChunkError: Error, CustomStringConvertible {
 ///
 /// Every integer is a LEB128 varint, signed ones zigzag-coded. Decoding checks every length, range and
 /// order and throws ``PositionChunkError`` naming the byte, never trapping on damaged input.
+///
+/// The first byte is the version. Version 1 is the columns above. Version 2 adds one last column, each
+/// point's honesty marks (`Fix.packedFlags`: origin known, simulated by software, produced by an
+/// accessory, implies an impossible speed) as runs. The encoder writes version 1 for points that carry
+/// no mark, the same bytes as before marks existed, and version 2 otherwise; the decoder reads both, so
+/// chunks written before the marks existed read as points with an unknown origin and no flag.
 enum PositionChunkCodec {
+    /// The version of chunks whose points carry no honesty mark (and of every chunk written before marks existed).
     static let version: UInt8 = 1
+    /// The version with the honesty-mark column.
+    static let flagsVersion: UInt8 = 2
+    /// The highest value of `Fix.packedFlags` (four bits).
+    static let maximumFlags: UInt64 = 15
     /// The most points one chunk holds; a day with more is split over several chunks.
     static let maximumPoints = 4096
     /// The powers of ten a decimal column may be scaled by (exact doubles).
@@ -48,7 +59,9 @@ enum PositionChunkCodec {
         precondition(!points.isEmpty && points.count <= maximumPoints, "a chunk holds 1...\(maximumPoints) points")
         var out = ChunkWriter()
         out.bytes.reserveCapacity(points.count * 16 + 16)
-        out.byte(version)
+        let flags = points.map { UInt64($0.position.fix.packedFlags) }
+        let chunkVersion = flags.contains { $0 != 0 } ? flagsVersion : version
+        out.byte(chunkVersion)
         out.varint(UInt64(points.count))
         var previous = points[0].millis
         out.signed(previous)
@@ -75,6 +88,7 @@ enum PositionChunkCodec {
         out.runs(points.map { $0.position.isCharging.map { $0 ? 2 : 1 } ?? 0 })
         out.names(points.map(\.position.activity))
         out.names(fixes.map { $0.source.rawValue })
+        if chunkVersion == flagsVersion { out.runs(flags) }
         return out.bytes
     }
 
@@ -94,6 +108,7 @@ enum PositionChunkCodec {
         for _ in 0..<6 { optional.append(try input.optionalDecimals(count: count)) }
         let charging = try input.runs(count: count)
         let activities = try input.names(count: count), sources = try input.names(count: count)
+        let flags = input.version == flagsVersion ? try input.runs(count: count) : Array(repeating: 0, count: count)
         guard input.offset == bytes.count else { throw input.error("\(bytes.count - input.offset) bytes after the last column") }
         var points: [ChunkPoint] = []
         points.reserveCapacity(count)
@@ -103,10 +118,14 @@ enum PositionChunkCodec {
             }
             guard charging[i] <= 2 else { throw PositionChunkError(offset: bytes.count, reason: "point \(i) has charging code \(charging[i])") }
             guard let source = sources[i] else { throw PositionChunkError(offset: bytes.count, reason: "point \(i) has no source") }
-            let fix = Fix(coordinate: Coordinate(uncheckedLatitude: latitudes[i], longitude: longitudes[i]),
+            guard flags[i] <= maximumFlags, flags[i] & 1 != 0 || flags[i] & 6 == 0 else {
+                throw PositionChunkError(offset: bytes.count, reason: "point \(i) has flags \(flags[i])")
+            }
+            var fix = Fix(coordinate: Coordinate(uncheckedLatitude: latitudes[i], longitude: longitudes[i]),
                           altitude: optional[0][i], horizontalAccuracy: optional[1][i], verticalAccuracy: optional[2][i],
                           speed: optional[3][i], course: optional[4][i],
                           timestamp: Date(millisecondsSince1970: times[i]), source: Fix.Source(rawValue: source) ?? .unknown)
+            fix.packedFlags = Int(flags[i])
             let position = Position(deviceID: deviceID, fix: fix, batteryLevel: optional[5][i],
                                     isCharging: charging[i] == 0 ? nil : charging[i] == 2, activity: activities[i])
             points.append(ChunkPoint(position: position, receivedMillis: received[i]))
@@ -253,6 +272,8 @@ struct ChunkWriter {
 struct ChunkReader {
     let bytes: [UInt8]
     var offset = 0
+    /// The chunk's version, once ``header()`` read it.
+    var version: UInt8 = 0
 
     func error(_ reason: String) -> PositionChunkError { PositionChunkError(offset: offset, reason: reason) }
 
@@ -286,7 +307,10 @@ struct ChunkReader {
     /// The version, the point count and the times.
     mutating func header() throws -> [Int64] {
         let found = try byte()
-        guard found == PositionChunkCodec.version else { throw error("unknown chunk version \(found)") }
+        guard found == PositionChunkCodec.version || found == PositionChunkCodec.flagsVersion else {
+            throw error("unknown chunk version \(found)")
+        }
+        version = found
         let count = try count(atMost: PositionChunkCodec.maximumPoints, of: "point count")
         guard count > 0 else { throw error("a chunk without points") }
         var times = [try signed()]

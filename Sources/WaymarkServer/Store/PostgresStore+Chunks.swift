@@ -74,7 +74,7 @@ extension PostgresStore {
                 var byDay: [Int64: [ChunkPoint]] = [:]
                 for row in rows {
                     let position = try Self.position(from: row)
-                    let received = try row.makeRandomAccess()[13].decode(Int64.self)
+                    let received = try row.makeRandomAccess()[14].decode(Int64.self)
                     byDay[Self.dayStart(position.timestampMillis), default: []]
                         .append(ChunkPoint(position: position, receivedMillis: received))
                 }

@@ -252,6 +252,7 @@ extension PostgresStore {
                              \(sql.bind(columns.hAcc))::float8[], \(sql.bind(columns.vAcc))::float8[], \(sql.bind(columns.speed))::float8[],
                              \(sql.bind(columns.course))::float8[], \(sql.bind(columns.battery))::float8[],
                              \(sql.bind(columns.charging))::int2[], \(sql.bind(columns.activity))::text[], \(sql.bind(columns.source))::text[],
+                             \(sql.bind(columns.flags))::int2[],
                              \(sql.bind(rows.map { writes[$0.write].receivedAt.millisecondsSince1970 }))::int8[])
                       WITH ORDINALITY AS t(device_id, \(Self.insertedColumns), received_ms, n)
                  WHERE (SELECT go FROM ok)

@@ -179,7 +179,7 @@ extension PostgresStore {
                      FROM unnest(\(devices)::text[], \(columns.ts)::int8[], \(columns.lat)::float8[], \(columns.lon)::float8[],
                                  \(columns.alt)::float8[], \(columns.hAcc)::float8[], \(columns.vAcc)::float8[],
                                  \(columns.speed)::float8[], \(columns.course)::float8[], \(columns.battery)::float8[],
-                                 \(columns.charging)::int2[], \(columns.activity)::text[], \(columns.source)::text[],
+                                 \(columns.charging)::int2[], \(columns.activity)::text[], \(columns.source)::text[], \(columns.flags)::int2[],
                                  \(received)::int8[])
                           WITH ORDINALITY AS t(device_id, \(unescaped: Self.insertedColumns), received_ms, n)
                      WHERE t.device_id IN (SELECT id FROM active)

@@ -179,6 +179,10 @@ extension PostgresStore {
             // `device-events?kind=` reads one kind of a device's records in id order.
             "CREATE INDEX device_events_by_kind ON device_events (device_id, kind, id)",
         ]),
+        // Each point's honesty marks (`Fix.packedFlags`: bit 0 origin known, 1 simulated by software, 2 produced
+        // by an accessory, 3 implies an impossible speed); 0 for points stored before. Added to the partitioned
+        // table, so every partition has it; chunks carry the marks from their version 2 on (PositionChunkCodec).
+        ("v10-position-flags", ["ALTER TABLE positions ADD COLUMN flags smallint NOT NULL DEFAULT 0"]),
     ]
 
     /// Creates or upgrades the schema; see ``StoreSchema/migrate()``.

@@ -57,7 +57,7 @@ extension PostgresStore {
                         FROM unnest(\(columns.ts)::int8[], \(columns.lat)::float8[], \(columns.lon)::float8[],
                                     \(columns.alt)::float8[], \(columns.hAcc)::float8[], \(columns.vAcc)::float8[],
                                     \(columns.speed)::float8[], \(columns.course)::float8[], \(columns.battery)::float8[],
-                                    \(columns.charging)::int2[], \(columns.activity)::text[], \(columns.source)::text[])
+                                    \(columns.charging)::int2[], \(columns.activity)::text[], \(columns.source)::text[], \(columns.flags)::int2[])
                              WITH ORDINALITY AS t(\(unescaped: Self.insertedColumns), n)
                         ORDER BY t.n
                         ON CONFLICT (device_id, ts) DO NOTHING
@@ -106,11 +106,11 @@ extension PostgresStore {
 
     /// The columns an insert fills from `PositionColumns`, as named in `unnest(…) AS t(…)`, and the values it
     /// stores from them (NaN, -1 and "" become NULL).
-    static let insertedColumns = "ts, lat, lon, alt, h_acc, v_acc, speed, course, battery, charging, activity, source"
+    static let insertedColumns = "ts, lat, lon, alt, h_acc, v_acc, speed, course, battery, charging, activity, source, flags"
     static let insertedValues = """
         t.ts, t.lat, t.lon, nullif(t.alt, 'NaN'), nullif(t.h_acc, 'NaN'), nullif(t.v_acc, 'NaN'), nullif(t.speed, 'NaN'),
         nullif(t.course, 'NaN'), nullif(t.battery, 'NaN'), CASE t.charging WHEN 1 THEN true WHEN 0 THEN false END,
-        nullif(t.activity, ''), t.source
+        nullif(t.activity, ''), t.source, t.flags
         """
 
     /// Inserts `positions` of several devices (`devices` and `receivedMillis` element by element) in one statement,
@@ -126,7 +126,7 @@ extension PostgresStore {
             FROM unnest(\(devices)::text[], \(columns.ts)::int8[], \(columns.lat)::float8[], \(columns.lon)::float8[],
                         \(columns.alt)::float8[], \(columns.hAcc)::float8[], \(columns.vAcc)::float8[],
                         \(columns.speed)::float8[], \(columns.course)::float8[], \(columns.battery)::float8[],
-                        \(columns.charging)::int2[], \(columns.activity)::text[], \(columns.source)::text[],
+                        \(columns.charging)::int2[], \(columns.activity)::text[], \(columns.source)::text[], \(columns.flags)::int2[],
                         \(receivedMillis)::int8[])
                  WITH ORDINALITY AS t(device_id, \(unescaped: Self.insertedColumns), received_ms, n)
             ORDER BY t.n
@@ -279,17 +279,18 @@ extension PostgresStore {
     }
 
     static let positionColumns =
-        "device_id, ts, lat, lon, alt, h_acc, v_acc, speed, course, battery, charging, activity, source"
+        "device_id, ts, lat, lon, alt, h_acc, v_acc, speed, course, battery, charging, activity, source, flags"
 
     static func position(from row: PostgresRow) throws -> Position {
         let r = row.makeRandomAccess()
-        let fix = Fix(
+        var fix = Fix(
             coordinate: Coordinate(uncheckedLatitude: try r[2].decode(Double.self), longitude: try r[3].decode(Double.self)),
             altitude: try r[4].decode(Double?.self), horizontalAccuracy: try r[5].decode(Double?.self),
             verticalAccuracy: try r[6].decode(Double?.self), speed: try r[7].decode(Double?.self),
             course: try r[8].decode(Double?.self),
             timestamp: Date(millisecondsSince1970: try r[1].decode(Int64.self)),
             source: Fix.Source(rawValue: try r[12].decode(String.self)) ?? .unknown)
+        fix.packedFlags = Int(try r[13].decode(Int16.self))
         return Position(deviceID: try r[0].decode(String.self), fix: fix, batteryLevel: try r[9].decode(Double?.self),
                         isCharging: try r[10].decode(Bool?.self), activity: try r[11].decode(String?.self))
     }
@@ -306,6 +307,8 @@ struct PositionColumns {
     var ts: [Int64] = [], lat: [Double] = [], lon: [Double] = [], alt: [Double] = []
     var hAcc: [Double] = [], vAcc: [Double] = [], speed: [Double] = [], course: [Double] = []
     var battery: [Double] = [], charging: [Int16] = [], activity: [String] = [], source: [String] = []
+    /// `Fix.packedFlags` of each point.
+    var flags: [Int16] = []
 
     init(_ positions: [Position]) {
         for p in positions {
@@ -322,6 +325,7 @@ struct PositionColumns {
             charging.append(p.isCharging.map { $0 ? 1 : 0 } ?? -1)
             activity.append(p.activity ?? "")
             source.append(f.source.rawValue)
+            flags.append(Int16(f.packedFlags))
         }
     }
 }

@@ -170,6 +170,11 @@ extension SQLiteStore {
             // `device-events?kind=` reads one kind of a device's records in id order.
             try db.execute(sql: "CREATE INDEX device_events_by_kind ON device_events (device_id, kind, id)")
         }
+        // Each point's honesty marks (`Fix.packedFlags`: bit 0 origin known, 1 simulated by software,
+        // 2 produced by an accessory, 3 implies an impossible speed); 0 for points stored before.
+        migrator.registerMigration("v8-position-flags") { db in
+            try db.execute(sql: "ALTER TABLE positions ADD COLUMN flags INTEGER NOT NULL DEFAULT 0")
+        }
         return migrator
     }
 }

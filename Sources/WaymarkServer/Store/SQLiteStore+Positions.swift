@@ -66,8 +66,8 @@ extension SQLiteStore {
                                 receivedMillis: Int64) throws -> [Position] {
         let statement = try db.cachedStatement(sql: """
             INSERT INTO positions (device_id, ts, lat, lon, alt, h_acc, v_acc, speed, course,
-                                   battery, charging, activity, source, received_ms)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                   battery, charging, activity, source, received_ms, flags)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (device_id, ts) DO NOTHING
             """)
         let s = statement.sqliteStatement
@@ -101,6 +101,7 @@ extension SQLiteStore {
             if let charging = p.isCharging { sqlite3_bind_int(s, 11, charging ? 1 : 0) } else { sqlite3_bind_null(s, 11) }
             text(12, p.activity)
             text(13, f.source.rawValue)
+            sqlite3_bind_int(s, 15, Int32(f.packedFlags))
             let code = sqlite3_step(s)
             guard code == SQLITE_DONE else {
                 throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(connection)),
@@ -264,10 +265,11 @@ extension SQLiteStore {
 
     static func position(from row: Row) -> Position {
         let coordinate = Coordinate(uncheckedLatitude: row["lat"], longitude: row["lon"])
-        let fix = Fix(coordinate: coordinate, altitude: row["alt"], horizontalAccuracy: row["h_acc"],
+        var fix = Fix(coordinate: coordinate, altitude: row["alt"], horizontalAccuracy: row["h_acc"],
                       verticalAccuracy: row["v_acc"], speed: row["speed"], course: row["course"],
                       timestamp: Date(millisecondsSince1970: row["ts"]),
                       source: Fix.Source(rawValue: row["source"]) ?? .unknown)
+        fix.packedFlags = row["flags"]
         return Position(deviceID: row["device_id"], fix: fix, batteryLevel: row["battery"],
                         isCharging: row["charging"], activity: row["activity"])
     }

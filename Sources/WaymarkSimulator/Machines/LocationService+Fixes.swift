@@ -28,7 +28,8 @@ extension LocationService {
         let sigma = accuracy / PositionError.radiusPerSigma
         let position = PositionError.offset(p.trajectory.position(at: now - age),
                                             east: sigma * rng.normal(), north: sigma * rng.normal())
-        return Fix(coordinate: position, horizontalAccuracy: accuracy, timestamp: p.date(now - age), source: source(accuracy))
+        return Fix(coordinate: position, horizontalAccuracy: accuracy, timestamp: p.date(now - age), source: source(accuracy),
+                   sourceInformation: p.world?.locationSource?.information(at: now - age))
     }
 
     // MARK: standard and live updates

@@ -176,7 +176,8 @@ struct LocationService: Sendable {
                    verticalAccuracy: precise ? accuracy * 1.5 : nil,
                    speed: precise ? max(0, truth.speed + speedNoise) : nil,
                    course: precise && truth.speed > 0.5 ? course : nil,
-                   timestamp: positioning.date(now), source: source)
+                   timestamp: positioning.date(now), source: source,
+                   sourceInformation: positioning.world?.locationSource?.information(at: now))
     }
 
     /// The receiver starts again: the next error is drawn afresh, not correlated with the last.

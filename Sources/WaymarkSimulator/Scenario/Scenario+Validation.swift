@@ -47,6 +47,12 @@ extension Scenario {
             }
             if let w = outage.window, let to = w.to, to < w.from { throw fail("world.outages[\(i)].window.to", "expected to ≥ from") }
         }
+        for (name, windows) in [("simulatedBySoftware", world?.locationSource?.simulatedBySoftware),
+                                ("externalAccessory", world?.locationSource?.externalAccessory)] {
+            for (i, w) in (windows ?? []).enumerated() {
+                if let to = w.to, to < w.from { throw fail("world.locationSource.\(name)[\(i)].to", "expected to ≥ from") }
+            }
+        }
         for (i, rule) in (world?.network?.server?.rules ?? []).enumerated() {
             let answers = [rule.status != nil, rule.timeout == true, rule.replyLost == true].filter { $0 }.count
             if answers != 1 {

@@ -20,14 +20,57 @@ public struct World: Hashable, Sendable, Codable {
     /// fixes (500–3000 m, at cell cost). So do a GNSS receiver still acquiring and the GNSS-outage
     /// fall-back. None when absent (Wi-Fi everywhere, as Apple's "typically").
     public var noWifiAreas: [BoundingCircle]?
+    /// Where the fixes come from, as iOS reports it (`CLLocationSourceInformation`): spells of a
+    /// mock-location app or an external GNSS accessory. Absent: the device's own receivers, origin unreported.
+    public var locationSource: LocationSource?
 
     /// Makes a world.
     public init(outages: [Outage]? = nil, urbanAreas: [BoundingCircle]? = nil, network: Network? = nil,
-                noWifiAreas: [BoundingCircle]? = nil) {
+                noWifiAreas: [BoundingCircle]? = nil, locationSource: LocationSource? = nil) {
         self.outages = outages
         self.urbanAreas = urbanAreas
         self.network = network
         self.noWifiAreas = noWifiAreas
+        self.locationSource = locationSource
+    }
+
+    /// The origin iOS reports for each fix (`CLLocation.sourceInformation`, iOS 15+).
+    ///
+    /// Apple documents `isSimulatedBySoftware` as true when "the system generated the location using
+    /// on-device software simulation" and `isProducedByAccessory` as true when it "retrieved the location
+    /// from an external accessory attached to the device, such as a Made for iPhone GPS dongle or
+    /// CarPlay". Apple leaves `sourceInformation` optional without saying when an ordinary fix has none,
+    /// so ``reportedForOrdinaryFixes`` models both cases.
+    ///
+    /// ```json
+    /// "locationSource": {"simulatedBySoftware": [{"from": 600, "to": 900}],
+    ///                    "externalAccessory": [{"from": 1200}], "reportedForOrdinaryFixes": true}
+    /// ```
+    public struct LocationSource: Hashable, Sendable, Codable {
+        /// Spells when a mock-location app (or Xcode's simulated location) feeds every fix:
+        /// `isSimulatedBySoftware` true. The positions are still the scenario's route.
+        public var simulatedBySoftware: [TimeWindow]?
+        /// Spells when an external GNSS accessory feeds every fix: `isProducedByAccessory` true.
+        public var externalAccessory: [TimeWindow]?
+        /// Whether fixes outside those spells carry source information (both flags false); false when
+        /// absent, so they carry none (an unknown origin).
+        public var reportedForOrdinaryFixes: Bool?
+
+        /// Makes a location-source setup.
+        public init(simulatedBySoftware: [TimeWindow]? = nil, externalAccessory: [TimeWindow]? = nil,
+                    reportedForOrdinaryFixes: Bool? = nil) {
+            self.simulatedBySoftware = simulatedBySoftware
+            self.externalAccessory = externalAccessory
+            self.reportedForOrdinaryFixes = reportedForOrdinaryFixes
+        }
+
+        /// The source information of a fix measured at virtual second `t`; nil for an unknown origin.
+        public func information(at t: Double) -> Fix.SourceInformation? {
+            let simulated = (simulatedBySoftware ?? []).contains { $0.contains(t) }
+            let accessory = (externalAccessory ?? []).contains { $0.contains(t) }
+            guard simulated || accessory || reportedForOrdinaryFixes == true else { return nil }
+            return Fix.SourceInformation(isSimulatedBySoftware: simulated, isProducedByAccessory: accessory)
+        }
     }
 
     /// A GNSS outage; with both a window and an area it applies only in the area during the window.

@@ -63,15 +63,15 @@ extension RideStore {
             }
             let statement = try db.cachedStatement(sql: """
                 INSERT OR IGNORE INTO fixes (ride_id, timestamp_ms, latitude, longitude, altitude,
-                    horizontal_accuracy, vertical_accuracy, speed, course, source, payload_bytes)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    horizontal_accuracy, vertical_accuracy, speed, course, source, payload_bytes, flags)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
             var added = 0
             for (fix, size) in zip(fixes, sizes) {
                 try statement.execute(arguments: [
                     ride.rawValue, StoreTime.millis(fix.timestamp), fix.coordinate.latitude, fix.coordinate.longitude,
                     fix.altitude, fix.horizontalAccuracy, fix.verticalAccuracy, fix.speed, fix.course,
-                    fix.source.rawValue, size,
+                    fix.source.rawValue, size, fix.packedFlags,
                 ])
                 added += db.changesCount
             }
@@ -140,15 +140,17 @@ extension RideStore {
 
     /// The columns ``fix(from:)`` reads, in order (positional access is much faster than by name).
     static let fixColumns = """
-        timestamp_ms, latitude, longitude, altitude, horizontal_accuracy, vertical_accuracy, speed, course, source
+        timestamp_ms, latitude, longitude, altitude, horizontal_accuracy, vertical_accuracy, speed, course, source, flags
         """
 
     /// A fix from a row selecting ``fixColumns``.
     static func fix(from row: Row) -> Fix {
         // Coordinates were validated as `Coordinate`s before they were stored.
         let coordinate = Coordinate(uncheckedLatitude: row[1], longitude: row[2])
-        return Fix(coordinate: coordinate, altitude: row[3], horizontalAccuracy: row[4], verticalAccuracy: row[5],
-                   speed: row[6], course: row[7], timestamp: StoreTime.date(row[0]),
-                   source: Fix.Source(rawValue: row[8]) ?? .unknown)
+        var fix = Fix(coordinate: coordinate, altitude: row[3], horizontalAccuracy: row[4], verticalAccuracy: row[5],
+                      speed: row[6], course: row[7], timestamp: StoreTime.date(row[0]),
+                      source: Fix.Source(rawValue: row[8]) ?? .unknown)
+        fix.packedFlags = row[9]
+        return fix
     }
 }

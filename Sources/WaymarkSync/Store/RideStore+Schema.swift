@@ -14,6 +14,9 @@ extension RideStore {
         static let v5 = "v5-fence-events"
         /// The phone's copy of the server's fences, with its ETag (`FenceSync`).
         static let v6 = "v6-server-fence-copy"
+        /// Each fix's honesty marks (`Fix.packedFlags`: its origin as iOS reported it, the
+        /// impossible-speed flag); 0, an unknown origin and no flag, for fixes stored before.
+        static let v7 = "v7-fix-flags"
     }
 
     static let migrator: DatabaseMigrator = {
@@ -118,6 +121,9 @@ extension RideStore {
                     fences TEXT NOT NULL
                 );
                 """)
+        }
+        migrator.registerMigration(Migration.v7) { db in
+            try db.execute(sql: "ALTER TABLE fixes ADD COLUMN flags INTEGER NOT NULL DEFAULT 0")
         }
         return migrator
     }()

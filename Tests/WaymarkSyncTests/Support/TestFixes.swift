@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import WaymarkGeo
 @testable import WaymarkSync
 
@@ -28,5 +29,20 @@ enum TestFixes {
 
     static func removeStore(at path: String) {
         try? FileManager.default.removeItem(at: URL(fileURLWithPath: path).deletingLastPathComponent())
+    }
+
+    /// Appends fixes as a store before v7 (no `flags` column) wrote them: the v1 columns only.
+    static func appendAsBeforeV7(_ fixes: [Fix], to ride: RideID, in store: RideStore) throws {
+        let format = NativeBatchFormat()
+        try store.db.write { db in
+            for fix in fixes {
+                try db.execute(sql: """
+                    INSERT INTO fixes (ride_id, timestamp_ms, latitude, longitude, altitude, horizontal_accuracy,
+                        vertical_accuracy, speed, course, source, payload_bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """, arguments: [ride.rawValue, StoreTime.millis(fix.timestamp), fix.coordinate.latitude,
+                                     fix.coordinate.longitude, fix.altitude, fix.horizontalAccuracy, fix.verticalAccuracy,
+                                     fix.speed, fix.course, fix.source.rawValue, format.featureBytes(fix)])
+            }
+        }
     }
 }
