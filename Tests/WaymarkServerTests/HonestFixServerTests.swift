@@ -1,5 +1,8 @@
 import Foundation
 import GRDB
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
 import NIOCore
 import Testing
 import WaymarkGeo

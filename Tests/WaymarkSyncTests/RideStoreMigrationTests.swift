@@ -130,7 +130,8 @@ struct RideStoreMigrationTests {
         marked[3].impliesImpossibleSpeed = true
         #expect(try upgraded.append(marked, to: "old") == 4)
         #expect(try RideStore(path: path).fixes(of: "old") == old + marked)
-        let batch = try #require(try upgraded.formBatch(maxPoints: 100, maxBytes: 1 << 20, at: TestFixes.start))
+        let formed = try #require(try upgraded.formBatch(maxPoints: 100, maxBytes: 1 << 20, at: TestFixes.start))
+        let batch = try #require(try upgraded.batch(formed.key))
         #expect(batch.fixes == old + marked, "the upload batch carries the flags")
     }
 }

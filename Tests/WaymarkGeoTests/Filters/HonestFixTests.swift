@@ -46,13 +46,15 @@ struct HonestFixTests {
         _ = gate.process(fix(y: 0, t: 0))
         var upstream = fix(y: 5, t: 1)
         upstream.impliesImpossibleSpeed = true
-        #expect(gate.process(upstream) == upstream)
+        let passed = gate.process(upstream)
+        #expect(passed == upstream)
         // Compared with the fix at 0 s (not the flagged one at 1 s): 55 m in 2 s is plausible.
-        #expect(gate.process(fix(y: 55, t: 2))?.impliesImpossibleSpeed == false)
+        let next = gate.process(fix(y: 55, t: 2))
+        #expect(next?.impliesImpossibleSpeed == false)
     }
 
     @Test("the Kalman filter passes a flagged fix through and its estimate does not move")
-    func kalmanSkipsFlagged() throws {
+    func kalmanSkipsFlagged() {
         var clean = KalmanFilter(), withJump = KalmanFilter()
         var jump = fix(y: 3_000, t: 5)
         jump.impliesImpossibleSpeed = true
@@ -60,9 +62,10 @@ struct HonestFixTests {
             _ = clean.process(fix(y: Double(t) * 5, t: Double(t)))
             _ = withJump.process(fix(y: Double(t) * 5, t: Double(t)))
         }
-        #expect(withJump.process(jump) == jump)
-        let a = try #require(clean.process(fix(y: 30, t: 6))), b = try #require(withJump.process(fix(y: 30, t: 6)))
-        #expect(a == b, "the flagged fix left no trace in the state")
+        let passed = withJump.process(jump)
+        #expect(passed == jump)
+        let a = clean.process(fix(y: 30, t: 6)), b = withJump.process(fix(y: 30, t: 6))
+        #expect(a != nil && a == b, "the flagged fix left no trace in the state")
     }
 
     @Test("the full pipeline keeps a flagged jump unsmoothed and the track continues smoothly")
