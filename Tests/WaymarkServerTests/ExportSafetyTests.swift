@@ -61,8 +61,9 @@ struct ExportSafetyTests {
                 } else {
                     cell = Self.plain[i - Self.formulas.count].1
                 }
-                // The numeric columns are untouched: the negative altitude stays a number.
-                let row = String(format: "2025-06-15T10:00:%02d.000Z,46.0,14.5,-12.5,,,,,,", i) + cell + "\n"
+                // The numeric columns are untouched: the negative altitude stays a number. The honesty marks
+                // follow the activity: origin unknown, not flagged.
+                let row = String(format: "2025-06-15T10:00:%02d.000Z,46.0,14.5,-12.5,,,,,,", i) + cell + ",,,false\n"
                 #expect(csv.contains(row), "missing row \(row.debugDescription) in \(csv.debugDescription)")
             }
         }
