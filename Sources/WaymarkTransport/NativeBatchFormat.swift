@@ -10,9 +10,9 @@ import WaymarkGeo
 ///
 /// A fix's honesty marks follow its values: `simulated_by_software` and `produced_by_accessory`
 /// (JSON booleans, both present when the OS said where the fix came from, both absent when it did
-/// not: absent means unknown, not false; see ``WaymarkGeo/Fix/SourceInformation``), and
+/// not: absent means unknown, not false; see `Fix.SourceInformation`), and
 /// `"impossible_speed":true` for a fix that implies an impossible speed (absent otherwise; see
-/// ``WaymarkGeo/Fix/impliesImpossibleSpeed``). Overland servers ignore properties they do not know.
+/// `Fix.impliesImpossibleSpeed`). Overland servers ignore properties they do not know.
 ///
 /// Gap markers (a span of a ride with no fixes, and why) have no place in Overland's format, so
 /// they follow the fixes as features without geometry (RFC 7946 allows `"geometry":null`)

@@ -82,7 +82,7 @@ public struct RideStatistics: Hashable, Sendable, Codable {
 public enum RideUpdate: Hashable, Sendable {
     /// The ride state changed.
     case state(RideState)
-    /// A fix was accepted into the ride. A fix flagged ``WaymarkGeo/Fix/impliesImpossibleSpeed`` is
+    /// A fix was accepted into the ride. A fix flagged `Fix.impliesImpossibleSpeed` is
     /// reported too (store and upload it like any other), but it is not part of the ride's distance,
     /// statistics or checkpoint: no `statistics` or `checkpoint` update follows it.
     case recorded(Fix)

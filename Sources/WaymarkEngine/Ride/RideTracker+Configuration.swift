@@ -13,7 +13,7 @@ extension RideTracker {
         /// Fixes with a worse horizontal accuracy are not recorded (default 35 m: urban GNSS passes, Wi-Fi does not).
         public var maximumAccuracyMeters: Double
         /// Fixes implying a faster speed than this from the last accepted one are recorded flagged
-        /// (``WaymarkGeo/Fix/impliesImpossibleSpeed``) and left out of the ride (default 40 m/s).
+        /// (`Fix.impliesImpossibleSpeed`) and left out of the ride (default 40 m/s).
         public var maximumSpeed: Double
         /// Fixes older than this when location was (re)requested are stale, like the cached fix iOS hands out (default 10 s).
         public var maximumFixAge: TimeInterval

@@ -105,7 +105,7 @@ extension RideTracker {
     }
 
     /// Keeps a fix that implies an impossible speed (``SpeedOutlierFilter`` in its flag mode) as a
-    /// recorded point carrying ``Fix/impliesImpossibleSpeed``: stored and uploaded like any other, but
+    /// recorded point carrying `Fix.impliesImpossibleSpeed`: stored and uploaded like any other, but
     /// not part of the ride. It adds no distance or moving time, does not become the last recorded fix
     /// (the reference for the next one), never starts or ends a stop, and closes no gap marker; the
     /// Kalman filter passed it through without folding it into its state.

@@ -9,7 +9,7 @@ public struct RideSummary: Hashable, Sendable {
     public var end: Date
     /// Number of positions.
     public var points: Int
-    /// Length along the positions in metres (haversine); a point flagged ``WaymarkGeo/Fix/impliesImpossibleSpeed``
+    /// Length along the positions in metres (haversine); a point flagged `Fix.impliesImpossibleSpeed`
     /// adds nothing (the length runs from the point before it to the point after it).
     public var distanceMeters: Double
 }

@@ -60,7 +60,7 @@ public struct DeviceFenceState: Hashable, Sendable {
 ///
 /// Two kinds of implausible point are kept out of the decisions. A step faster than
 /// ``maximumPlausibleSpeed`` is a gap: only where the device is afterwards counts, nothing is
-/// interpolated along it. A point the device itself flagged (``WaymarkGeo/Fix/impliesImpossibleSpeed``,
+/// interpolated along it. A point the device itself flagged (`Fix.impliesImpossibleSpeed`,
 /// sent as `"impossible_speed":true`) is stored but skipped altogether: it causes no event and the next
 /// point is compared with the last unflagged one.
 ///

@@ -26,10 +26,10 @@ struct PositionCandidate: Sendable {
     var activity: String?
     var source: Fix.Source = .unknown
     /// The native format's `simulated_by_software` and `produced_by_accessory` (JSON booleans); nil when
-    /// absent. The fix's origin is known when either is there (``Fix/SourceInformation``).
+    /// absent. The fix's origin is known when either is there (`Fix.SourceInformation`).
     var simulatedBySoftware: Bool?
     var producedByAccessory: Bool?
-    /// The native format's `"impossible_speed":true`: the device flagged the fix (``Fix/impliesImpossibleSpeed``).
+    /// The native format's `"impossible_speed":true`: the device flagged the fix (`Fix.impliesImpossibleSpeed`).
     var impliesImpossibleSpeed = false
 
     /// The origin the client reported: known when either flag was sent, the one not sent read as false.
