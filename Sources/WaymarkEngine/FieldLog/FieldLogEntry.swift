@@ -1,4 +1,5 @@
 import Foundation
+import WaymarkGeo
 
 /// How much an entry matters, from ``debug`` (off by default) to ``error``.
 ///
@@ -132,8 +133,8 @@ enum FieldLogTime {
         let millis = milli < 0 ? milli + 1000 : milli
         var (days, secondOfDay) = shiftedSeconds.quotientAndRemainder(dividingBy: 86_400)
         if secondOfDay < 0 { days -= 1; secondOfDay += 86_400 }
-        let (year, month, day) = civil(fromDays: days)
-        return pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) + "T" + pad(secondOfDay / 3600, 2) + ":"
+        let (year, month, day) = CivilDate.date(days: Int(days))
+        return pad(Int64(year), 4) + "-" + pad(Int64(month), 2) + "-" + pad(Int64(day), 2) + "T" + pad(secondOfDay / 3600, 2) + ":"
             + pad(secondOfDay % 3600 / 60, 2) + ":" + pad(secondOfDay % 60, 2) + "." + pad(millis, 3) + "Z"
     }
 
@@ -153,7 +154,7 @@ enum FieldLogTime {
         guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10), let hour = number(11..<13),
               let minute = number(14..<16), let second = number(17..<19), let milli = number(20..<23),
               (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61 else { return nil }
-        let days = self.days(fromCivil: year, month, day)
+        let days = Int64(CivilDate.days(year: Int(year), month: Int(month), day: Int(day)))
         let ms = ((days * 86_400 + hour * 3600 + minute * 60 + second) * 1000) + milli
         return Date(timeIntervalSince1970: Double(ms) / 1000)
     }
@@ -161,28 +162,5 @@ enum FieldLogTime {
     private static func pad(_ value: Int64, _ width: Int) -> String {
         let text = String(value)
         return String(repeating: "0", count: max(0, width - text.count)) + text
-    }
-
-    /// Howard Hinnant's `civil_from_days`: days since 1970-01-01 to a proleptic Gregorian date.
-    private static func civil(fromDays z: Int64) -> (Int64, Int64, Int64) {
-        let z = z + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let day = doy - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        return (yoe + era * 400 + (month <= 2 ? 1 : 0), month, day)
-    }
-
-    /// Howard Hinnant's `days_from_civil`.
-    private static func days(fromCivil year: Int64, _ month: Int64, _ day: Int64) -> Int64 {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let doy = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
     }
 }
