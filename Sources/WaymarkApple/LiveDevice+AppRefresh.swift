@@ -10,7 +10,7 @@ import os
 /// (Apple, `BGTaskScheduler.register(forTaskWithIdentifier:using:launchHandler:)`: "must be
 /// registered before the end of the app's launch sequence"), before any engine exists. So the app
 /// calls ``registerAppRefreshTask(identifier:)`` from `application(_:didFinishLaunchingWithOptions:)`,
-/// with the identifier it gives ``Heartbeat/Configuration/taskIdentifier``:
+/// with the identifier it gives `Heartbeat.Configuration.taskIdentifier` (WaymarkEngine):
 ///
 /// ```swift
 /// func application(_ app: UIApplication, didFinishLaunchingWithOptions options: [UIApplication.LaunchOptionsKey: Any]?) -> Bool {
@@ -21,7 +21,7 @@ import os
 /// ```
 extension LiveDevice {
     /// Registers the launch handler of the app-refresh task `identifier`: when iOS runs it, the
-    /// engine hears ``DeviceEvent/appRefresh(identifier:)``, and ``DeviceEvent/appRefreshExpired(identifier:)``
+    /// engine hears `DeviceEvent.appRefresh(identifier:)`, and `DeviceEvent.appRefreshExpired(identifier:)`
     /// from its expiration handler. Returns false (and logs a fault) when iOS refuses: the identifier is
     /// not in `BGTaskSchedulerPermittedIdentifiers`, or registration came after launch.
     @discardableResult
@@ -41,7 +41,7 @@ extension LiveDevice {
         return registered
     }
 
-    /// Submits the request of ``DeviceCommand/scheduleAppRefresh(identifier:earliestBegin:)``.
+    /// Submits the request of `DeviceCommand.scheduleAppRefresh(identifier:earliestBegin:)`.
     @MainActor
     func scheduleAppRefresh(identifier: String, earliestBegin: Date) {
         let request = BGAppRefreshTaskRequest(identifier: identifier)
@@ -62,7 +62,7 @@ extension LiveDevice {
         }
     }
 
-    /// Completes the running task of ``DeviceCommand/completeAppRefresh(identifier:success:)``.
+    /// Completes the running task of `DeviceCommand.completeAppRefresh(identifier:success:)`.
     @MainActor
     func completeAppRefresh(identifier: String, success: Bool) {
         appRefreshTasks.take(identifier)?.setTaskCompleted(success: success)
