@@ -33,7 +33,7 @@ import WaymarkGeo
 /// var configuration = EngineCore.Configuration()
 /// configuration.heartbeat = Heartbeat.Configuration(taskIdentifier: "com.example.rides.heartbeat")
 /// let engine = Engine(device: device, configuration: configuration)
-/// for await beat in engine.heartbeats.beats { await uploader.flush(); log(beat.fix) }
+/// for await update in await engine.heartbeats.updates.subscribe() { if case .beat = update { await uploader.flush() } }
 /// ```
 ///
 /// A pure state machine and a `Sendable` value type, owned by the ``EngineCore``.
