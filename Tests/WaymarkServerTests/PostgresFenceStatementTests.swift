@@ -131,7 +131,7 @@ struct PostgresFenceStatementTests {
             try await Self.prepare(one)
             // Both processes evaluate through the statement from here on (two loads the fences first).
             _ = try await two.ingestAlone(Self.write("d_b", [Self.point("d_b", second: 2, inside: false)]))
-            _ = try await one.commitGroup([Self.write("d_a", [Self.point("d_a", second: 10, inside: false)])])
+            _ = await one.commitGroup([Self.write("d_a", [Self.point("d_a", second: 10, inside: false)])])
             #expect(one.fenceStatements == 1)
             // The other process moves a into the fence; this one last saw a outside.
             let entered = await two.commitGroup([Self.write("d_a", [Self.point("d_a", second: 20, inside: true)])])

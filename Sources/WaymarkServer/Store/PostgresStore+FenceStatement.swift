@@ -269,7 +269,7 @@ extension PostgresStore {
             let received = flat.map { writes[$0.0].receivedAt.millisecondsSince1970 }
             let templates = flat.map { OutboxDelivery.payload(for: FenceEventRecord(id: Self.payloadIDPlaceholder, event: $0.1)) }
             text += """
-                 ordered AS (SELECT 1 AS n FROM ok WHERE go AND pg_advisory_xact_lock(\(sql.bind(Self.eventOrderLock))) IS NOT NULL),
+                 ordered AS (SELECT 1 AS n FROM ok WHERE go AND \(Self.schemaLock(Self.eventOrderLock)) IS NOT NULL),
                  events AS (
                      INSERT INTO fence_events (device_id, fence_id, kind, ts, lat, lon, created_ms)
                      SELECT e.device_id, e.fence_id, e.kind, e.ts, e.lat, e.lon, e.created_ms

@@ -181,8 +181,8 @@ extension PostgresStore {
             """, logger: logger)
     }
 
-    /// The advisory lock key that orders fence-event ids by commit ("WMFE" in ASCII).
-    static let eventOrderLock: Int64 = 0x574D_4645
+    /// The advisory lock class that orders fence-event ids by commit ("WMFE" in ASCII); see ``schemaLock(_:)``.
+    static let eventOrderLock: Int32 = 0x574D_4645
 
     /// ``insertEvents(_:_:receivedMillis:)`` under a transaction-scoped advisory lock, so that event
     /// ids become visible in increasing order: a transaction draws its ids only after every earlier
@@ -192,7 +192,7 @@ extension PostgresStore {
     func insertEventsInCommitOrder(_ connection: PostgresConnection, _ events: [ServerFenceEvent], receivedMillis: Int64)
         async throws -> [FenceEventRecord] {
         guard !events.isEmpty else { return [] }
-        try await connection.query("SELECT pg_advisory_xact_lock(\(Self.eventOrderLock))", logger: logger)
+        try await connection.query(PostgresQuery(unsafeSQL: "SELECT " + Self.schemaLock(Self.eventOrderLock)), logger: logger)
         return try await insertEvents(connection, events, receivedMillis: receivedMillis)
     }
 

@@ -189,8 +189,9 @@ extension PostgresStore {
     public func migrate() async throws {
         try await storageErrors {
             try await client.withTransaction(logger: logger) { connection in
-                // Serialises concurrent migrations from several processes.
-                try await connection.query("SELECT pg_advisory_xact_lock(727369)", logger: logger)
+                // Serialises concurrent migrations of this schema from several processes.
+                try await connection.query(PostgresQuery(unsafeSQL: "SELECT " + Self.schemaLock(Self.migrationLock)),
+                                           logger: logger)
                 try await connection.query(
                     "CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())",
                     logger: logger)

@@ -12,8 +12,8 @@ extension PostgresStore {
         }
     }
 
-    /// The advisory lock key that makes the webhook cap atomic ("WMWH" in ASCII).
-    static let webhookCapLock: Int64 = 0x574D_5748
+    /// The advisory lock class that makes the webhook cap atomic ("WMWH" in ASCII); see ``schemaLock(_:)``.
+    static let webhookCapLock: Int32 = 0x574D_5748
 
     /// Adds a webhook below a cap; see ``WebhookStore/insertWebhook(_:ifFewerThan:)``. A transaction takes an
     /// advisory lock, then counts and inserts in a statement that starts after the lock is granted, so it sees
@@ -21,7 +21,8 @@ extension PostgresStore {
     public func insertWebhook(_ webhook: Webhook, ifFewerThan limit: Int) async throws -> Int {
         try await storageErrors {
             try await client.withTransaction(logger: logger) { connection in
-                try await connection.query("SELECT pg_advisory_xact_lock(\(Self.webhookCapLock))", logger: logger)
+                try await connection.query(PostgresQuery(unsafeSQL: "SELECT " + Self.schemaLock(Self.webhookCapLock)),
+                                           logger: logger)
                 let row = try await connection.query("""
                     WITH existing AS (SELECT count(*)::int8 AS n FROM webhooks),
                          added AS (INSERT INTO webhooks (id, url, secret, created_ms)

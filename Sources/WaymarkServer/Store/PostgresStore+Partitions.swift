@@ -79,7 +79,7 @@ extension PostgresStore {
     /// across the processes sharing the database. (Compaction's drops do not take it: they re-list the
     /// partitions under the table lock and skip one that is gone.)
     func lockPartitionChanges(_ connection: PostgresConnection) async throws {
-        try await connection.query("SELECT pg_advisory_xact_lock(727370)", logger: logger)
+        try await connection.query(PostgresQuery(unsafeSQL: "SELECT " + Self.schemaLock(Self.partitionLock)), logger: logger)
     }
 
     /// Removes positions, gap markers and device events older than `date`; see ``PositionStore/deleteHistory(before:limit:)``.
@@ -184,5 +184,25 @@ extension PostgresStore {
     static func upperBound(_ bound: String) -> Int64? {
         guard let to = bound.range(of: "TO ('") else { return nil }
         return Int64(bound[to.upperBound...].prefix { $0 != "'" })
+    }
+}
+
+extension PostgresStore {
+    /// The advisory lock class that serialises migrations.
+    static let migrationLock: Int32 = 727_369
+    /// The advisory lock class that serialises creating and dropping partitions.
+    static let partitionLock: Int32 = 727_370
+
+    /// The SQL call that takes the transaction-scoped advisory lock `lockClass` for this store's schema:
+    /// `pg_advisory_xact_lock(class, hashtext(current_schema()))`.
+    ///
+    /// Every lock the store takes is scoped to its schema (the first of `search_path`), so the processes
+    /// sharing one schema serialise as they must, while deployments in other schemas of the same database
+    /// (and the test suite's one schema per test) never wait for each other. Before, the keys were
+    /// database-wide: the whole test suite's migrations queued behind one another on one lock.
+    /// Processes that share a schema must take the same key, so they must all run a version with
+    /// schema-scoped locks (Docs/SERVER.md, "Advisory locks are per schema").
+    static func schemaLock(_ lockClass: Int32) -> String {
+        "pg_advisory_xact_lock(\(lockClass), hashtext(coalesce(current_schema(), '')))"
     }
 }

@@ -82,7 +82,7 @@ struct StreamLimitTests {
     }
 
     @Test("#33: revoking a device closes its open live streams at once; its token then opens none",
-          arguments: StoreKind.stallingOnPostgres)
+          arguments: StoreKind.available)
     func revokedDeviceStreamsClose(kind: StoreKind) async throws {
         // Before: a revoked device's stream stayed open, and kept receiving, until its lifetime (an hour by default).
         let feed = LiveFeed()
