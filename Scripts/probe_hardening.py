@@ -385,6 +385,8 @@ def reproductions2(binary, directory):
 def good_client(port, token, seconds, results):
     """One point every 100 ms with an Idempotency-Key, as a phone would; reports latencies and acknowledgements."""
     latencies, acked, failures, i = [], [], 0, 0
+    # SOAK_GOOD_LOG: a file that gets one line per request (key, start, milliseconds, status), to match with a server trace.
+    log = open(os.environ["SOAK_GOOD_LOG"], "w", buffering=1) if os.environ.get("SOAK_GOOD_LOG") else None
     end = time.time() + seconds
     while time.time() < end:
         ts = int(time.time() * 1000) - 5000
@@ -397,6 +399,7 @@ def good_client(port, token, seconds, results):
             r = c.getresponse(); r.read(); secs = time.time() - start
             if r.status == 200: latencies.append(secs); acked.append(ts)
             else: failures += 1
+            if log: log.write(f"good-{i} {start:.3f} {secs * 1000:.1f} {r.status}\n")
         except Exception:
             failures += 1; secs = time.time() - start
         finally:

@@ -29,12 +29,17 @@ final class BackgroundExecutor: TaskExecutor, Sendable {
                 // On Linux the nice value is per thread, and `who` 0 names the calling thread (setpriority(2), NOTES).
                 if niceness != 0 { _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, niceness) }
                 #endif
+                Thread.current.threadDictionary[Self.threadMarker] = true
                 run()
             }
             thread.name = "waymark-decode-\(index)"
             thread.start()
         }
     }
+
+    /// Whether the calling thread is one of the background threads.
+    static var isCurrentThread: Bool { Thread.current.threadDictionary[threadMarker] as? Bool == true }
+    private static let threadMarker = "waymark.background-executor"
 
     func enqueue(_ job: consuming ExecutorJob) {
         let unowned = UnownedJob(job)

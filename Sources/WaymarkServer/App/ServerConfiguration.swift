@@ -67,6 +67,18 @@ public struct ServerConfiguration: Sendable {
     public var maxConcurrentDecodes: Int = max(1, ProcessInfo.processInfo.activeProcessorCount - 1)
     /// Large bodies that may wait for a decode slot; past that a request gets 503 with `Retry-After`.
     public var maxQueuedDecodes: Int = 16
+    /// Whether large writes take turns (``LargeWriteLane``): at most ``maxConcurrentLargeWrites`` writes of more than
+    /// ``largeWriteEntries`` entries are in the store at once, devices taking turns, and the store commits small
+    /// writes apart from (and before) large ones, so a small upload never waits for more than one large write.
+    /// On by default; the environment variable `WAYMARK_FAIR_WRITES=off` turns it off (to measure without it).
+    public var largeWriteLane: Bool = FairWrites.enabled
+    /// Entries (points, gap markers, device events) above which a write is large: a Waymark phone's, Overland's or
+    /// OwnTracks' batches stay under it.
+    public var largeWriteEntries: Int = FairWrites.largeEntries
+    /// Large writes in the store at once.
+    public var maxConcurrentLargeWrites: Int = 1
+    /// Large writes that may wait for their turn; past that a request gets 503 `busy` with `Retry-After`.
+    public var maxQueuedLargeWrites: Int = 16
     /// Open connections accepted at once; past that a new connection gets 503 and is closed.
     public var maxConnections: Int = 1_000
     /// Open connections accepted at once from one IPv4 address or IPv6 /64; past that a new one from there gets
@@ -151,7 +163,8 @@ extension ServerConfiguration {
                               ("liveStreamMaxPendingPositions", liveStreamMaxPendingPositions),
                               ("maxFenceEventsPerRequest", maxFenceEventsPerRequest), ("maxFenceEventsPerPoint", maxFenceEventsPerPoint),
                               ("maxStreamsPerDevice", maxStreamsPerDevice), ("maxStreamsPerAdmin", maxStreamsPerAdmin),
-                              ("maxStreams", maxStreams)] {
+                              ("maxStreams", maxStreams), ("largeWriteEntries", largeWriteEntries),
+                              ("maxConcurrentLargeWrites", maxConcurrentLargeWrites)] {
             check.require(value >= 1, "\(name) must be at least 1, not \(value)")
         }
         if let maxConnectionsPerAddress { check.require(maxConnectionsPerAddress >= 1, "maxConnectionsPerAddress must be at least 1, not \(maxConnectionsPerAddress)") }
@@ -164,6 +177,7 @@ extension ServerConfiguration {
         check.nonNegative("rejectionSampleLimit", rejectionSampleLimit)
         check.nonNegative("heavyDecodeThresholdBytes", heavyDecodeThresholdBytes)
         check.nonNegative("maxQueuedDecodes", maxQueuedDecodes)
+        check.nonNegative("maxQueuedLargeWrites", maxQueuedLargeWrites)
         check.positive("rideGapSeconds", rideGapSeconds)
         check.finitePositive("streamTicketSeconds", streamTicketSeconds)
         check.finitePositive("liveStreamKeepAliveSeconds", liveStreamKeepAliveSeconds)

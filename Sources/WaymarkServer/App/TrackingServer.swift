@@ -41,11 +41,18 @@ public enum TrackingServer {
         router.add(middleware: MetricsMiddleware(metrics: metrics))
         router.add(middleware: NoSniffMiddleware())
         router.add(middleware: RateLimitMiddleware(limiter: rateLimiter, metrics: metrics))
+        if BackgroundLaneMiddleware<Context>.enabled {
+            router.add(middleware: BackgroundLaneMiddleware<Context>(thresholdBytes: configuration.heavyDecodeThresholdBytes))
+        }
         let routes = Routes(configuration: configuration, store: store,
                             auth: Authenticator(store: store, adminTokenDigest: configuration.adminTokenDigest,
                                                 rateLimiter: rateLimiter, onRateLimited: { metrics.refused("rate_device") }),
                             metrics: metrics, feed: feed,
                             decodeGate: DecodeGate(slots: configuration.maxConcurrentDecodes, queueLimit: configuration.maxQueuedDecodes),
+                            writeLane: configuration.largeWriteLane
+                                ? LargeWriteLane(largeEntries: configuration.largeWriteEntries, slots: configuration.maxConcurrentLargeWrites,
+                                                 queueLimit: configuration.maxQueuedLargeWrites)
+                                : nil,
                             tickets: StreamTickets(lifetime: configuration.streamTicketSeconds, clock: configuration.clock),
                             streams: StreamQuota(perDevice: configuration.maxStreamsPerDevice, perAdmin: configuration.maxStreamsPerAdmin,
                                                  total: configuration.maxStreams))
@@ -121,6 +128,8 @@ struct Routes: Sendable {
     let metrics: ServerMetrics
     let feed: LiveFeed
     let decodeGate: DecodeGate
+    /// Where large writes wait for their turn; nil when ``ServerConfiguration/largeWriteLane`` is off.
+    let writeLane: LargeWriteLane?
     let tickets: StreamTickets
     let streams: StreamQuota
 

@@ -34,6 +34,10 @@ public struct IngestWrite: Sendable {
 }
 
 extension IngestWrite {
+    /// Entries the write carries: positions, gap markers and device events (what makes a write large, see
+    /// ``LargeWriteLane``).
+    public var entryCount: Int { positions.count + gaps.count + deviceEvents.count }
+
     /// Throws ``ServerError/Code/idempotencyKeyReused`` when a key already committed with fingerprint `stored`
     /// comes back with another one (both known).
     static func checkReplay(key: String, stored: String?, requested: String?) throws {

@@ -11,6 +11,10 @@ extension OpenAPIDocument {
         let unprocessable = reply("Nothing valid (code `noValidPoint`, with `problems`), or an `Idempotency-Key` this device "
                                   + "already used with a different body or route (code `idempotencyKeyReused`, naming the key); "
                                   + "nothing was stored.", error)
+        var busy = reply("Busy (code `busy`): more large bodies wait to be decoded (past 16), or more large uploads (over 500 "
+                         + "entries) wait for their turn to be written (past 16), than the server queues; nothing was stored. "
+                         + "Retry after `Retry-After` seconds.", error)
+        busy["headers"] = retryAfterHeader
         let osmAnd = operation("OsmAnd protocol (query string)", tag: "ingest", parameters: osmAndFields,
                                responses: ["200": ingestReply])
         let osmAndPost = operation(
@@ -24,7 +28,7 @@ extension OpenAPIDocument {
                      "description": "One point as a flat object of the query's field names (Colota's field-mapped JSON)."],
                 ]]],
             ] as Object],
-            responses: ["200": ingestReply])
+            responses: ["200": ingestReply, "503": busy])
         var root = osmAnd
         root["summary"] = "The dashboard (no device fields or credentials), else the OsmAnd protocol"
         root["responses"] = (root["responses"] as? Object ?? [:]).merging([
@@ -38,16 +42,16 @@ extension OpenAPIDocument {
             "/pub": ["post": operation(
                 "OwnTracks HTTP mode: one message or an array", tag: "ingest",
                 body: jsonBody(["oneOf": [["type": "object", "required": ["_type"]], ["type": "array", "items": ["type": "object"]]]]),
-                responses: ["200": reply("Accepted; rejected points in `X-Waymark-Rejected`.", ["type": "array"])])],
+                responses: ["200": reply("Accepted; rejected points in `X-Waymark-Rejected`.", ["type": "array"]), "503": busy])],
             "/api/ingest": ["post": operation(
                 "Native and Overland batches", tag: "ingest",
                 parameters: [["name": "Idempotency-Key", "in": "header", "required": false,
                               "schema": ["type": "string", "minLength": 1, "maxLength": 200]]],
-                body: jsonBody(ref("NativeBatch")), responses: ["200": ingestReply, "413": tooLarge, "422": unprocessable])],
+                body: jsonBody(ref("NativeBatch")), responses: ["200": ingestReply, "413": tooLarge, "422": unprocessable, "503": busy])],
             "/api/devices/{id}/gpx": ["post": operation(
                 "Upload a GPX file's track points", tag: "ingest", parameters: [deviceID, query("name", string, "The file's name.")],
                 body: ["required": true, "content": ["application/gpx+xml": ["schema": string]]],
-                responses: ["200": ingestReply, "413": tooLarge, "422": unprocessable])],
+                responses: ["200": ingestReply, "413": tooLarge, "422": unprocessable, "503": busy])],
             "/api/devices": [
                 "get": operation("Devices by id, a page at a time (the admin: all; a device: itself), each with its last position",
                                  tag: "devices",

@@ -20,15 +20,28 @@ extension Routes {
 
     /// `POST /api/ingest`: Overland-compatible GeoJSON batch; replies `{"result":"ok",…}`.
     func overland(_ request: Request, context: TrackingServer.Context) async throws -> Response {
+        let t0 = StageTrace.now()
         let device = try await auth.requireDevice(request)
+        let t1 = StageTrace.now()
         let key = try idempotencyKey(request)
         let buffer = try await body(of: request)
+        let t2 = StageTrace.now()
         let limits = configuration.decodeLimits
         let checked = try await decode(buffer, device: device, context: context) {
             try NativeBatchScanner.decode($0, limits: limits) ?? OverlandDecoder.decode(try JSONBody.parse($0, limits: limits), limits: limits)
         }
-        let outcome = try await commit(checked, device: device, idempotencyKey: key.map { IdempotencyClaim(key: $0, route: "ingest", body: buffer) })
-        return okReply(outcome, checked.rejections)
+        let t3 = StageTrace.now()
+        let outcome = try await commit(checked, device: device, idempotencyKey: key.map { IdempotencyClaim(key: $0, route: "ingest", body: buffer) },
+                                       closeFuture: context.closeFuture)
+        let t4 = StageTrace.now()
+        let reply = okReply(outcome, checked.rejections)
+        if StageTrace.enabled {
+            let t5 = StageTrace.now()
+            StageTrace.log("ingest key=\(key ?? "-") dev=\(device.id.prefix(6)) n=\(checked.positions.count) bytes=\(buffer.readableBytes) "
+                           + "auth=\(StageTrace.ms(t0, t1)) body=\(StageTrace.ms(t1, t2)) decode=\(StageTrace.ms(t2, t3)) "
+                           + "commit=\(StageTrace.ms(t3, t4)) reply=\(StageTrace.ms(t4, t5)) total=\(StageTrace.ms(t0, t5)) at=\(t0 / 1_000_000)")
+        }
+        return reply
     }
 
     /// `POST /pub`: OwnTracks HTTP mode; replies `[]`. Rejected points are summarised in the
@@ -43,7 +56,7 @@ extension Routes {
         var headers: HTTPFields = [.contentType: "application/json"]
         // A location is a point; every other message type (and a rejected location) a device event.
         if !checked.positions.isEmpty || !checked.deviceEvents.isEmpty {
-            _ = try await commit(checked, device: device, idempotencyKey: nil)
+            _ = try await commit(checked, device: device, idempotencyKey: nil, closeFuture: context.closeFuture)
             if checked.rejections.count > 0, let name = HTTPField.Name("X-Waymark-Rejected") {
                 headers[name] = checked.rejections.headerSummary()
             }
@@ -94,7 +107,8 @@ extension Routes {
                 }
                 return try TraccarJSONDecoder.decode(json, limits: limits)
             }
-            let outcome = try await commit(checked, device: sender, idempotencyKey: nil, receivedAt: received)
+            let outcome = try await commit(checked, device: sender, idempotencyKey: nil, receivedAt: received,
+                                           closeFuture: context.closeFuture)
             return okReply(outcome, checked.rejections)
         }
         if request.method == .post {
@@ -110,7 +124,8 @@ extension Routes {
         guard let device else { throw ServerError(.unauthorized, "the device token is unknown or revoked") }
         let decoded = OsmAndDecoder.decode(fields, receivedAt: received)
         let checked = validate(decoded, device: device, receivedAt: received)
-        let outcome = try await commit(checked, device: device, idempotencyKey: nil, receivedAt: received)
+        let outcome = try await commit(checked, device: device, idempotencyKey: nil, receivedAt: received,
+                                       closeFuture: context.closeFuture)
         return okReply(outcome, checked.rejections)
     }
 
@@ -132,7 +147,8 @@ extension Routes {
         let checked = try await decode(buffer, device: sender, context: context, receivedAt: received, keepRejected: true) {
             try OsmAndDecoder.decodeArray(try JSONBody.parse($0, limits: limits), receivedAt: received, limits: limits)
         }
-        let outcome = try await commit(checked, device: sender, idempotencyKey: nil, receivedAt: received)
+        let outcome = try await commit(checked, device: sender, idempotencyKey: nil, receivedAt: received,
+                                           closeFuture: context.closeFuture)
         return okReply(outcome, checked.rejections)
     }
 
@@ -178,7 +194,8 @@ extension Routes {
             }
             return decoded
         }
-        let outcome = try await commit(checked, device: device, idempotencyKey: key.map { IdempotencyClaim(key: $0, route: "gpx", body: buffer) })
+        let outcome = try await commit(checked, device: device, idempotencyKey: key.map { IdempotencyClaim(key: $0, route: "gpx", body: buffer) },
+                                       closeFuture: context.closeFuture)
         return okReply(outcome, checked.rejections)
     }
 
@@ -220,8 +237,11 @@ extension Routes {
     /// Commits what validation accepted; throws 422 when nothing in the request is valid (a request of gap
     /// markers only has no point but succeeds when a marker is valid). The error lists the problems of the
     /// first ``ServerConfiguration/rejectionSampleLimit`` rejected entries and counts the rest.
+    ///
+    /// A write of more than ``ServerConfiguration/largeWriteEntries`` entries waits for its turn in the
+    /// ``LargeWriteLane`` first (it is dropped, unstored, when `closeFuture` completes while it waits).
     func commit(_ checked: PositionValidator.Outcome, device: DeviceRecord, idempotencyKey: IdempotencyClaim?,
-                receivedAt: Date? = nil) async throws -> IngestOutcome {
+                receivedAt: Date? = nil, closeFuture: EventLoopFuture<Void>? = nil) async throws -> IngestOutcome {
         let now = receivedAt ?? configuration.clock()
         guard !checked.positions.isEmpty || !checked.gaps.isEmpty || !checked.deviceEvents.isEmpty else {
             let message = checked.rejections.count == 0 ? "the request contains no points" : "no point in the request is valid"
@@ -242,7 +262,19 @@ extension Routes {
             write.requestDigest = idempotencyKey?.digest
             write.fenceEventLimits = FenceEventLimits(perRequest: configuration.maxFenceEventsPerRequest,
                                                       perPoint: configuration.maxFenceEventsPerPoint)
-            outcome = try await store.ingest(write)
+            if let writeLane {
+                let admitted = write
+                do {
+                    outcome = try await writeLane.run(device: device.id, entries: write.entryCount, closeFuture: closeFuture) {
+                        try await store.ingest(admitted)
+                    }
+                } catch let error as ServerError where error.code == .busy || error.code == .cancelled {
+                    metrics.refused(error.code == .busy ? "busy" : "cancelled")
+                    throw error
+                }
+            } else {
+                outcome = try await store.ingest(write)
+            }
         } catch let error as ServerError where error.code == .unauthorized {
             auth.forget(deviceID: device.id)   // revoked since its token was cached
             throw error

@@ -73,7 +73,9 @@ extension PostgresStore {
     func fenceStatementIngest(_ writes: [IngestWrite]) async throws -> [Result<IngestOutcome, any Error>]? {
         guard let (generation, engine) = fenceCache.cached else { return nil }
         let requested = Array(Set(writes.map(\.deviceID))).sorted()
+        let tr0 = StageTrace.now()
         let turns = await deviceTurns.take(requested)
+        let tr1 = StageTrace.now()
         defer { deviceTurns.giveBack(turns) }
 
         // The states the evaluation starts from: those this process last wrote or read, else read now.
@@ -125,6 +127,12 @@ extension PostgresStore {
         let statement = fenceStatement(writes, candidates: candidates, events: events, generation: generation,
                                        noFences: engine.fences.isEmpty, expected: expected, saved: saved)
         let rows: [PostgresRow]
+        let tr2 = StageTrace.now()
+        defer {
+            if StageTrace.enabled, writes.count == 1, let key = writes[0].idempotencyKey {
+                StageTrace.log("pg-statement key=\(key) turns=\(StageTrace.ms(tr0, tr1)) eval=\(StageTrace.ms(tr1, tr2)) query=\(StageTrace.ms(tr2, StageTrace.now()))")
+            }
+        }
         do {
             rows = try await client.query(statement, logger: logger).collect()
         } catch let error as PSQLError where error.serverInfo?[.sqlState] == Self.fenceStatementRefusal {

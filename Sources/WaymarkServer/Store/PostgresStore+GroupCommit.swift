@@ -37,7 +37,9 @@ extension PostgresStore {
             // A keyed request of points of today: one statement (key, points, fence states and events), else alone.
             if Self.fitsFenceStatement([write], today: Self.dayStart(Date().millisecondsSince1970)) {
                 do {
+                    let traceStart = StageTrace.now()
                     if let done = try await retryingConflicts({ try await fenceStatementIngest([write]) }), let result = done.first {
+                        StageTrace.log("pg-keyed key=\(write.idempotencyKey ?? "") statement=\(StageTrace.ms(traceStart, StageTrace.now())) at=\(traceStart / 1_000_000)")
                         return try result.get()
                     }
                 } catch where !Self.isRefusal(error) {
@@ -58,7 +60,13 @@ extension PostgresStore {
     /// Commits groups until the queue is empty.
     private func runCommitter() async {
         while let jobs = groups.nextGroupOrStop() {
+            let traceStart = StageTrace.now()
             _ = await commitGroup(jobs.map(\.write)) { index, result in jobs[index].continuation.resume(with: result) }
+            if StageTrace.enabled {
+                let end = StageTrace.now()
+                let jobsText = jobs.map { "\($0.write.deviceID.prefix(6)):\($0.write.positions.count):wait=\(StageTrace.ms($0.enqueued, traceStart))" }
+                StageTrace.log("pg-group n=\(jobs.count) commit=\(StageTrace.ms(traceStart, end)) at=\(traceStart / 1_000_000) jobs=\(jobsText.joined(separator: ","))")
+            }
         }
     }
 

@@ -22,6 +22,14 @@ extension SQLiteStore {
     /// Writes `jobs` in one `IMMEDIATE` transaction, one savepoint each, then answers each of them.
     private func commit(_ jobs: [IngestGroups.Job], _ db: Database) {
         guard !jobs.isEmpty else { return }
+        let traceStart = StageTrace.now()
+        defer {
+            if StageTrace.enabled {
+                let end = StageTrace.now()
+                let jobsText = jobs.map { "\($0.write.idempotencyKey ?? $0.write.deviceID.prefix(6).description):\($0.write.positions.count):wait=\(StageTrace.ms($0.enqueued, traceStart))" }
+                StageTrace.log("sqlite-group n=\(jobs.count) positions=\(jobs.reduce(0) { $0 + $1.write.positions.count }) commit=\(StageTrace.ms(traceStart, end)) at=\(traceStart / 1_000_000) jobs=\(jobsText.joined(separator: ","))")
+            }
+        }
         var results: [Result<IngestOutcome, any Error>] = []
         results.reserveCapacity(jobs.count)
         do {
