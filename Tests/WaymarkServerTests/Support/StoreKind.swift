@@ -24,15 +24,7 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
     /// Runs `body` with a fresh, migrated, empty store of this kind, and removes it afterwards.
     ///
     /// SQLite: a new file in a temporary directory. PostgreSQL: a new schema in the test database.
-    /// Everything runs on ``ServerTestExecutor``'s threads, not behind the simulator's tests on the
-    /// cooperative pool.
     func withStore<T: Sendable>(_ body: (any Store) async throws -> T) async throws -> T {
-        try await withTaskExecutorPreference(ServerTestExecutor.shared) {
-            try await withStoreHere(body)
-        }
-    }
-
-    private func withStoreHere<T: Sendable>(_ body: (any Store) async throws -> T) async throws -> T {
         switch self {
         case .sqlite:
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("waymark-\(UUID().uuidString)")
@@ -70,12 +62,6 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
     /// Runs `body` with two independent PostgreSQL stores (two connection pools, as two server
     /// processes would have) over one fresh, migrated schema.
     static func withSharedPostgres<T: Sendable>(_ body: (any Store, any Store) async throws -> T) async throws -> T {
-        try await withTaskExecutorPreference(ServerTestExecutor.shared) {
-            try await withSharedPostgresHere(body)
-        }
-    }
-
-    private static func withSharedPostgresHere<T: Sendable>(_ body: (any Store, any Store) async throws -> T) async throws -> T {
         let url = try #require(postgresURL, skipMessage)
         let schema = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
         var logger = Logger(label: "waymark.test.postgres")
