@@ -51,6 +51,45 @@ struct DemandResolverTests {
         #expect(DemandResolver.mergedStandard([coarse, unfiltered])?.distanceFilterMeters == nil)
     }
 
+    @Test("a ride's activity type holds whatever the geofence trackers ask: finer, equal or coarser, before or after it")
+    func activityTypeOfTheRide() {
+        let ride = { (a: DesiredAccuracy) in
+            LocationDemand.standard(StandardDemand(accuracy: a, background: true, activityType: .fitness, pausesAutomatically: false))
+        }
+        let fence = { (a: DesiredAccuracy) in
+            LocationDemand.standard(StandardDemand(accuracy: a, background: true, activityType: .other, statesActivity: false))
+        }
+        for (rideAccuracy, fenceAccuracy) in [(DesiredAccuracy.best, DesiredAccuracy.best), (.hundredMeters, .best), (.best, .hundredMeters)] {
+            for demands in [[fence(fenceAccuracy), ride(rideAccuracy)], [ride(rideAccuracy), fence(fenceAccuracy)]] {
+                let merged = DemandResolver.mergedStandard(demands)
+                #expect(merged?.activityType == .fitness, "ride \(rideAccuracy), fence \(fenceAccuracy)")
+                #expect(merged?.desiredAccuracy == .best)
+            }
+        }
+        // Without a ride the trackers' `.other` stands; of demands that state the activity the finer one's wins
+        // (a foreground request for a fix, `.other`, finer than the ride's GNSS rest, as before).
+        #expect(DemandResolver.mergedStandard([fence(.best)])?.activityType == .other)
+        let drive = LocationDemand.standard(StandardDemand(accuracy: .hundredMeters, activityType: .automotiveNavigation))
+        #expect(DemandResolver.mergedStandard([drive, fence(.best)])?.activityType == .automotiveNavigation)
+        #expect(DemandResolver.mergedStandard([drive, ride(.best)])?.activityType == .fitness)
+        #expect(DemandResolver.mergedStandard([ride(.hundredMeters), drive])?.activityType == .fitness, "equal: the first")
+        let request = LocationDemand.standard(StandardDemand(accuracy: .best))
+        #expect(DemandResolver.mergedStandard([request, ride(.hundredMeters)])?.activityType == .other)
+        #expect(DemandResolver.mergedStandard([request, fence(.best), ride(.best)])?.activityType == .other, "equal: the first")
+    }
+
+    @Test("a geofence tracker changing its accuracy beside a ride reconfigures without changing the activity type")
+    func trackerChangesKeepTheActivityType() {
+        var resolver = DemandResolver()
+        let ride = LocationDemand.standard(StandardDemand(accuracy: .hundredMeters, background: true, activityType: .fitness))
+        _ = resolver.resolve([ride])
+        for accuracy in [DesiredAccuracy.best, .hundredMeters, .best] {
+            let commands = resolver.resolve([.standard(StandardDemand(accuracy: accuracy, background: true, statesActivity: false)), ride])
+            #expect(commands.count == 1)
+            #expect(resolver.runningStandard?.activityType == .fitness)
+        }
+    }
+
     @Test("a changed merge reconfigures with one start command, no stop in between")
     func reconfigure() {
         var resolver = DemandResolver()

@@ -34,15 +34,10 @@ struct EngineRideSimulationTests {
         // delivered minutes late as iOS does (issue #14), or else the next significant change
         // (≥ 300 s after the one at 300 s, so about 600 s); either comes before the device reaches
         // f3's boundary at 4.3 km.
-        // Regions-mode fences: this test is about the ride and iOS's late events. With balanced fences
-        // (the default since #34) the iOS 17 backend records fewer fixes (69 and 92, gaps of 30 s or
-        // more): a known issue of #34, not fixed yet; the legacy backend is unaffected.
+        // Balanced fences (the default): their tracker's demands must not change the ride's activity
+        // type, or the iOS 17 backend restarts its live updates at each change and records fewer fixes.
         let fences = [Self.circle("f1", east: 1_000, radius: 200), Self.circle("f2", east: 2_000, radius: 150),
-                      Self.circle("f3", east: 4_500, radius: 200), Self.circle("f4", east: 6_000, radius: 200)].map { f -> Fence in
-            var f = f
-            f.mode = .regions
-            return f
-        }
+                      Self.circle("f3", east: 4_500, radius: 200), Self.circle("f4", east: 6_000, radius: 200)]
         let scenario = Self.scenario(route: Fixture.eastbound(speed: 6, seconds: 1_200),
                                      actions: [UserAction(at: 500, .systemTerminate)], duration: 1_260)
         let app = EngineApp(configuration: EngineCore.Configuration(backend: backend), script: .init(startsRide: true, fences: fences))

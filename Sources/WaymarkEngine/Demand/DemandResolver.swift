@@ -2,8 +2,9 @@
 /// commands that change what the device is doing.
 ///
 /// Merging takes the finest accuracy, the smallest distance filter (nil, "every fix", is the
-/// smallest), background if anyone needs it, no automatic pausing if anyone objects, and the union
-/// of services. A demand that the device already satisfies produces no command, so standard
+/// smallest), background if anyone needs it, no automatic pausing if anyone objects, the activity
+/// type of the finest demand that states the activity (a ride's, never a geofence tracker's while
+/// another demand states one; see ``mergedActivityType(_:)``), and the union of services. A demand that the device already satisfies produces no command, so standard
 /// updates start exactly once however many times a component restates the same demand.
 ///
 /// ```swift
@@ -35,9 +36,26 @@ public struct DemandResolver: Hashable, Sendable {
         let filters = standards.map(\.distanceFilterMeters)
         let filter: Double? = filters.contains(where: { $0 == nil }) ? nil : filters.compactMap { $0 }.min()
         return LocationConfiguration(desiredAccuracy: finest.accuracy, distanceFilterMeters: filter,
-                                     activityType: finest.activityType,
+                                     activityType: mergedActivityType(standards),
                                      pausesLocationUpdatesAutomatically: standards.allSatisfy(\.pausesAutomatically),
                                      allowsBackgroundLocationUpdates: standards.contains(where: \.background))
+    }
+
+    /// The activity type of merging `standards`: the finest demand's among those that state the
+    /// activity (``StandardDemand/statesActivity``), the first of them at equal accuracy; only when
+    /// none does, the finest demand's.
+    ///
+    /// The geofence trackers watch boundaries and state no activity, so a ride's `.fitness` holds
+    /// whatever accuracy they ask for. The type tells iOS what the movement is, which sets when it
+    /// pauses updates (`activityType`, `pausesLocationUpdatesAutomatically`) and, with the iOS 17
+    /// backend, which `CLLocationUpdate.LiveConfiguration` the updates are iterated with. A new
+    /// configuration means a new iteration, so a type that followed whichever component wants the
+    /// finer accuracy restarted the ride's live updates each time a tracker came near a boundary
+    /// or rested its GNSS.
+    public static func mergedActivityType(_ standards: [StandardDemand]) -> ActivityType {
+        let stating = standards.filter(\.statesActivity)
+        let candidates = stating.isEmpty ? standards : stating
+        return candidates.min(by: { $0.accuracy.fineness < $1.accuracy.fineness })?.activityType ?? .other
     }
 
     /// Returns the commands that move the device from its current configuration to the merge of `demands`.

@@ -33,15 +33,21 @@ public struct StandardDemand: Hashable, Sendable {
     public var activityType: ActivityType
     /// Whether iOS may pause updates when the device is still.
     public var pausesAutomatically: Bool
+    /// Whether ``activityType`` says what the device is doing (a ride, a one-off request: true), or
+    /// only what the component would use alone (a monitor of fence boundaries: false). A demand
+    /// that does not state the activity never sets the merged type while another demand does
+    /// (``DemandResolver/mergedActivityType(_:)``).
+    public var statesActivity: Bool
 
     /// Makes a demand; the defaults suit a foreground, one-off need.
     public init(accuracy: DesiredAccuracy, distanceFilterMeters: Double? = nil, background: Bool = false,
-                activityType: ActivityType = .other, pausesAutomatically: Bool = true) {
+                activityType: ActivityType = .other, pausesAutomatically: Bool = true, statesActivity: Bool = true) {
         self.accuracy = accuracy
         self.distanceFilterMeters = distanceFilterMeters
         self.background = background
         self.activityType = activityType
         self.pausesAutomatically = pausesAutomatically
+        self.statesActivity = statesActivity
     }
 }
 

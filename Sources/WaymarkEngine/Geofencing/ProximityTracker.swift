@@ -71,8 +71,9 @@ struct ProximityTracker: Sendable {
         case .near: accuracy = restUntil == nil ? .best : .hundredMeters
         }
         let filter = tier == .approach ? settings.approachDistanceFilterMeters : nil
+        // The tracker watches boundaries and states no activity: a ride's activity type holds beside it.
         return .standard(StandardDemand(accuracy: accuracy, distanceFilterMeters: filter, background: true, activityType: .other,
-                                        pausesAutomatically: settings.pausesAutomatically))
+                                        pausesAutomatically: settings.pausesAutomatically, statesActivity: false))
     }
 
     /// Takes a position (a fix, a significant change, a visit), measured at `time` with `speed` when known.
