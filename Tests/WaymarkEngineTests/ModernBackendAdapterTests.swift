@@ -94,6 +94,31 @@ struct ModernBackendAdapterTests {
         }
     }
 
+    @Test("in the foreground since the add, a condition's first known state is its initial one however late (the device sat near the boundary)")
+    func lateInitialStateInTheForeground() {
+        let id = Self.region.identifier
+        let t0 = T.origin
+        let late = t0.addingTimeInterval(ModernBackendAdapter.initialStateWindow + 445)
+        for (state, side) in [(MonitorConditionState.unsatisfied, RegionState.outside), (.satisfied, .inside)] {
+            // Foreground throughout: only the state (before the fix, a crossing the device never made).
+            var adapter = Self.authorized()
+            _ = adapter.events(.launched(reason: .user), at: t0)
+            _ = adapter.events(.authorizationChanged(LocationAuthorization(status: .authorizedAlways)), at: t0)
+            _ = adapter.commands([.startMonitoring(Self.region)])
+            _ = adapter.events(.monitorEvent(identifier: id, state: .unknown), at: t0)
+            #expect(adapter.events(.monitorEvent(identifier: id, state: state), at: late) == [.regionState(identifier: id, state: side)])
+            // Sent to the background after the add: the app may have been suspended, so a crossing as before.
+            var background = Self.authorized()
+            _ = background.events(.launched(reason: .user), at: t0)
+            _ = background.events(.authorizationChanged(LocationAuthorization(status: .authorizedAlways)), at: t0)
+            _ = background.commands([.startMonitoring(Self.region)])
+            _ = background.events(.monitorEvent(identifier: id, state: .unknown), at: t0)
+            _ = background.events(.didEnterBackground, at: t0.addingTimeInterval(30))
+            let crossing: DeviceEvent = state == .satisfied ? .regionEntered(identifier: id) : .regionExited(identifier: id)
+            #expect(background.events(.monitorEvent(identifier: id, state: state), at: late) == [crossing, .regionState(identifier: id, state: side)])
+        }
+    }
+
     @Test("M4: the explicit service session follows authorization (never a goal above it) and is re-created after a launch")
     func serviceSessionFollowsAuthorization() {
         var adapter = Self.authorized(.authorizedWhenInUse)

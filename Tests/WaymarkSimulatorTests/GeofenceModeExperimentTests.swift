@@ -48,6 +48,21 @@ struct GeofenceModeExperimentTests {
         #expect(balanced.energy / recording < 1, "balanced \(balanced.energy) vs recording \(recording)")
     }
 
+    @Test("regions in the foreground on the city layout: no false event from iOS's region events (a condition iOS determines late is not a crossing)",
+          arguments: LocationBackend.allCases)
+    func regionsForegroundNoFalseEvents(backend: LocationBackend) throws {
+        // Before the adapter kept a foreground condition's late first state as its initial state,
+        // the iOS 17 backend reported 16 false events here (enters inferred from an initial
+        // `unsatisfied`, decided minutes after the add because the device sat near the boundary).
+        // One false event is left on both backends, not from a region event: an enter caught up from a
+        // Wi-Fi fix of 30 m whose error exceeded its stated accuracy (not fixed yet, issue #34).
+        let city = try GeofenceExperiment.run(.foreground, layout: .city(seed: 1), fenceMode: .regions, seed: 1, backend: backend)
+        #expect(city.crossings > 100)
+        #expect(!city.falseEventDescriptions.contains { $0.contains("osDelayed") }, "\(city.falseEventDescriptions)")
+        #expect(city.falseEvents <= 1, "\(city.falseEventDescriptions)")
+        #expect(city.reported > 0)
+    }
+
     @Test("a fence's mode changes only that fence's cost: a precise fence 20 km away costs nothing; the home fence as precise does",
           arguments: LocationBackend.allCases)
     func modeIsPerFence(backend: LocationBackend) throws {

@@ -42,6 +42,9 @@ import Foundation
 /// - a monitor event becomes `regionState`, preceded by `regionEntered` or `regionExited` when the
 ///   state changed from a known one. The first state of a condition is only a state, as a legacy
 ///   region reports no crossing for the side it starts on; `unmonitored` is that condition's failure.
+///   A first known state more than ``initialStateWindow`` after the add is read as a crossing the
+///   app never heard, unless the app stayed in the foreground since the add
+///   (``addedInForeground``): then it heard every event, and the state is the initial one.
 ///
 /// A `Sendable` value type, owned by ``EngineCore`` (one per process).
 public struct ModernBackendAdapter: Hashable, Sendable {
@@ -72,6 +75,14 @@ public struct ModernBackendAdapter: Hashable, Sendable {
     public private(set) var deferred: [DeviceCommand] = []
     /// When each condition was added in this process, until its first known state arrives.
     public private(set) var addedAt: [String: Date] = [:]
+    /// Whether the app is in the foreground: launched by the user or told it will enter the
+    /// foreground, and not sent to the background since.
+    public private(set) var inForeground = false
+    /// Conditions added while the app was in the foreground, which has not left it since, until
+    /// their first known state arrives. The app heard every event of theirs as it came (a
+    /// foreground app is never suspended), so that state is their initial one however late it
+    /// comes: iOS leaves a condition `unknown` while the device is too near its boundary to tell.
+    public private(set) var addedInForeground: Set<String> = []
     /// The time of the last event (the time of the step whose commands are translated).
     public private(set) var lastEventTime: Date?
 
@@ -139,7 +150,10 @@ public struct ModernBackendAdapter: Hashable, Sendable {
             session = false
             sessionReleaseDeadline = nil
         }
-        for case .addMonitorCondition(let region) in out { addedAt[region.identifier] = lastEventTime }
+        for case .addMonitorCondition(let region) in out {
+            addedAt[region.identifier] = lastEventTime
+            if inForeground { addedInForeground.insert(region.identifier) } else { addedInForeground.remove(region.identifier) }
+        }
         return out
     }
 
@@ -217,10 +231,16 @@ public struct ModernBackendAdapter: Hashable, Sendable {
     public mutating func events(_ event: DeviceEvent, at time: Date?) -> [DeviceEvent] {
         if let time { lastEventTime = time }
         switch event {
-        case .launched:
+        case .launched(let reason):
             // A new process: nothing running, but what the app heard of each condition stays heard.
             self = ModernBackendAdapter(sessionGrace: sessionGrace, heard: conditions)
             lastEventTime = time
+            inForeground = reason == .user
+            return [event]
+        case .didEnterBackground:
+            // From now on the app may be suspended and miss a condition's change.
+            inForeground = false
+            addedInForeground = []
             return [event]
         case .authorizationChanged(let auth):
             authorization = auth
@@ -231,6 +251,7 @@ public struct ModernBackendAdapter: Hashable, Sendable {
             sessionReleaseDeadline = nil
             return [event]
         case .willEnterForeground:
+            inForeground = true
             if backgroundWanted, !session { sessionRetryDue = true }
             return [event]
         case .liveUpdate(let update):
@@ -245,7 +266,8 @@ public struct ModernBackendAdapter: Hashable, Sendable {
             case .satisfied, .unsatisfied:
                 var out: [DeviceEvent] = []
                 let added = addedAt.removeValue(forKey: identifier)
-                let unheardChange = previous != .satisfied && previous != .unsatisfied
+                let heardThroughout = addedInForeground.remove(identifier) != nil
+                let unheardChange = previous != .satisfied && previous != .unsatisfied && !heardThroughout
                     && added.flatMap { added in time.map { $0.timeIntervalSince(added) > Self.initialStateWindow } } == true
                 if let previous, previous != state, previous == .satisfied || previous == .unsatisfied {
                     out.append(state == .satisfied ? .regionEntered(identifier: identifier) : .regionExited(identifier: identifier))
