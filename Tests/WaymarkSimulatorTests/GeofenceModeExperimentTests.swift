@@ -38,7 +38,8 @@ struct GeofenceModeExperimentTests {
         #expect(balanced.reportedWithinThreeMinutes >= regions.reportedWithinThreeMinutes + 8,
                 "\(balanced.reportedWithinThreeMinutes) vs \(regions.reportedWithinThreeMinutes)")
         #expect(balanced.falseEvents == 0, "\(balanced.falseEventDescriptions)")
-        // precise: every crossing on seed 1; 0 false on the legacy backend, 3 on iOS 17 (measured, not traced).
+        // precise: every crossing on seed 1; 0 false on the legacy backend, 3 on iOS 17: exits of work,
+        // route-3 and route-6 caught up at 11,966 s from one 456 m coarse fix (not fixed yet).
         #expect(precise.recall >= 0.95, "\(precise.reported)/\(precise.crossings)")
         #expect(precise.falseEvents <= (backend == .locationManager ? 0 : 3), "\(precise.falseEventDescriptions)")
         // Energy: regions < balanced < precise, each against recording the same trips in the same run.
