@@ -33,6 +33,30 @@ struct GeofenceModeTests {
 
     static func accuracy(_ m: GeofenceMonitor) -> DesiredAccuracy? { GeofenceProximityTests.standard(m)?.accuracy }
 
+    @Test("a coarse position decides a regions fence beyond 1.5 times its accuracy; a balanced or precise one only beyond 2.5 times, and asks for a fix meanwhile")
+    func coarseMarginsByMode() throws {
+        // The shop's west boundary is 1,000 m east of the origin; the device is inside it, then a 1,000 m
+        // cell fix comes long after the last fix, its boundary 2,000 m (between 1.5 and 2.5 times) or 2,600 m away.
+        for (mode, decidesAt2000) in [(GeofenceMode.regions, true), (.balanced, false), (.precise, false)] {
+            var m = try Self.monitor([Self.fence(M.shop, mode)])
+            _ = M.walk(&m, [1200])
+            #expect(m.presence(of: "shop") == .inside, "\(mode)")
+            let between = m.handle(.significantChange(M.fix(-1000, at: 600, accuracy: 1000)), at: M.t0.addingTimeInterval(600))
+            let decided = GeofencingCatchUpTests.events(between).map(\.kind)
+            #expect(decided == (decidesAt2000 ? [.exit] : []), "\(mode): \(decided)")
+            #expect(m.wantsFix == !decidesAt2000, "\(mode)")
+            var far = try Self.monitor([Self.fence(M.shop, mode)])
+            _ = M.walk(&far, [1200])
+            let beyond = far.handle(.significantChange(M.fix(-1600, at: 600, accuracy: 1000)), at: M.t0.addingTimeInterval(600))
+            #expect(GeofencingCatchUpTests.events(beyond).map(\.kind) == [.exit], "\(mode)")
+        }
+        // The factor is the configuration's, for the tracked modes only.
+        var lenient = try Self.monitor([Self.fence(M.shop, .balanced)], .init(trackedCoarseMarginFactor: 1.5))
+        _ = M.walk(&lenient, [1200])
+        let out = lenient.handle(.significantChange(M.fix(-1000, at: 600, accuracy: 1000)), at: M.t0.addingTimeInterval(600))
+        #expect(GeofencingCatchUpTests.events(out).map(\.kind) == [.exit])
+    }
+
     @Test("a fence decodes without a mode as balanced, and round-trips its mode")
     func coding() throws {
         let old = #"{"id":"a","shape":{"circle":{"center":{"latitude":46.05,"longitude":14.5},"radiusMeters":150}},"triggers":3,"loiteringDelay":300,"userData":{}}"#

@@ -102,7 +102,9 @@ extension GeofenceMonitor {
         let accuracy = fix.horizontalAccuracy ?? .infinity
         guard accuracy.isFinite else { return true }
         let coarse = accuracy > configuration.maximumDecisionAccuracyMeters
-        let margin = margins(accuracy: accuracy, coarse: coarse)
-        return nearestBoundaryDistance(to: fix.coordinate, within: max(margin.enter, margin.exit)) != nil
+        return [GeofenceMode.regions, .balanced, .precise].contains { mode in
+            let margin = margins(accuracy: accuracy, coarse: coarse, mode: mode)
+            return nearestBoundaryDistance(to: fix.coordinate, within: max(margin.enter, margin.exit), mode: mode) != nil
+        }
     }
 }

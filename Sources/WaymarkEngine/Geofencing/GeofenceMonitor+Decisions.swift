@@ -45,11 +45,13 @@ extension GeofenceMonitor {
     }
 
     /// The enter depth and exit margin for a position of this accuracy: the configured ones (at
-    /// least the accuracy) for a decision-grade fix, ``Configuration/coarseMarginFactor`` times the
-    /// accuracy for a coarse one.
-    func margins(accuracy: Double, coarse: Bool) -> (enter: Double, exit: Double) {
+    /// least the accuracy) for a decision-grade fix; for a coarse one, ``Configuration/coarseMarginFactor``
+    /// times the accuracy for a fence in `mode` ``GeofenceMode/regions`` and
+    /// ``Configuration/trackedCoarseMarginFactor`` times it for the others.
+    func margins(accuracy: Double, coarse: Bool, mode: GeofenceMode = .regions) -> (enter: Double, exit: Double) {
         if coarse {
-            let margin = max(configuration.exitMarginMeters, configuration.coarseMarginFactor * accuracy)
+            let factor = mode == .regions ? configuration.coarseMarginFactor : configuration.trackedCoarseMarginFactor
+            let margin = max(configuration.exitMarginMeters, factor * accuracy)
             return (margin, margin)
         }
         return (max(configuration.enterDepthMeters, accuracy), max(configuration.exitMarginMeters, accuracy))
@@ -62,21 +64,24 @@ extension GeofenceMonitor {
     /// last position that confirmed it) does not change it. `live` marks the events live (see
     /// ``Configuration/liveGap``); otherwise they are caught up.
     mutating func evaluate(_ fix: Fix, live: Bool, coarse: Bool, into out: inout Output) {
-        let (enterDepth, exitMargin) = margins(accuracy: fix.horizontalAccuracy ?? 0, coarse: coarse)
+        let accuracy = fix.horizontalAccuracy ?? 0
+        let (enterDepth, exitMargin) = margins(accuracy: accuracy, coarse: coarse)
+        let tracked = margins(accuracy: accuracy, coarse: coarse, mode: .balanced)
         let previousStamp = stamp
         let previousTime = lastEvaluationTime
         stamp &+= 1
         let current = stamp
         let t = fix.timestamp
         var changes: [(FenceIndex.Handle, FencePresence)] = []
-        index.forEachCircle(near: fix.coordinate, slack: exitMargin) { handle, d in
+        index.forEachCircle(near: fix.coordinate, slack: max(exitMargin, tracked.exit)) { handle, d in
             let i = Int(handle)
             // Not reached by the previous evaluation: it was beyond that position's margin, outside.
             if stamps[i] != previousStamp, presence[i] == .outside, let previousTime { confirm(i, at: previousTime) }
             stamps[i] = current
             guard let shape = geometry[i] else { return }
             let s = shape.signedDistance(to: fix.coordinate, centerDistance: d)
-            let measured: FencePresence? = s <= -enterDepth ? .inside : s >= exitMargin ? .outside : nil
+            let (enter, exit) = effectiveMode(handle) == .regions ? (enterDepth, exitMargin) : tracked
+            let measured: FencePresence? = s <= -enter ? .inside : s >= exit ? .outside : nil
             if measured == presence[i] {
                 confirm(i, at: t)
             } else if let measured {
@@ -129,7 +134,7 @@ extension GeofenceMonitor {
            let accuracy = observation.horizontalAccuracy,
            accuracy <= configuration.maximumCoarseAccuracyMeters {
             let coarse = accuracy > configuration.maximumDecisionAccuracyMeters
-            let (enterDepth, exitMargin) = margins(accuracy: accuracy, coarse: coarse)
+            let (enterDepth, exitMargin) = margins(accuracy: accuracy, coarse: coarse, mode: effectiveMode(handle))
             let s = shape.signedDistance(to: observation.coordinate,
                                          centerDistance: LocalApproximation.distance(shape.center, observation.coordinate))
             if side == .inside ? s <= -enterDepth : s >= exitMargin { offer(observation.timestamp) }
