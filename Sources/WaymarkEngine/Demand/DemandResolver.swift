@@ -4,8 +4,9 @@
 /// Merging takes the finest accuracy, the smallest distance filter (nil, "every fix", is the
 /// smallest), background if anyone needs it, no automatic pausing if anyone objects, the activity
 /// type of the finest demand that states the activity (a ride's, never a geofence tracker's while
-/// another demand states one; see ``mergedActivityType(_:)``), and the union of services. A demand that the device already satisfies produces no command, so standard
-/// updates start exactly once however many times a component restates the same demand.
+/// another demand states one; see ``mergedActivityType(_:)``), and the union of services. A demand
+/// that the device already satisfies produces no command, so standard updates start exactly once
+/// however many times a component restates the same demand.
 ///
 /// ```swift
 /// var resolver = DemandResolver()

@@ -102,9 +102,9 @@ extension GeofenceMonitor {
         let accuracy = fix.horizontalAccuracy ?? .infinity
         guard accuracy.isFinite else { return true }
         let coarse = accuracy > configuration.maximumDecisionAccuracyMeters
-        return [GeofenceMode.regions, .balanced, .precise].contains { mode in
-            let margin = margins(accuracy: accuracy, coarse: coarse, mode: mode)
-            return nearestBoundaryDistance(to: fix.coordinate, within: max(margin.enter, margin.exit), mode: mode) != nil
-        }
+        let regions = margins(accuracy: accuracy, coarse: coarse, mode: .regions)
+        let tracked = margins(accuracy: accuracy, coarse: coarse, mode: .balanced)
+        return nearestBoundaryDistance(to: fix.coordinate, within: max(regions.enter, regions.exit), mode: .regions) != nil
+            || nearestTrackedBoundaryDistance(to: fix.coordinate, within: max(tracked.enter, tracked.exit)) != nil
     }
 }
