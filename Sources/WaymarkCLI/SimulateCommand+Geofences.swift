@@ -138,6 +138,11 @@ extension SimulateCommand {
         if !json {
             writeLine("geofence modes: \(fenceMode.rawValue) fences, \(kind.rawValue) layout, seeds \(seedList.map(String.init).joined(separator: ","))")
         }
+        var configuration = GeofenceMonitor.Configuration()
+        if let latencyBudget {
+            configuration.proximity.latencyBudgetSeconds = latencyBudget
+            configuration.balanced.latencyBudgetSeconds = latencyBudget
+        }
         var reports: [GeofenceModeReport] = []
         for backend in backend.backends {
             var recording: [UInt64: Double] = [:]
@@ -149,7 +154,8 @@ extension SimulateCommand {
                     do {
                         if recording[seed] == nil { recording[seed] = try GeofenceExperiment.recordingEnergy(layout, seed: seed, backend: backend) }
                         var logText: String?
-                        var r = try GeofenceExperiment.run(state, layout: layout, fenceMode: fenceMode, seed: seed, backend: backend) { sim in
+                        var r = try GeofenceExperiment.run(state, layout: layout, fenceMode: fenceMode, seed: seed, backend: backend,
+                                                           configuration: configuration) { sim in
                             if log != nil, reports.isEmpty, perSeed.isEmpty { logText = sim.log.jsonLines() }
                         }
                         if let log, let logText {
@@ -176,6 +182,7 @@ extension SimulateCommand {
                                       + "launches \(r.launches.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))"
                                       + (ceiling.map { ", ceiling \($0.reported)/\($0.crossings)" } ?? ""))
                             for description in r.falseEventDescriptions { writeLine("    false: \(description)") }
+                            for description in r.missedDescriptions { writeLine("    missed: \(description)") }
                         }
                     } catch {
                         throw InputError("\(error)")

@@ -58,6 +58,11 @@ struct SimulateCommand: AsyncParsableCommand {
             help: "With --mode or --layout: how the app runs (foreground, pocket, terminated, force-quit, or all; default pocket).")
     var appState: AppStateChoice = .pocket
 
+    @Option(name: .customLong("latency-budget"), help: ArgumentHelp(
+        "With --mode balanced or precise: seconds a GNSS rest may run past the earliest moment the device could reach a boundary (latencyBudgetSeconds; default: the library's).",
+        discussion: "0 keeps GNSS at 1 Hz wherever a boundary could be reached before the next fix; more trades latency for energy."))
+    var latencyBudget: Double?
+
     @Option(help: "With --geofences: the seeds to run (comma-separated; default 1,2,3).")
     var seeds: String?
 
@@ -80,7 +85,11 @@ struct SimulateCommand: AsyncParsableCommand {
                 if fences != nil, (layout ?? .park) != .park { throw ValidationError("--fences applies to the park layout only.") }
                 if json, backend == .both { throw ValidationError("--json prints one object: choose --backend location-manager or modern.") }
                 if json, appState == .all { throw ValidationError("--json prints one object: choose one --app-state.") }
+                if let latencyBudget, !(latencyBudget.isFinite && latencyBudget >= 0) {
+                    throw ValidationError("--latency-budget: expected a number of seconds, 0 or more, got \(latencyBudget).")
+                }
             } else {
+                if latencyBudget != nil { throw ValidationError("--latency-budget applies with --mode or --layout.") }
                 if json { throw ValidationError("--json with --geofences needs --mode or --layout.") }
                 if appState != .pocket { throw ValidationError("--app-state applies with --mode or --layout.") }
             }
@@ -93,6 +102,7 @@ struct SimulateCommand: AsyncParsableCommand {
         if !compare && backend != .locationManager { throw ValidationError("--backend applies to --compare and --geofences.") }
         if proximity { throw ValidationError("--proximity applies to --geofences.") }
         if fences != nil { throw ValidationError("--fences applies to --geofences.") }
+        if latencyBudget != nil { throw ValidationError("--latency-budget applies to --geofences.") }
     }
 
     func run() async throws {

@@ -193,14 +193,19 @@ struct GeofenceModeTests {
         #expect(Self.accuracy(m) == .hundredMeters)
     }
 
-    @Test("a bad balanced setting is named")
+    @Test("a bad balanced or proximity setting is named")
     func contract() {
         var c = GeofenceMonitor.Configuration()
         c.balanced.nearMeters = 0
         c.balanced.restSeconds = 0...10
+        c.balanced.latencyBudgetSeconds = -1
+        c.proximity.latencyBudgetSeconds = -.infinity
         let v = c.contractViolations
         #expect(v.contains { $0.contains("balanced.nearMeters") }, "\(v)")
         #expect(v.contains { $0.contains("balanced.restSeconds") }, "\(v)")
+        #expect(v.contains { $0.contains("balanced.latencyBudgetSeconds") }, "\(v)")
+        #expect(v.contains { $0.contains("proximity.latencyBudgetSeconds") }, "\(v)")
+        #expect(GeofenceMonitor.Configuration().contractViolations.isEmpty)
     }
 }
 
@@ -308,13 +313,38 @@ struct ProximityTrackerTests {
         #expect(Self.tier(461, from: 100) == .approach)
     }
 
+    static func rest(_ settings: ProximityTracker.Settings, _ boundaries: [(Double, Double)]) -> Double? {
+        ProximityTracker.restSeconds(speed: 0, accuracy: 5, enterDepth: 20, settings: settings) { _ in
+            boundaries.map { ProximityTracker.Boundary(distance: $0.0, passMeters: $0.1) }
+        }
+    }
+
     @Test("a rest is taken when it lasts at least 15 s and is cut at 120 s")
     func rests() {
         let s = Self.settings
         // speed 0 → reach 4 m/s; margin 20 + 5 + 20 = 45 m: a boundary 105 m away gives 15 s.
-        #expect(ProximityTracker.restSeconds(speed: 0, accuracy: 5, enterDepth: 20, settings: s) { _ in 105 } == 15)
-        #expect(ProximityTracker.restSeconds(speed: 0, accuracy: 5, enterDepth: 20, settings: s) { _ in 104 } == nil)
-        #expect(ProximityTracker.restSeconds(speed: 0, accuracy: 5, enterDepth: 20, settings: s) { _ in nil } == 120)
+        #expect(Self.rest(s, [(105, .infinity)]) == 15)
+        #expect(Self.rest(s, [(104, .infinity)]) == nil)
+        #expect(Self.rest(s, []) == 120)
+        #expect(Self.rest(s, [(105, .infinity), (104, .infinity)]) == nil, "the nearest boundary counts")
+    }
+
+    @Test("the latency budget: the rest runs past the earliest arrival by the budget or the time to pass through, whichever is shorter")
+    func latencyBudget() {
+        var s = Self.settings
+        s.latencyBudgetSeconds = 10
+        // (65 - 45) / 4 + 10 = 15: taken; 64 m gives 14.75: not.
+        #expect(Self.rest(s, [(65, .infinity)]) == 15)
+        #expect(Self.rest(s, [(64, .infinity)]) == nil)
+        s.latencyBudgetSeconds = 30
+        // From inside (no limit) 50 m away: 1.25 + 30 s.
+        #expect(Self.rest(s, [(50, .infinity)]) == 31.25)
+        // From outside a circle the overrun is at most its pass: 80 m at 4 m/s is 20 s; 160 m is 40, cut to 30.
+        #expect(Self.rest(s, [(50, 80)]) == 21.25)
+        #expect(Self.rest(s, [(50, 160)]) == 31.25)
+        // From outside a polygon, none: 1.25 s is no rest.
+        #expect(Self.rest(s, [(50, 0)]) == nil)
+        #expect(Self.rest(s, [(50, .infinity), (50, 0)]) == nil, "each boundary's own limit; the least counts")
     }
 
     @Test("paused by iOS: far until a sign of movement")

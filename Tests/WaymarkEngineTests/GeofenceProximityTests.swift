@@ -102,30 +102,80 @@ struct GeofenceProximityRestTests {
         Fix(coordinate: M.east(east), horizontalAccuracy: 5, speed: speed, timestamp: M.t0.addingTimeInterval(t), source: .gnss)
     }
 
-    @Test("250 m from the shop at 5 m/s: GNSS rests (hundred metres) until the rest ends, then best again")
+    /// Proximity tracking without a latency budget: every rest ends before the device could reach a boundary.
+    static let strict = ProximityTracking(latencyBudgetSeconds: 0)
+
+    @Test("250 m from the shop at 5 m/s: GNSS rests (hundred metres) until the rest ends, then best again; the latency budget lengthens the rest by 30 s")
     func restsAndWakes() throws {
-        var m = try P.tracking()
-        _ = m.handle(.locations([Self.gnss(750, at: 0, speed: 5)]), at: M.t0)               // tier becomes near
-        _ = m.handle(.locations([Self.gnss(751, at: 1, speed: 5)]), at: M.t0.addingTimeInterval(1))
-        #expect(P.standard(m)?.accuracy == .hundredMeters, "resting")
-        // reach 9.5 m/s, margin 20 + 5 + 47.5 m: (249 - 72.5) / 9.5 ≈ 18.6 s from t = 1.
-        let due = try #require(m.nextDeadline)
-        #expect(abs(due.timeIntervalSince(M.t0) - 19.6) < 0.5, "\(due.timeIntervalSince(M.t0))")
-        _ = m.deadlineReached(at: due)
-        #expect(P.standard(m)?.accuracy == .best, "awake at the end of the rest")
+        // reach 9.5 m/s, margin 20 + 5 + 47.5 m: (249 - 72.5) / 9.5 ≈ 18.6 s from t = 1; with the
+        // budget 30 s more (passing through the shop, 360 m at 9.5 m/s, takes longer).
+        for (proximity, end) in [(Self.strict, 19.6), (ProximityTracking.on, 49.6)] {
+            var m = try P.tracking(proximity)
+            _ = m.handle(.locations([Self.gnss(750, at: 0, speed: 5)]), at: M.t0)               // tier becomes near
+            _ = m.handle(.locations([Self.gnss(751, at: 1, speed: 5)]), at: M.t0.addingTimeInterval(1))
+            #expect(P.standard(m)?.accuracy == .hundredMeters, "resting")
+            #expect(P.standard(m)?.distanceFilterMeters == ProximityTracker.restDistanceFilterMeters)
+            let due = try #require(m.nextDeadline)
+            #expect(abs(due.timeIntervalSince(M.t0) - end) < 0.5, "\(due.timeIntervalSince(M.t0))")
+            _ = m.deadlineReached(at: due.addingTimeInterval(-1))
+            #expect(P.standard(m)?.accuracy == .hundredMeters, "still resting a second before its end")
+            _ = m.deadlineReached(at: due)
+            #expect(P.standard(m)?.accuracy == .best, "awake at the end of the rest")
+        }
     }
 
-    @Test("near the boundary, or moving fast, no rest is taken", arguments: [(960.0, 5.0), (700.0, 30.0)])
+    @Test("without a budget, near the boundary or moving fast, no rest is taken", arguments: [(960.0, 5.0), (700.0, 30.0)])
     func noRest(east: Double, speed: Double) throws {
-        var m = try P.tracking()
+        var m = try P.tracking(Self.strict)
         _ = m.handle(.locations([Self.gnss(east, at: 0, speed: speed)]), at: M.t0)
         _ = m.handle(.locations([Self.gnss(east + 1, at: 1, speed: speed)]), at: M.t0.addingTimeInterval(1))
         #expect(P.standard(m)?.accuracy == .best)
     }
 
+    @Test("with the budget, 40 m from the boundary at 5 m/s GNSS rests; at 30 m/s the shop could be passed through, so it does not")
+    func budgetRests() throws {
+        var slow = try P.tracking()
+        _ = slow.handle(.locations([Self.gnss(960, at: 0, speed: 5)]), at: M.t0)
+        _ = slow.handle(.locations([Self.gnss(961, at: 1, speed: 5)]), at: M.t0.addingTimeInterval(1))
+        // (39 - 72.5) / 9.5 + 30 ≈ 26.5 s.
+        #expect(P.standard(slow)?.accuracy == .hundredMeters)
+        let due = try #require(slow.nextDeadline)
+        #expect(abs(due.timeIntervalSince(M.t0) - 27.5) < 0.5, "\(due.timeIntervalSince(M.t0))")
+        // reach 47 m/s: (299 - 260) / 47 + 360 / 47 ≈ 8.5 s, under the 15 s minimum.
+        var fast = try P.tracking()
+        _ = fast.handle(.locations([Self.gnss(700, at: 0, speed: 30)]), at: M.t0)
+        _ = fast.handle(.locations([Self.gnss(701, at: 1, speed: 30)]), at: M.t0.addingTimeInterval(1))
+        #expect(P.standard(fast)?.accuracy == .best)
+    }
+
+    @Test("resting with the budget: a Wi-Fi position inside the shop by more than its accuracy ends the rest; by less it does not; neither decides, nor does Wi-Fi before GNSS is back")
+    func wifiAcrossEndsRest() throws {
+        func resting() throws -> GeofenceMonitor {
+            var m = try P.tracking()
+            _ = m.handle(.locations([Self.gnss(960, at: 0, speed: 5)]), at: M.t0)
+            _ = m.handle(.locations([Self.gnss(961, at: 1, speed: 5)]), at: M.t0.addingTimeInterval(1))
+            return m
+        }
+        func wifi(_ east: Double, at t: Double) -> Fix {
+            Fix(coordinate: M.east(east), horizontalAccuracy: 40, timestamp: M.t0.addingTimeInterval(t), source: .wifi)
+        }
+        var shallow = try resting()
+        _ = shallow.handle(.locations([wifi(1_039, at: 5)]), at: M.t0.addingTimeInterval(5))     // 39 m inside
+        #expect(P.standard(shallow)?.accuracy == .hundredMeters, "within its accuracy: noise")
+        var deep = try resting()
+        _ = deep.handle(.locations([wifi(1_041, at: 5)]), at: M.t0.addingTimeInterval(5))        // 41 m inside
+        #expect(P.standard(deep)?.accuracy == .best, "the rest ends")
+        #expect(deep.presence(of: "shop") == .outside, "a Wi-Fi position decides nothing")
+        _ = deep.handle(.locations([Fix(coordinate: M.east(1_100), horizontalAccuracy: 30, timestamp: M.t0.addingTimeInterval(6), source: .wifi)]),
+                        at: M.t0.addingTimeInterval(6))
+        #expect(deep.presence(of: "shop") == .outside, "nor a decision-grade one while GNSS comes back")
+        _ = deep.handle(.locations([Self.gnss(1_060, at: 8, speed: 5)]), at: M.t0.addingTimeInterval(8))
+        #expect(deep.presence(of: "shop") == .inside, "GNSS decides")
+    }
+
     @Test("resting: a coarse fix across the boundary and an iOS event decide nothing; rests off, the same fix decides")
     func restIgnoresNoise() throws {
-        var m = try P.tracking()
+        var m = try P.tracking(Self.strict)
         _ = m.handle(.locations([Self.gnss(750, at: 0, speed: 5)]), at: M.t0)
         _ = m.handle(.locations([Self.gnss(751, at: 1, speed: 5)]), at: M.t0.addingTimeInterval(1))
         #expect(m.presence(of: "shop") == .outside)

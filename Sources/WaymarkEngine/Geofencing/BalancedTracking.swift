@@ -48,6 +48,10 @@ public struct BalancedTracking: Hashable, Sendable {
     public var restSeconds: ClosedRange<Double>
     /// How long GNSS takes to give a fix again after a rest (default 5 s).
     public var gnssReacquireSeconds: Double
+    /// How long a GNSS rest may run past the earliest moment the device could reach a balanced
+    /// boundary (default 0 s): a crossing then is decided by the first fix after the rest, up to
+    /// this much later, for less GNSS. 0 keeps every rest short of any boundary the device could reach.
+    public var latencyBudgetSeconds: Double
     /// Positions that stay within their accuracy this long make the device still (default 120 s).
     public var stillAfterSeconds: Double
     /// A GNSS speed at least this makes the device moving (default 1 m/s; the receiver's noise at
@@ -64,7 +68,7 @@ public struct BalancedTracking: Hashable, Sendable {
     /// Makes the settings; the defaults are the measured ones (<doc:ChoosingAGeofenceMode>).
     public init(nearMeters: Double = 60, wakeIntervalSeconds: Double = 300, assumedSpeed: Double = 20,
                 maximumApproachMeters: Double = 1000, approachDistanceFilterMeters: Double? = 25,
-                restSeconds: ClosedRange<Double> = 15...300, gnssReacquireSeconds: Double = 5,
+                restSeconds: ClosedRange<Double> = 15...300, gnssReacquireSeconds: Double = 5, latencyBudgetSeconds: Double = 0,
                 stillAfterSeconds: Double = 120, movingSpeed: Double = 1, stationaryRadiusMeters: Double = 150,
                 usesMotion: Bool = true, usesVisits: Bool = true) {
         self.nearMeters = nearMeters
@@ -74,6 +78,7 @@ public struct BalancedTracking: Hashable, Sendable {
         self.approachDistanceFilterMeters = approachDistanceFilterMeters
         self.restSeconds = restSeconds
         self.gnssReacquireSeconds = gnssReacquireSeconds
+        self.latencyBudgetSeconds = latencyBudgetSeconds
         self.stillAfterSeconds = stillAfterSeconds
         self.movingSpeed = movingSpeed
         self.stationaryRadiusMeters = stationaryRadiusMeters
@@ -85,7 +90,8 @@ public struct BalancedTracking: Hashable, Sendable {
     /// only adds a way to notice stillness).
     var trackerSettings: ProximityTracker.Settings {
         ProximityTracker.Settings(nearMeters: nearMeters, restsGNSS: true, restSeconds: restSeconds,
-                                  gnssReacquireSeconds: gnssReacquireSeconds, pausesAutomatically: true,
+                                  gnssReacquireSeconds: gnssReacquireSeconds, latencyBudgetSeconds: latencyBudgetSeconds,
+                                  pausesAutomatically: true,
                                   approachDistanceFilterMeters: approachDistanceFilterMeters, holdsGNSSPosition: true)
     }
 
@@ -98,6 +104,7 @@ public struct BalancedTracking: Hashable, Sendable {
                       "balanced.maximumApproachMeters (\(maximumApproachMeters)) must be at least nearMeters (\(nearMeters))")
         check.require(restSeconds.lowerBound > 0, "balanced.restSeconds must start above zero, not at \(restSeconds.lowerBound)")
         check.nonNegative(["balanced.gnssReacquireSeconds": gnssReacquireSeconds, "balanced.stillAfterSeconds": stillAfterSeconds,
+                           "balanced.latencyBudgetSeconds": latencyBudgetSeconds,
                            "balanced.movingSpeed": movingSpeed])
         check.finitePositive("balanced.stationaryRadiusMeters", stationaryRadiusMeters)
     }

@@ -200,6 +200,7 @@ extension GeofenceMonitor.Configuration {
                 check.require(proximity.restSeconds.lowerBound > 0, "proximity.restSeconds must start above zero, not at \(proximity.restSeconds.lowerBound)")
             }
             check.nonNegative("proximity.gnssReacquireSeconds", proximity.gnssReacquireSeconds)
+            check.nonNegative("proximity.latencyBudgetSeconds", proximity.latencyBudgetSeconds)
         }
         balanced.contractViolations(into: &check)
         return check.violations

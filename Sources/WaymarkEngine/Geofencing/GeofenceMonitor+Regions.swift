@@ -55,7 +55,9 @@ extension GeofenceMonitor {
 
     /// Whether a fix fresh enough to overrule the OS's region events is known. While GNSS rests
     /// near fences the last GNSS fix stays fresh: the rest was planned so that the device cannot
-    /// reach a boundary before it ends (``ProximityTracking/restsGNSS``).
+    /// reach a boundary before its last ``ProximityTracking/latencyBudgetSeconds`` (``ProximityTracking/restsGNSS``),
+    /// and the fix after it decides any crossing in those seconds, long before iOS's event about it
+    /// (minutes late, PLATFORM.md §5).
     func hasFreshFix(at now: Date) -> Bool {
         if let until = gnssRestUntil, now < until, lastFix != nil { return true }
         guard let fix = lastFix else { return false }

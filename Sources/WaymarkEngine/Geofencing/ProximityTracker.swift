@@ -30,6 +30,9 @@ struct ProximityTracker: Sendable {
         var restSeconds: ClosedRange<Double>
         /// Seconds of travel the rest keeps as margin for GNSS to give a fix again.
         var gnssReacquireSeconds: Double
+        /// How long a rest may run past the earliest moment the device could reach a boundary: a
+        /// crossing is then reported up to this much later, for that much less GNSS.
+        var latencyBudgetSeconds: Double = 0
         /// Whether iOS's pause of the updates (`pausesLocationUpdatesAutomatically`) is allowed.
         var pausesAutomatically: Bool
         /// The distance filter of the hundred-metre updates (nil: every fix); it saves the app's
@@ -47,6 +50,8 @@ struct ProximityTracker: Sendable {
     private(set) var tier = Tier.far
     /// GNSS rests (hundred-metre accuracy) until then.
     private(set) var restUntil: Date?
+    /// When the last rest ended, until a GNSS fix came after it.
+    private var reacquiringSince: Date?
     private var position: (coordinate: Coordinate, accuracy: Double)?
     private var gnss: (coordinate: Coordinate, accuracy: Double, time: Date, speed: Double)?
     private var paused = false
@@ -55,6 +60,10 @@ struct ProximityTracker: Sendable {
     init(settings: Settings) {
         self.settings = settings
     }
+
+    /// The distance filter of the hundred-metre updates while GNSS rests: the positions then only
+    /// watch for a crossing the rest may have let happen, so fewer wakes do (metres).
+    static let restDistanceFilterMeters = 25.0
 
     /// The last position the tracker took, with its accuracy.
     var lastPosition: (coordinate: Coordinate, accuracy: Double)? { position }
@@ -70,7 +79,7 @@ struct ProximityTracker: Sendable {
         case .approach: accuracy = .hundredMeters
         case .near: accuracy = restUntil == nil ? .best : .hundredMeters
         }
-        let filter = tier == .approach ? settings.approachDistanceFilterMeters : nil
+        let filter = tier == .approach ? settings.approachDistanceFilterMeters : restUntil != nil ? Self.restDistanceFilterMeters : nil
         // The tracker watches boundaries and states no activity: a ride's activity type holds beside it.
         return .standard(StandardDemand(accuracy: accuracy, distanceFilterMeters: filter, background: true, activityType: .other,
                                         pausesAutomatically: settings.pausesAutomatically, statesActivity: false))
@@ -79,7 +88,19 @@ struct ProximityTracker: Sendable {
     /// Takes a position (a fix, a significant change, a visit), measured at `time` with `speed` when known.
     mutating func note(_ coordinate: Coordinate, accuracy: Double, at time: Date? = nil, speed: Double? = nil) {
         position = (coordinate, accuracy)
-        if accuracy <= 20, let time { gnss = (coordinate, accuracy, time, max(speed ?? 0, 0)) }
+        if accuracy <= 20, let time {
+            gnss = (coordinate, accuracy, time, max(speed ?? 0, 0))
+            reacquiringSince = nil
+        }
+    }
+
+    /// Whether GNSS is coming back after a rest at `time`: the rest ended less than three times
+    /// ``Settings/gnssReacquireSeconds`` ago and no GNSS fix came since. The positions iOS gives
+    /// meanwhile are Wi-Fi's, and a rest may have brought the device to a boundary
+    /// (``Settings/latencyBudgetSeconds``), where one of them would decide a fence on its error.
+    func isReacquiring(at time: Date) -> Bool {
+        guard let since = reacquiringSince, tier == .near else { return false }
+        return time.timeIntervalSince(since) <= 3 * settings.gnssReacquireSeconds
     }
 
     /// The position the tier is set from at `now`: the last one, or (``Settings/holdsGNSSPosition``)
@@ -136,32 +157,52 @@ struct ProximityTracker: Sendable {
         } else {
             tier = .far
         }
-        if tier != .near { restUntil = nil }
+        if tier != .near { restUntil = nil; reacquiringSince = nil }
     }
 
-    /// After a GNSS fix near the boundaries: lets GNSS rest for as long as the device cannot reach
-    /// the nearest one (at 1.5 times its speed plus 2 m/s, at least 4 m/s), less the enter depth,
-    /// the fix's accuracy and ``Settings/gnssReacquireSeconds`` of travel. A rest shorter than the
-    /// minimum is not taken; one longer than the maximum is cut to it.
-    mutating func planRest(after fix: Fix, enterDepth: Double, nearest: (Coordinate, Double) -> Double?) {
+    /// A boundary a GNSS rest is planned against: how far it is, and how far past it the device
+    /// may go before it could have passed through the fence unseen.
+    struct Boundary: Hashable, Sendable {
+        /// The distance to the boundary, metres.
+        var distance: Double
+        /// How far past the boundary the device may travel before a crossing of this fence could
+        /// be missed altogether: infinite from inside (an exit cannot be undone unseen), twice the
+        /// radius less twice the enter depth for a circle from outside, 0 for a polygon from outside.
+        var passMeters: Double
+    }
+
+    /// After a GNSS fix near the boundaries: lets GNSS rest until the device could first reach a
+    /// boundary (at 1.5 times its speed plus 2 m/s, at least 4 m/s, less the enter depth, the fix's
+    /// accuracy and ``Settings/gnssReacquireSeconds`` of travel), plus
+    /// ``Settings/latencyBudgetSeconds`` but never so long that it could pass through a fence. A rest
+    /// shorter than the minimum is not taken; one longer than the maximum is cut to it.
+    ///
+    /// `boundaries(horizon)` lists the boundaries within `horizon` metres of the fix.
+    mutating func planRest(after fix: Fix, enterDepth: Double, boundaries: (Double) -> [Boundary]) {
         guard settings.restsGNSS, tier == .near, restUntil == nil,
               let accuracy = fix.horizontalAccuracy, accuracy <= enterDepth else { return }
-        let rest = Self.restSeconds(speed: fix.speed, accuracy: accuracy, enterDepth: enterDepth, settings: settings) { horizon in
-            nearest(fix.coordinate, horizon)
-        }
+        let rest = Self.restSeconds(speed: fix.speed, accuracy: accuracy, enterDepth: enterDepth, settings: settings,
+                                    boundaries: boundaries)
         guard let rest else { return }
         restUntil = fix.timestamp.addingTimeInterval(rest)
     }
 
     /// The rest GNSS may take after a fix with this speed and accuracy, nil when it is under the
     /// minimum (pure: the tests read it on both sides of each threshold).
+    ///
+    /// For each boundary within the horizon: the time until the device could reach it, plus the
+    /// latency budget or, if shorter, the time to travel its ``Boundary/passMeters``; the rest is the
+    /// least of those, cut to the maximum.
     static func restSeconds(speed: Double?, accuracy: Double, enterDepth: Double, settings: Settings,
-                            nearest: (Double) -> Double?) -> Double? {
+                            boundaries: (Double) -> [Boundary]) -> Double? {
         let reach = reachSpeed(speed)
         let margin = enterDepth + accuracy + reach * settings.gnssReacquireSeconds
         let horizon = reach * settings.restSeconds.upperBound + margin
-        let distance = nearest(horizon) ?? horizon
-        let rest = min((distance - margin) / reach, settings.restSeconds.upperBound)
+        var rest = settings.restSeconds.upperBound
+        for boundary in boundaries(horizon) {
+            let overrun = min(settings.latencyBudgetSeconds, max(0, boundary.passMeters) / reach)
+            rest = min(rest, (boundary.distance - margin) / reach + overrun)
+        }
         return rest >= settings.restSeconds.lowerBound ? rest : nil
     }
 
@@ -171,8 +212,18 @@ struct ProximityTracker: Sendable {
         max(max(speed ?? 0, 0) * 1.5 + 2, 4)
     }
 
+    /// Ends a rest before its time (a position during it suggests a crossing); GNSS comes back.
+    mutating func cutRest(at now: Date) {
+        guard let until = restUntil, until > now else { return }
+        restUntil = nil
+        reacquiringSince = now
+    }
+
     /// Ends a rest that has come due.
     mutating func endRest(at now: Date) {
-        if let until = restUntil, until <= now { restUntil = nil }
+        if let until = restUntil, until <= now {
+            restUntil = nil
+            reacquiringSince = until
+        }
     }
 }

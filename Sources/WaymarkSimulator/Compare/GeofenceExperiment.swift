@@ -82,6 +82,8 @@ public enum GeofenceExperiment {
         public var gnssEnergy: Double
         /// The false events, each as "fence kind timing at t s (delivered at t s)", for diagnosis.
         public var falseEventDescriptions: [String] = []
+        /// The crossings no event reported, each as "fence kind at t s (radius r m)", for diagnosis.
+        public var missedDescriptions: [String] = []
         /// The energy by consumer (``EnergyReport/Consumer`` raw values), where it went.
         public var energyByConsumer: [String: Double] = [:]
         /// The mode of the fences (nil in runs that predate modes).
@@ -232,11 +234,15 @@ public enum GeofenceExperiment {
         for i in events.indices where events[i].kind != .dwell { byFence[events[i].fenceID, default: []].append(i) }
         var latencies: [Double] = []
         var withinMinute = 0, withinThree = 0, withinMinuteOfDepth = 0, late = 0, lateMarked = 0
+        var missed: [String] = []
         for c in scored {
             let candidates = byFence[c.crossing.fence] ?? []
             guard let match = candidates.first(where: { i in
                 !used.contains(i) && events[i].kind == c.crossing.kind && deliveries[i] >= c.boundary - 60 && deliveries[i] < c.nextSameKind
-            }) else { continue }
+            }) else {
+                missed.append("\(c.crossing.fence) \(c.crossing.kind) at \(Int(c.boundary)) s (radius \(Int(truth.radius[c.crossing.fence] ?? 0)) m)")
+                continue
+            }
             used.insert(match)
             let latency = max(0, deliveries[match] - c.boundary)
             latencies.append(latency)
@@ -282,7 +288,7 @@ public enum GeofenceExperiment {
                       medianLatencySeconds: quantile(0.5), p90LatencySeconds: quantile(0.9), maxLatencySeconds: latencies.last,
                       reportedLate: late, reportedLateMarked: lateMarked,
                       launches: sim.stats.launches, energy: sim.energy.total, gnssEnergy: sim.energy[.gnss],
-                      falseEventDescriptions: falseDescriptions)
+                      falseEventDescriptions: falseDescriptions, missedDescriptions: missed)
     }
 }
 
