@@ -57,6 +57,26 @@ struct GeofenceModeTests {
         #expect(GeofencingCatchUpTests.events(out).map(\.kind) == [.exit])
     }
 
+    @Test("a Wi-Fi fix (40 m) decides a regions fence 41 m past its boundary; a balanced or precise one only beyond 2.5 times its accuracy")
+    func wifiMarginsByMode() throws {
+        var configuration = GeofenceMonitor.Configuration()
+        configuration.proximity.restsGNSS = false                  // no GNSS rest: the margin alone decides
+        func wifi(_ east: Double, at t: Double) -> Fix {
+            Fix(coordinate: M.east(east), horizontalAccuracy: 40, timestamp: M.t0.addingTimeInterval(t), source: .wifi)
+        }
+        for (mode, decidesAt41) in [(GeofenceMode.regions, true), (.balanced, false), (.precise, false)] {
+            var m = try Self.monitor([Self.fence(M.shop, mode)], configuration)
+            _ = M.walk(&m, [900])                                   // outside, 100 m from the boundary
+            #expect(m.presence(of: "shop") == .outside, "\(mode)")
+            _ = m.handle(.locations([wifi(1_041, at: 2)]), at: M.t0.addingTimeInterval(2))
+            #expect(m.presence(of: "shop") == (decidesAt41 ? .inside : .outside), "\(mode) at 41 m")
+            _ = m.handle(.locations([wifi(1_099, at: 3)]), at: M.t0.addingTimeInterval(3))
+            #expect(m.presence(of: "shop") == (decidesAt41 ? .inside : .outside), "\(mode) at 99 m")
+            _ = m.handle(.locations([wifi(1_101, at: 4)]), at: M.t0.addingTimeInterval(4))
+            #expect(m.presence(of: "shop") == .inside, "\(mode) at 101 m")
+        }
+    }
+
     @Test("a fence decodes without a mode as balanced, and round-trips its mode")
     func coding() throws {
         let old = #"{"id":"a","shape":{"circle":{"center":{"latitude":46.05,"longitude":14.5},"radiusMeters":150}},"triggers":3,"loiteringDelay":300,"userData":{}}"#

@@ -55,12 +55,19 @@ extension GeofenceMonitor {
     /// The enter depth and exit margin for a position of this accuracy: the configured ones (at
     /// least the accuracy) for a decision-grade fix; for a coarse one, ``Configuration/coarseMarginFactor``
     /// times the accuracy for a fence in `mode` ``GeofenceMode/regions`` and
-    /// ``Configuration/trackedCoarseMarginFactor`` times it for the others.
+    /// ``Configuration/trackedCoarseMarginFactor`` times it for the others. For a balanced or
+    /// precise fence a decision-grade fix less accurate than the enter depth (Wi-Fi's 30–100 m)
+    /// also needs ``Configuration/trackedCoarseMarginFactor`` times its accuracy.
     func margins(accuracy: Double, coarse: Bool, mode: GeofenceMode = .regions) -> (enter: Double, exit: Double) {
         if coarse {
             let factor = mode == .regions ? configuration.coarseMarginFactor : configuration.trackedCoarseMarginFactor
             let margin = max(configuration.exitMarginMeters, factor * accuracy)
             return (margin, margin)
+        }
+        if mode != .regions, accuracy > configuration.enterDepthMeters {
+            // A Wi-Fi position near a balanced or precise fence: the tracker asks for GNSS there.
+            let margin = configuration.trackedCoarseMarginFactor * accuracy
+            return (max(configuration.enterDepthMeters, margin), max(configuration.exitMarginMeters, margin))
         }
         return (max(configuration.enterDepthMeters, accuracy), max(configuration.exitMarginMeters, accuracy))
     }
