@@ -166,11 +166,18 @@ struct GeofenceProximityRestTests {
         _ = deep.handle(.locations([wifi(1_041, at: 5)]), at: M.t0.addingTimeInterval(5))        // 41 m inside
         #expect(P.standard(deep)?.accuracy == .best, "the rest ends")
         #expect(deep.presence(of: "shop") == .outside, "a Wi-Fi position decides nothing")
-        _ = deep.handle(.locations([Fix(coordinate: M.east(1_100), horizontalAccuracy: 30, timestamp: M.t0.addingTimeInterval(6), source: .wifi)]),
-                        at: M.t0.addingTimeInterval(6))
+        func decisionGrade(at t: Double) -> Fix {       // 100 m inside, beyond 2.5 times its 30 m accuracy
+            Fix(coordinate: M.east(1_100), horizontalAccuracy: 30, timestamp: M.t0.addingTimeInterval(t), source: .wifi)
+        }
+        var gnssBack = deep
+        _ = deep.handle(.locations([decisionGrade(at: 6)]), at: M.t0.addingTimeInterval(6))
         #expect(deep.presence(of: "shop") == .outside, "nor a decision-grade one while GNSS comes back")
-        _ = deep.handle(.locations([Self.gnss(1_060, at: 8, speed: 5)]), at: M.t0.addingTimeInterval(8))
-        #expect(deep.presence(of: "shop") == .inside, "GNSS decides")
+        _ = deep.handle(.locations([decisionGrade(at: 20)]), at: M.t0.addingTimeInterval(20))
+        #expect(deep.presence(of: "shop") == .outside, "15 s after the rest ended (3 times gnssReacquireSeconds) it still waits")
+        _ = deep.handle(.locations([decisionGrade(at: 20.5)]), at: M.t0.addingTimeInterval(20.5))
+        #expect(deep.presence(of: "shop") == .inside, "no GNSS after that: Wi-Fi decides again")
+        _ = gnssBack.handle(.locations([Self.gnss(1_060, at: 8, speed: 5)]), at: M.t0.addingTimeInterval(8))
+        #expect(gnssBack.presence(of: "shop") == .inside, "GNSS decides")
     }
 
     @Test("resting: a coarse fix across the boundary and an iOS event decide nothing; rests off, the same fix decides")
