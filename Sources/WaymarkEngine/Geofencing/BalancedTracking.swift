@@ -50,7 +50,12 @@ public struct BalancedTracking: Hashable, Sendable {
     public var gnssReacquireSeconds: Double
     /// How long a GNSS rest may run past the earliest moment the device could reach a balanced
     /// boundary (default 0 s): a crossing then is decided by the first fix after the rest, up to
-    /// this much later, for less GNSS. 0 keeps every rest short of any boundary the device could reach.
+    /// this much later, for less GNSS (``ProximityTracking/latencyBudgetSeconds`` explains the
+    /// limits). 0 keeps every rest short of any boundary the device could reach. Measured in the
+    /// geofence experiment (a pocketed app, seeds 1–10, 0 → 30 s): park energy over recording
+    /// 77.7% → 27.9%, reported 95.0% → 91.5%; city 106.5% → 48.8%, reported 89.4% → 88.2%;
+    /// hence the default. The crossings lost came after stops, where iOS woke the suspended app
+    /// later than without the budget (park, seed 9: 434 s later).
     public var latencyBudgetSeconds: Double
     /// Positions that stay within their accuracy this long make the device still (default 120 s).
     public var stillAfterSeconds: Double

@@ -61,8 +61,8 @@ struct ProximityTracker: Sendable {
         self.settings = settings
     }
 
-    /// The distance filter of the hundred-metre updates while GNSS rests: the positions then only
-    /// watch for a crossing the rest may have let happen, so fewer wakes do (metres).
+    /// The distance filter of the hundred-metre updates while GNSS rests (metres): the positions
+    /// then only watch for a crossing the rest may let happen, and fewer of them do that too.
     static let restDistanceFilterMeters = 25.0
 
     /// The last position the tracker took, with its accuracy.
