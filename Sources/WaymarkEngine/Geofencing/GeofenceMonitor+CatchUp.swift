@@ -105,6 +105,6 @@ extension GeofenceMonitor {
         let regions = margins(accuracy: accuracy, coarse: coarse, mode: .regions)
         let tracked = margins(accuracy: accuracy, coarse: coarse, mode: .balanced)
         return nearestBoundaryDistance(to: fix.coordinate, within: max(regions.enter, regions.exit), mode: .regions) != nil
-            || nearestTrackedBoundaryDistance(to: fix.coordinate, within: max(tracked.enter, tracked.exit)) != nil
+            || !trackedBoundaries(near: fix.coordinate, within: max(tracked.enter, tracked.exit)).isEmpty
     }
 }

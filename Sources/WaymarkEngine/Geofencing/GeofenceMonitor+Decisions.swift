@@ -12,17 +12,19 @@ extension GeofenceMonitor {
         defer { if answers { endWait(into: &out) } }
         if let last = lastFix, fix.timestamp <= last.timestamp { return }
         noteProximityPosition(fix.coordinate, accuracy: accuracy, at: fix.timestamp, speed: fix.speed)
-        // While GNSS rests near fences a coarser fix decides nothing: the rest was planned on the
-        // last GNSS fix (the device cannot reach a boundary before the rest's last
-        // latency-budget seconds), so one placing it across a boundary is mostly its error. One
-        // beyond a boundary by more than its accuracy ends the rest, so that GNSS looks.
-        if let until = gnssRestUntil, fix.timestamp < until, accuracy > configuration.enterDepthMeters {
-            if restCrossingHint(fix) { cutProximityRest(at: fix.timestamp) }
-            return
+        if accuracy > configuration.enterDepthMeters {
+            // While GNSS rests near fences a coarser fix decides nothing: the rest was planned on the
+            // last GNSS fix (the device cannot reach a boundary before the rest's last
+            // latency-budget seconds), so one placing it across a boundary is mostly its error. One
+            // beyond a boundary by more than its accuracy ends the rest, so that GNSS looks.
+            if let until = gnssRestUntil, fix.timestamp < until {
+                if restCrossingHint(fix) { cutProximityRest(at: fix.timestamp) }
+                return
+            }
+            // Just after a rest GNSS comes back within seconds; a Wi-Fi position before it may find
+            // the device at a boundary the rest let it reach, and decide a fence on its error.
+            if gnssReacquiring(at: fix.timestamp) { return }
         }
-        // Just after a rest, GNSS comes back within seconds; a Wi-Fi position before it may find the
-        // device at a boundary the rest let it reach, and decide a fence on its error.
-        if accuracy > configuration.enterDepthMeters, gnssReacquiring(at: fix.timestamp) { return }
         if accuracy <= configuration.maximumDecisionAccuracyMeters {
             let live = lastFix.map { fix.timestamp.timeIntervalSince($0.timestamp) <= configuration.liveGap } ?? false
                 && now.timeIntervalSince(fix.timestamp) <= configuration.liveGap

@@ -113,17 +113,6 @@ extension GeofenceMonitor {
         return nearest <= horizon ? nearest : nil
     }
 
-    /// The distance to the nearest boundary of any fence tracked with fixes (precise or balanced)
-    /// within `horizon`: a GNSS rest is planned on it, so the last fix stays valid for all of them.
-    func nearestTrackedBoundaryDistance(to point: Coordinate, within horizon: Double) -> Double? {
-        var nearest = Double.infinity
-        index.forEachCircle(near: point, slack: horizon) { handle, d in
-            guard let shape = geometry[Int(handle)], effectiveMode(handle) != .regions else { return }
-            nearest = min(nearest, abs(shape.signedDistance(to: point, centerDistance: d)))
-        }
-        return nearest <= horizon ? nearest : nil
-    }
-
     /// Whether the monitor has fences monitored in `mode` now (see ``effectiveMode(_:)``).
     func hasFences(in mode: GeofenceMode) -> Bool {
         func count(_ m: GeofenceMode) -> Int { modeCounts[m] ?? 0 }
@@ -196,7 +185,9 @@ extension GeofenceMonitor {
     }
 
     /// The boundaries of the fences tracked with fixes (precise or balanced) within `horizon` of
-    /// `point`: a GNSS rest is planned on them all, so the last fix stays valid for all of them.
+    /// `point`: a GNSS rest is planned on them all, so the last fix stays valid for all of them, and
+    /// a position with any of them within its margin leaves a tracked fence undecided
+    /// (``undecidedFences(near:)``).
     ///
     /// How far past a boundary the device may go before a rest must end
     /// (``ProximityTracker/Boundary/passMeters``): without limit from inside; from outside a circle,
